@@ -1,0 +1,34 @@
+// MGPipeHandles.h -- handles are {slot, gen}, minted by the client, never returned by the
+// server (seed 001 section 2.1).
+#pragma once
+#include "MGPipeBase.h"
+
+// 8-byte POD passed by value. {0,0} is null; {0,1} of kind Framebuffer is the default
+// framebuffer. Gen bumps only when a slot is reused, never on respecify.
+struct MGPipeHandle {
+    Uint32 Slot;
+    Uint32 Gen;
+};
+
+enum class MGPipeHandleKind : Uint8 {
+    Buffer = 0,
+    Texture = 1,
+    Renderbuffer = 2,
+    Framebuffer = 3,
+    Xfb = 4,
+    RenderStateCso = 5,
+    VertexElementsCso = 6,
+    SamplerCso = 7,
+    SamplerViewCso = 8,
+    ShaderCso = 9,
+    Fence = 10,
+    Query = 11,
+    Context = 12,
+};
+
+enum : Uint32 {
+    // ShaderCso slots at and above this are reserved for program-pipeline composites.
+    kMGPipeShaderCsoCompositeSlotBase = 0x00F00000u,
+    // The default framebuffer's generation within slot 0 of kind Framebuffer.
+    kMGPipeDefaultFramebufferGen = 1u,
+};
