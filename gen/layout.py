@@ -1,0 +1,237 @@
+"""Read the catalogue's C++ headers with libclang: struct layouts, enums, constants.
+
+libclang computes every ``sizeof``/``alignof``/``offsetof``; nothing here guesses a
+layout. One translation unit is parsed from an in-memory umbrella ``.cpp`` that includes
+the headers (``-x c++ -std=c++17``). Results are cached as JSON under
+``$MGPIPE_CACHE_DIR`` (default ``~/.cache/mgpipe``), keyed by an xxh64 fingerprint of
+the headers, the libclang version and this code; a cache hit never loads libclang.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+
+import xxhash
+
+from . import REPO_ROOT
+from .errors import ErrorCollector, GenError
+from .layout_model import (
+    Constant, Enum, Enumerator, FlatMember, Layouts, Member, Struct, flatten,
+)  # fmt: skip
+
+HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".inc")
+UMBRELLA_NAME = "__mgpipe_umbrella__.cpp"
+BASE_ARGS = ("-x", "c++", "-std=c++17")
+_PROBE = "#include <cstdint>\n#include <cstddef>\n"
+
+
+def cache_dir() -> Path:
+    env = os.environ.get("MGPIPE_CACHE_DIR")
+    return Path(env) if env else Path.home() / ".cache" / "mgpipe"
+
+
+def _display(file: str | Path, root: Path) -> str:
+    p = Path(file)
+    try:
+        return p.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(file)
+
+
+def _default_display_root(include_dir: Path) -> Path:
+    inc = include_dir.resolve()
+    return REPO_ROOT if inc.is_relative_to(REPO_ROOT) else inc.parent
+
+
+def _header_files(include_dir: Path) -> list[Path]:
+    files = [p for p in include_dir.rglob("*") if p.is_file() and p.suffix in HEADER_SUFFIXES]
+    return sorted(files, key=lambda p: p.relative_to(include_dir).as_posix())
+
+
+def _extra_args() -> list[str]:
+    return shlex.split(os.environ.get("MGPIPE_CLANG_ARGS", ""))
+
+
+def fingerprint(include_dir: Path, headers: list[str] | None = None) -> str:
+    """xxh64 over the headers (sorted by relative name), libclang's version and this code."""
+    h = xxhash.xxh64()
+    for p in _header_files(include_dir):
+        h.update(p.relative_to(include_dir).as_posix().encode() + b"\0")
+        h.update(p.read_bytes() + b"\0")
+    try:
+        h.update(("libclang " + metadata.version("libclang")).encode() + b"\0")
+    except metadata.PackageNotFoundError:
+        h.update(b"libclang ?\0")
+    here = Path(__file__).parent
+    for src in ("layout.py", "layout_model.py", "layout_reader.py"):
+        h.update((here / src).read_bytes() + b"\0")
+    h.update(repr((headers, _extra_args(), sys.platform)).encode())
+    return h.hexdigest()
+
+
+def read_headers(
+    include_dir: Path,
+    headers: list[str] | None = None,
+    *,
+    display_root: Path | None = None,
+    use_cache: bool = True,
+) -> Layouts:
+    """Parse the headers in ``include_dir`` and return their :class:`Layouts`.
+
+    ``headers`` names the headers to include (relative to ``include_dir``); ``None``
+    means every ``*.h`` directly in ``include_dir``, sorted by name. Paths in the result
+    and in errors are relative to ``display_root`` (default: the repository root when
+    ``include_dir`` is inside it, else ``include_dir``'s parent). A clang error in a
+    header raises ``GenError(..., "HEADER-COMPILE", ...)`` (``GenErrors`` for several).
+    """
+    include_dir = Path(include_dir)
+    root = display_root if display_root is not None else _default_display_root(include_dir)
+    if headers is None:
+        headers = sorted(p.name for p in include_dir.glob("*.h") if p.is_file())
+    fp = fingerprint(include_dir, headers)
+    cache_file = cache_dir() / f"layout-{fp}.json"
+    if use_cache:
+        cached = _load_cache(cache_file, root)
+        if cached is not None:
+            return cached
+    layouts = _parse_with_libclang(include_dir, list(headers), root, fp)
+    if use_cache:
+        _store_cache(cache_file, layouts, root)
+    return layouts
+
+
+def _load_cache(cache_file: Path, root: Path) -> Layouts | None:
+    try:
+        data = json.loads(cache_file.read_text(encoding="utf-8"))
+        if data.get("display_root") != str(root.resolve()):
+            return None
+        return Layouts.from_json(data["layouts"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _store_cache(cache_file: Path, layouts: Layouts, root: Path) -> None:
+    payload = {"display_root": str(root.resolve()), "layouts": layouts.to_json()}
+    try:
+        cache_file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache_file.with_name(f"{cache_file.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(payload, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, cache_file)
+    except OSError:
+        pass  # the cache is an optimisation; an unwritable cache dir is not an error
+
+
+# --------------------------------------------------------------------- libclang side
+
+
+def _gcc_include_dirs() -> list[str]:
+    """The system include directories g++ searches (``g++ -E -x c++ - -v``)."""
+    for compiler in ("g++", "c++", "clang++"):
+        try:
+            proc = subprocess.run(
+                [compiler, "-E", "-x", "c++", "-", "-v"],
+                input="",
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
+        except (OSError, subprocess.SubprocessError):
+            continue
+        dirs: list[str] = []
+        inside = False
+        for line in proc.stderr.splitlines():
+            if line.startswith("#include <...> search starts here"):
+                inside = True
+            elif line.startswith("End of search list"):
+                break
+            elif inside:
+                d = line.strip().removesuffix(" (framework directory)")
+                if os.path.isdir(d):
+                    dirs.append(d)
+        if dirs:
+            return dirs
+    return []
+
+
+def _clang_resource_dirs() -> list[str]:
+    """Builtin-header directories of a system clang install, if there is one."""
+    found = [str(p) for pat in ("/usr/lib/llvm-*/lib/clang/*/include", "/usr/lib/clang/*/include")
+             for p in sorted(Path("/").glob(pat.lstrip("/"))) if (p / "stddef.h").is_file()]  # fmt: skip
+    return found[-1:]
+
+
+@lru_cache(maxsize=1)
+def system_args() -> tuple[str, ...]:
+    """Extra ``-isystem`` flags that let libclang compile ``<cstdint>``/``<cstddef>``.
+
+    Tries libclang on its own, then a system clang's builtin headers, then the include
+    dirs g++ reports; returns the first set that compiles the probe (or the last tried).
+    """
+    from clang import cindex
+
+    candidates: list[list[str]] = [[]]
+    resource = _clang_resource_dirs()
+    if resource:
+        candidates.append(["-isystem", resource[0]])
+    gcc = _gcc_include_dirs()
+    if gcc:
+        candidates.append([a for d in gcc for a in ("-isystem", d)])
+    index = cindex.Index.create()
+    for args in candidates:
+        tu = index.parse(
+            "__mgpipe_probe__.cpp",
+            args=[*BASE_ARGS, *args, *_extra_args()],
+            unsaved_files=[("__mgpipe_probe__.cpp", _PROBE)],
+        )
+        if not any(d.severity >= cindex.Diagnostic.Error for d in tu.diagnostics):
+            return tuple(args)
+    return tuple(candidates[-1])
+
+
+def _parse_with_libclang(include_dir: Path, headers: list[str], root: Path, fp: str) -> Layouts:
+    from clang import cindex
+
+    from .layout_reader import collect
+
+    inc = include_dir.resolve()
+    umbrella = inc / UMBRELLA_NAME
+    text = "".join(f'#include "{h}"\n' for h in headers)
+    args = [*BASE_ARGS, f"-I{inc}", *system_args(), *_extra_args()]
+    try:
+        tu = cindex.TranslationUnit.from_source(
+            str(umbrella), args=args, unsaved_files=[(str(umbrella), text)]
+        )
+    except cindex.TranslationUnitLoadError as exc:
+        raise GenError(_display(inc, root), 1, 1, "HEADER-COMPILE", f"libclang failed: {exc}")
+    errors = ErrorCollector()
+    for diag in tu.diagnostics:
+        if diag.severity < cindex.Diagnostic.Error:
+            continue
+        loc = diag.location
+        if loc.file is None:
+            errors.error(_display(inc, root), 1, 1, "HEADER-COMPILE", diag.spelling)
+        elif Path(loc.file.name).resolve() == umbrella:
+            header = headers[loc.line - 1] if 0 < loc.line <= len(headers) else UMBRELLA_NAME
+            errors.error(_display(inc / header, root), 1, 1, "HEADER-COMPILE", diag.spelling)
+        else:
+            errors.error(
+                _display(loc.file.name, root), loc.line, loc.column, "HEADER-COMPILE", diag.spelling
+            )
+    errors.raise_if_any()
+    structs, enums, constants = collect(tu, inc, lambda f: _display(f, root), errors)
+    errors.raise_if_any()
+    shown = tuple(_display(p, root) for p in _header_files(include_dir))
+    return Layouts(structs, enums, constants, shown, fp)
+
+
+__all__ = [
+    "Constant", "Enum", "Enumerator", "FlatMember", "Layouts", "Member", "Struct",
+    "cache_dir", "fingerprint", "flatten", "read_headers", "system_args",
+]  # fmt: skip
