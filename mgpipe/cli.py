@@ -22,7 +22,11 @@ from collections.abc import Sequence
 from mgpipe.gen.errors import GenError, GenErrors, exit_code_for
 
 #: Every command module, in the order its subcommand appears in ``--help``.
-COMMAND_MODULES: tuple[str, ...] = ("mgpipe.cmd_version",)
+COMMAND_MODULES: tuple[str, ...] = (
+    "mgpipe.cmd_gen",
+    "mgpipe.cmd_inspect",
+    "mgpipe.cmd_version",
+)
 
 
 def build_parser(modules: Sequence[str] | None = None) -> argparse.ArgumentParser:

@@ -1,0 +1,150 @@
+"""Parse once, validate once: catalogue + headers -> gates -> the frozen Model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import xxhash
+
+from mgpipe.gen.catalogue import LOCK_FILE, Catalogue, display, load_catalogue
+from mgpipe.gen.gates import GATES, INPUTS_STRUCT, RS_STRUCT, Ctx, holds
+from mgpipe.gen.layout import read_headers
+from mgpipe.gen.layout_model import Layouts
+from mgpipe.gen.layout_model import Struct as LStruct
+from mgpipe.gen.model import (
+    Call, Enum, FieldList, InputFile, Member, Model, PipeInput, RenderState, Struct,
+)
+from mgpipe.gen.rsgates import check_render_state
+
+
+@dataclass(frozen=True)
+class Built:
+    model: Model
+    catalogue: Catalogue
+    layouts: Layouts
+    lock_text: str  # the PipeCalls.lock the catalogue should hold after this generation
+
+
+def fingerprint(data: bytes) -> str:
+    return xxhash.xxh64(data).hexdigest()
+
+
+def _float_inside(lay: Layouts, struct: str | None, depth: int = 0) -> bool:
+    s = lay.structs.get(struct or "")
+    if s is None or depth > 8:
+        return False
+    return any(m.scalar in ("f32", "f64") or _float_inside(lay, m.struct, depth + 1) for m in s.members)
+
+
+def _struct(lay: Layouts, s: LStruct, pins: dict[str, int], classes: dict[str, str | None]) -> Struct:
+    members = tuple(
+        Member(name=m.name, offset=m.offset, size=m.size, type=m.type, scalar=m.scalar,
+               struct=m.struct, count=m.count, elem_size=m.elem_size,
+               is_float=m.scalar in ("f32", "f64") or _float_inside(lay, m.struct),
+               cls=classes.get(m.name) if s.name == RS_STRUCT else None)
+        for m in s.members
+    )
+    return Struct(name=s.name, size=s.size, align=s.align, header=s.path, members=members,
+                  pinned_size=pins.get(s.name), has_blob_ref=holds(lay, s.name, "MGPBlobRef"))
+
+
+def lock_text(cat: Catalogue) -> str:
+    """The append-only name -> opcode lock: existing pins kept, new rows appended."""
+    rows = [(r.toks[0].text, int(r.toks[1].text)) for r in cat.lock]
+    known = {n for n, _ in rows}
+    for i, r in enumerate(cat.calls):
+        if r.toks[0].text not in known:
+            rows.append((r.toks[0].text, i + 1))
+    width = max((len(n) for n, _ in rows), default=0) + 1
+    body = " \\\n".join(f"    L({n + ',':<{width}} {op})" for n, op in rows)
+    return (
+        "// PipeCalls.lock -- name -> opcode, written by `mgpipe gen`, only ever appended to.\n"
+        "// A call whose row moves or disappears from PipeCalls.def refuses the generation\n"
+        "// (APPEND-ONLY): the opcode is the row, and the wire never renumbers.\n"
+        "#define MGP_CALL_LOCK(L) \\\n" + body + "\n"
+    )
+
+
+def build(catalogue_dir: Path, disabled: frozenset[str] = frozenset(), use_cache: bool = True) -> Built:
+    """Load, gate and model the catalogue at ``catalogue_dir``; raise GenError(s) on refusal."""
+    catalogue_dir = Path(catalogue_dir)
+    shown_root = catalogue_dir.name
+    cat = load_catalogue(catalogue_dir, shown_root)
+    lay = read_headers(catalogue_dir / "include", display_root=catalogue_dir.parent, use_cache=use_cache)
+    ctx = Ctx(cat, lay, disabled=disabled)
+    for name, gate in GATES:
+        if name not in disabled:
+            gate(ctx)
+    rs = check_render_state(ctx) if "render-state" not in disabled else None
+    ctx.errors.raise_if_any()
+    assert rs is not None
+    return Built(_model(cat, lay, rs), cat, lay, lock_text(cat))
+
+
+def _model(cat: Catalogue, lay: Layouts, rs) -> Model:  # type: ignore[no-untyped-def]
+    pins = {r.toks[0].text: int(r.toks[1].text) for r in cat.sizes}
+    flag_bits = lay.enums["MGPipeCallFlag"].values()
+    vclass = {r.toks[0].text: r.toks[1].text for r in cat.verb_classes}
+    calls = tuple(
+        Call(opcode=i + 1, name=r.toks[0].text, payload=r.toks[1].text, cls=r.toks[2].text,
+             flags=tuple(p for p in r.toks[3].parts if p != "kNone"),
+             flag_bits=sum(flag_bits[p] for p in r.toks[3].parts), wait_class=r.toks[4].text,
+             validate_class=vclass.get(r.toks[0].text), payload_size=lay.structs[r.toks[1].text].size)
+        for i, r in enumerate(cat.calls)
+    )
+    structs = tuple(_struct(lay, s, pins, rs.member_classes) for s in lay.structs.values())
+    rs_struct = next(s for s in structs if s.name == RS_STRUCT)
+    offs = {m.name: m.offset for m in rs_struct.members}
+    owner = {r.toks[0].text: r.toks[1].text for r in cat.ownership}
+    cover = {r.toks[0].text: r.toks[1].text for r in cat.coverage}
+    fill: dict[str, list[str]] = {c: [] for c in lay.enums["MGPipeValidateClass"].values()}
+    for r in cat.fill_points:
+        fill[r.toks[0].text].append(r.toks[1].text)
+    inputs_struct = lay.structs[INPUTS_STRUCT]
+    ftype = {m.name: m.type for m in inputs_struct.members}
+    pipe_inputs = tuple(
+        PipeInput(id=i, accessor=r.toks[0].text, field=r.toks[1].text, lifetime=r.toks[2].text,
+                  ownership=owner[r.toks[1].text], call=cover[r.toks[0].text],
+                  type=ftype[r.toks[1].text],
+                  fill_classes=tuple(c for c, fs in fill.items() if r.toks[1].text in fs))
+        for i, r in enumerate(cat.pipe_inputs)
+    )
+    inputs = []
+    for shown, text in sorted(cat.files.items()):
+        if shown == cat.lock_path:
+            continue  # the lock is derived state, not an input
+        inputs.append(InputFile(path=shown, fingerprint=fingerprint(text.encode())))
+    include_dir = cat.root / "include"
+    for p in sorted(include_dir.glob("*.h")):
+        inputs.append(InputFile(path=f"{cat.display_root}/include/{p.name}",
+                                fingerprint=fingerprint(p.read_bytes())))
+    inputs.sort(key=lambda f: f.path)
+    calls_path = cat.path_of("PipeCalls.def")
+    all_fp = fingerprint("".join(f"{f.path}\0{f.fingerprint}\n" for f in inputs).encode())
+    return Model(
+        catalogue_fingerprint=fingerprint(cat.files[calls_path].encode()),
+        input_fingerprint=all_fp,
+        inputs=tuple(inputs),
+        calls=calls,
+        structs=structs,
+        enums=tuple(Enum(name=e.name, values=tuple((x.name, x.value) for x in e.enumerators))
+                    for e in lay.enums.values()),
+        constants=tuple((c.name, c.value) for c in lay.constants.values()),
+        field_lists=tuple(FieldList(struct=s, fields=tuple(r.toks[0].text for r in rows))
+                          for s, rows in cat.field_lists.items()),
+        render_state=RenderState(
+            struct=RS_STRUCT, size=rs_struct.size, members=rs_struct.members,
+            sub_members=rs.sub_members, chunks=rs.chunks,
+            blend_begin=offs["BlendStates"], blend_end=offs["LogicOp"],
+            pipeline_members=tuple(m for m, c in rs.member_classes.items() if c in ("kPipeline", "kSplit")),
+        ),
+        setters=rs.setters,
+        pipe_inputs=pipe_inputs,
+        validate_classes=tuple(lay.enums["MGPipeValidateClass"].values()),
+        ownership_classes=tuple(lay.enums["MGPipeFieldOwnership"].values()),
+        fill_points=tuple((c, tuple(fs)) for c, fs in fill.items()),
+    )
+
+
+__all__ = ["Built", "build", "fingerprint", "lock_text", "LOCK_FILE"]

@@ -1,0 +1,232 @@
+"""Read the catalogue's .def files into typed rows (shape only; meaning is the gates').
+
+Each .def list has a fixed shape: which list names a file holds, how many arguments an
+entry takes and of which kind. A row that does not fit is a ``DEF-SHAPE`` error at its
+own ``file:line:col``. Nothing here knows about layouts or cross-file consistency.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from mgpipe.gen.defparse import DefArg, DefEntry, DefList, parse_def
+from mgpipe.gen.errors import ErrorCollector, GenError
+
+
+@dataclass(frozen=True, slots=True)
+class Loc:
+    path: str
+    line: int
+    col: int
+
+    def error(self, gate: str, text: str) -> GenError:
+        return GenError(self.path, self.line, self.col, gate, text)
+
+
+@dataclass(frozen=True, slots=True)
+class Tok:
+    """One argument reduced to its text, its parts (for A|B) and its location."""
+
+    text: str
+    parts: tuple[str, ...]
+    kind: str
+    loc: Loc
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    macro: str
+    toks: tuple[Tok, ...]
+    loc: Loc
+    row: int  # 1-based position within its list
+
+
+@dataclass(frozen=True, slots=True)
+class Catalogue:
+    root: Path
+    display_root: str
+    files: dict[str, str]  # display path -> text (every input, headers included)
+    calls: tuple[Row, ...]  # PipeCalls.def MGP_CALL_LIST
+    lock: tuple[Row, ...]  # PipeCalls.lock MGP_CALL_LOCK (empty when absent)
+    lock_path: str
+    field_lists: dict[str, tuple[Row, ...]]  # struct -> rows (PipeFields.def)
+    field_list_locs: dict[str, Loc]
+    sizes: tuple[Row, ...]  # PayloadSizes.def
+    pipe_inputs: tuple[Row, ...]  # PipeInputs.def
+    coverage: tuple[Row, ...]  # Coverage.def
+    ownership: tuple[Row, ...]  # FieldOwnership.def
+    verb_classes: tuple[Row, ...]  # FillPoints.def MGP_VERB_CLASSES
+    fill_points: tuple[Row, ...]  # FillPoints.def MGP_FILL_POINTS
+    setters: tuple[Row, ...]  # RenderStateSetters.def
+
+    def path_of(self, name: str) -> str:
+        return display(self.root / name, self.display_root)
+
+
+#: file -> {list name or prefix*: (param, min args, max args)}
+SHAPES: dict[str, dict[str, tuple[str, int, int]]] = {
+    "PipeCalls.def": {"MGP_CALL_LIST": ("X", 5, 5)},
+    "PipeFields.def": {"MGP_FIELDS_*": ("F", 1, 2)},
+    "PayloadSizes.def": {"MGP_PAYLOAD_SIZES": ("S", 2, 2)},
+    "PipeInputs.def": {"MGP_PIPE_INPUTS": ("X", 3, 3)},
+    "Coverage.def": {"MGP_COVERAGE": ("C", 2, 2)},
+    "FieldOwnership.def": {"MGP_FIELD_OWNERSHIP": ("O", 2, 2)},
+    "FillPoints.def": {"MGP_VERB_CLASSES": ("V", 2, 2), "MGP_FILL_POINTS": ("F", 2, 2)},
+    "RenderStateSetters.def": {"MGP_RENDER_STATE_SETTERS": ("S", 4, 4)},
+}
+LOCK_FILE = "PipeCalls.lock"
+
+
+def display(path: Path, display_root: str | None = None) -> str:
+    """A stable, never-absolute spelling of ``path`` for messages and headers."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        rel = str(path)
+    if not rel.startswith(".."):
+        return rel.replace(os.sep, "/")
+    if display_root is not None:
+        return display_root.rstrip("/") + "/" + path.name
+    return path.name
+
+
+def _tok(arg: DefArg, path: str) -> Tok:
+    parts = tuple(arg.parts) if arg.kind == "flags" else (str(arg.value),)
+    return Tok(str(arg.value), parts, arg.kind, Loc(path, arg.line, arg.col))
+
+
+def _rows(lst: DefList, lo: int, hi: int, errors: ErrorCollector) -> tuple[Row, ...]:
+    rows: list[Row] = []
+    for entry in lst.entries:
+        if not lo <= len(entry.args) <= hi:
+            want = str(lo) if lo == hi else f"{lo} to {hi}"
+            errors.error(
+                lst.path,
+                entry.line,
+                entry.col,
+                "DEF-SHAPE",
+                f"{entry.macro}(...) in {lst.name} has {len(entry.args)} arguments, expected {want}",
+            )
+            continue
+        rows.append(_row(entry, lst.path))
+    return tuple(rows)
+
+
+def _row(entry: DefEntry, path: str) -> Row:
+    return Row(
+        entry.macro,
+        tuple(_tok(a, path) for a in entry.args),
+        Loc(path, entry.line, entry.col),
+        entry.row,
+    )
+
+
+def _match(name: str, patterns: dict[str, tuple[str, int, int]]) -> tuple[str, int, int] | None:
+    for pat, shape in patterns.items():
+        if pat.endswith("*") and name.startswith(pat[:-1]) or pat == name:
+            return shape
+    return None
+
+
+def _load_file(
+    root: Path,
+    fname: str,
+    display_root: str,
+    errors: ErrorCollector,
+    files: dict[str, str],
+    required: bool = True,
+) -> dict[str, DefList]:
+    path = root / fname
+    shown = display(path, display_root)
+    if not path.is_file():
+        if required:
+            errors.error(
+                shown,
+                1,
+                1,
+                "DEF-MISSING",
+                f"catalogue file {fname} not found, expected it in {display_root}",
+            )
+        return {}
+    files[shown] = path.read_text(encoding="utf-8")
+    lists = errors.run(lambda: parse_def(path, shown)) or []
+    shapes = SHAPES.get(fname, {"MGP_CALL_LOCK": ("L", 2, 2)})
+    out: dict[str, DefList] = {}
+    for lst in lists:
+        shape = _match(lst.name, shapes)
+        if shape is None:
+            errors.error(
+                shown,
+                lst.line,
+                lst.col,
+                "DEF-SHAPE",
+                f"unknown list {lst.name} in {fname}, expected one of {', '.join(sorted(shapes))}",
+            )
+            continue
+        if lst.param != shape[0]:
+            errors.error(
+                shown,
+                lst.line,
+                lst.col,
+                "DEF-SHAPE",
+                f"list {lst.name} takes parameter {lst.param!r}, expected {shape[0]!r}",
+            )
+            continue
+        if lst.name in out:
+            errors.error(shown, lst.line, lst.col, "DEF-SHAPE", f"list {lst.name} is defined twice")
+            continue
+        out[lst.name] = lst
+    for pat in shapes:
+        if not pat.endswith("*") and pat not in out and required and lists:
+            errors.error(shown, 1, 1, "DEF-SHAPE", f"{fname} defines no {pat} list, expected one")
+    return out
+
+
+def load_catalogue(root: Path, display_root: str | None = None) -> Catalogue:
+    """Parse every .def file under ``root``; raise GenError(s) for any syntax/shape fault."""
+    shown_root = display_root if display_root is not None else display(root)
+    errors = ErrorCollector()
+    files: dict[str, str] = {}
+    loaded = {f: _load_file(root, f, shown_root, errors, files) for f in SHAPES}
+    lock_lists = _load_file(root, LOCK_FILE, shown_root, errors, files, required=False)
+
+    def rows(fname: str, lname: str) -> tuple[Row, ...]:
+        lst = loaded[fname].get(lname)
+        if lst is None:
+            return ()
+        _, lo, hi = SHAPES[fname][lname]
+        return _rows(lst, lo, hi, errors)
+
+    field_lists: dict[str, tuple[Row, ...]] = {}
+    field_locs: dict[str, Loc] = {}
+    for name, lst in loaded["PipeFields.def"].items():
+        struct = name[len("MGP_FIELDS_") :]
+        field_lists[struct] = _rows(lst, 1, 2, errors)
+        field_locs[struct] = Loc(lst.path, lst.line, lst.col)
+    lock_rows: tuple[Row, ...] = ()
+    if "MGP_CALL_LOCK" in lock_lists:
+        lock_rows = _rows(lock_lists["MGP_CALL_LOCK"], 2, 2, errors)
+    cat = Catalogue(
+        root=root,
+        display_root=shown_root,
+        files=files,
+        calls=rows("PipeCalls.def", "MGP_CALL_LIST"),
+        lock=lock_rows,
+        lock_path=display(root / LOCK_FILE, shown_root),
+        field_lists=field_lists,
+        field_list_locs=field_locs,
+        sizes=rows("PayloadSizes.def", "MGP_PAYLOAD_SIZES"),
+        pipe_inputs=rows("PipeInputs.def", "MGP_PIPE_INPUTS"),
+        coverage=rows("Coverage.def", "MGP_COVERAGE"),
+        ownership=rows("FieldOwnership.def", "MGP_FIELD_OWNERSHIP"),
+        verb_classes=rows("FillPoints.def", "MGP_VERB_CLASSES"),
+        fill_points=rows("FillPoints.def", "MGP_FILL_POINTS"),
+        setters=rows("RenderStateSetters.def", "MGP_RENDER_STATE_SETTERS"),
+    )
+    errors.raise_if_any()
+    return cat
+
+
+__all__ = ["Catalogue", "Loc", "Row", "Tok", "display", "load_catalogue", "LOCK_FILE"]

@@ -1,0 +1,20 @@
+"""G2 PipeThunks.inc: monolith direct-call thunks MGP_<Name>()."""
+
+from __future__ import annotations
+
+from mgpipe.gen.model import Model
+
+FILE = "PipeThunks.inc"
+TEMPLATE = "PipeThunks.inc.j2"
+TITLE = "G2: monolith direct-call thunks MGP_<Name>()"
+SCREEN_CLASS = "kScreen"
+
+
+def context(model: Model) -> dict:
+    return {
+        "thunks": [
+            (c, "gMGPipeScreen" if c.cls == SCREEN_CLASS else "gMGPipeContext",
+             "kOptional" in c.flags)
+            for c in model.calls
+        ]
+    }

@@ -1,0 +1,36 @@
+"""G3 PipeWire.inc: wire opcodes, per-call tables, layout static_asserts, bounds checks."""
+
+from __future__ import annotations
+
+from mgpipe.gen.model import Model
+
+FILE = "PipeWire.inc"
+TEMPLATE = "PipeWire.inc.j2"
+TITLE = "G3: wire opcodes, per-call flag/wait tables, layout asserts, decoder bounds checks"
+HEADER_STRUCT = "MGPWireRecHeader"
+RECORD_ALIGN_MEMBER = ("MGPWireRecHeader", "Size")
+RECORD_ALIGN = 8  # seed 001 section 4: record Size is a multiple of 8
+
+
+def _align(n: int) -> int:
+    return (n + RECORD_ALIGN - 1) // RECORD_ALIGN * RECORD_ALIGN
+
+
+def context(model: Model) -> dict:
+    header = model.struct(HEADER_STRUCT)
+    rows = []
+    for c in model.calls:
+        rows.append({
+            "call": c,
+            "fixed_record": _align(header.size + c.payload_size),
+            "var_tail": "kVarTail" in c.flags,
+        })
+    asserted = [s for s in model.structs]
+    return {
+        "rows": rows,
+        "header": header,
+        "op_count": len(model.calls) + 1,
+        "asserted": asserted,
+        "flag_enum": model.enum("MGPipeCallFlag").values,
+        "record_align": RECORD_ALIGN,
+    }

@@ -1,0 +1,320 @@
+"""The gates: every cross-check between the .def tables and the libclang layouts.
+
+Each gate is one function with one stable name (the ``GATE`` column of
+``file:line:col: GATE: text``); :data:`GATES` lists them in the order they run. A gate
+never raises: it records errors, and the build refuses after all gates have spoken.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from mgpipe.gen.catalogue import Catalogue, Loc, Row
+from mgpipe.gen.errors import ErrorCollector
+from mgpipe.gen.layout_model import Layouts, Struct
+
+CLIENT_RESOLVED = "kClientResolved"
+REPLY_FLAG, REPLY_WAIT = "kReplySlot", "kWaitReply"
+BLOB_STRUCT = "MGPBlobRef"
+RS_STRUCT = "RenderStateParameters"
+INPUTS_STRUCT = "PipeInputs"
+
+
+@dataclass
+class Ctx:
+    cat: Catalogue
+    lay: Layouts
+    errors: ErrorCollector = field(default_factory=ErrorCollector)
+    disabled: frozenset[str] = frozenset()
+
+    def enum(self, name: str) -> dict[str, int]:
+        e = self.lay.enums.get(name)
+        return e.values() if e else {}
+
+    def err(self, loc: Loc, gate: str, text: str) -> None:
+        self.errors.add(loc.error(gate, text))
+
+    def struct_loc(self, s: Struct) -> Loc:
+        return Loc(s.path, s.line, s.col)
+
+
+def _one_of(values: dict[str, int]) -> str:
+    names = list(values)
+    return ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+
+
+def holds(lay: Layouts, struct: str, target: str, depth: int = 0) -> bool:
+    """Does ``struct`` contain a ``target`` member, directly or nested?"""
+    s = lay.structs.get(struct)
+    if s is None or depth > 8:
+        return False
+    return any(m.struct == target or (m.struct and holds(lay, m.struct, target, depth + 1))
+               for m in s.members)
+
+
+# ---- calls ---------------------------------------------------------------------------
+
+def gate_call_tokens(ctx: Ctx) -> None:
+    """UNKNOWN-PAYLOAD / UNKNOWN-CLASS / UNKNOWN-FLAG / UNKNOWN-WAIT-CLASS / DUPLICATE-CALL."""
+    classes, flags, waits = (ctx.enum("MGPipeCallClass"), ctx.enum("MGPipeCallFlag"),
+                             ctx.enum("MGPipeWaitClass"))
+    seen: dict[str, Row] = {}
+    for row in ctx.cat.calls:
+        name, payload, cls, flg, wait = row.toks
+        if name.text in seen:
+            ctx.err(name.loc, "DUPLICATE-CALL",
+                    f"call {name.text} already has row {seen[name.text].row}, expected unique names")
+        seen[name.text] = row
+        if payload.text not in ctx.lay.structs:
+            ctx.err(payload.loc, "UNKNOWN-PAYLOAD",
+                    f"payload type {payload.text!r} of {name.text} is not a struct in catalogue/include, "
+                    f"expected a declared POD struct")
+        if cls.text not in classes:
+            ctx.err(cls.loc, "UNKNOWN-CLASS",
+                    f"unknown class {cls.text!r}, expected one of {_one_of(classes)}")
+        for part in flg.parts:
+            if part not in flags:
+                ctx.err(flg.loc, "UNKNOWN-FLAG",
+                        f"unknown flag {part!r}, expected one of {_one_of(flags)}")
+        if wait.text not in waits:
+            ctx.err(wait.loc, "UNKNOWN-WAIT-CLASS",
+                    f"wait class {wait.text!r} is not an MGPipeWaitClass enumerator, "
+                    f"expected one of {_one_of(waits)}")
+
+
+def gate_wait_class(ctx: Ctx) -> None:
+    """WAIT-CLASS: every kReplySlot row is kWaitReply and no other row is (seed 002 §1)."""
+    for row in ctx.cat.calls:
+        name, _, _, flg, wait = row.toks
+        has_slot = REPLY_FLAG in flg.parts
+        if has_slot and wait.text != REPLY_WAIT:
+            ctx.err(wait.loc, "WAIT-CLASS",
+                    f"{name.text} has kReplySlot but wait class {wait.text}: a reply row that does "
+                    f"not wait is a waiter that hangs, expected kWaitReply")
+        elif wait.text == REPLY_WAIT and not has_slot:
+            ctx.err(wait.loc, "WAIT-CLASS",
+                    f"{name.text} is kWaitReply without kReplySlot: it blocks on an answer nobody "
+                    f"posts, expected kReplySlot in its flags or another wait class")
+
+
+def gate_blob_ref(ctx: Ctx) -> None:
+    """BLOB-REF: a kHasBlob row's payload owns an MGPBlobRef member."""
+    for row in ctx.cat.calls:
+        name, payload, _, flg, _ = row.toks
+        if "kHasBlob" in flg.parts and payload.text in ctx.lay.structs:
+            if not holds(ctx.lay, payload.text, BLOB_STRUCT):
+                ctx.err(flg.loc, "BLOB-REF",
+                        f"{name.text} is kHasBlob but its payload {payload.text} holds no "
+                        f"{BLOB_STRUCT} member, expected one")
+
+
+def gate_append_only(ctx: Ctx) -> None:
+    """APPEND-ONLY: a locked call keeps its opcode; a retired call keeps its row."""
+    now = {r.toks[0].text: (i + 1, r) for i, r in enumerate(ctx.cat.calls)}
+    for lock in ctx.cat.lock:
+        name, op = lock.toks[0].text, lock.toks[1].text
+        if name not in now:
+            ctx.err(lock.toks[0].loc, "APPEND-ONLY",
+                    f"locked call {name} (opcode {op}) has no row in PipeCalls.def: a retired call "
+                    f"keeps its row so no opcode after it moves, expected the row back")
+        elif str(now[name][0]) != op:
+            ctx.err(now[name][1].loc, "APPEND-ONLY",
+                    f"call {name} is row {now[name][0]} but PipeCalls.lock pins opcode {op}: rows "
+                    f"are append-only, expected {name} back at row {op} and new calls at the end")
+
+
+# ---- sizes and field lists -------------------------------------------------------------
+
+def gate_sizes(ctx: Ctx) -> None:
+    """SIZE-PIN / SIZE-DRIFT: every payload is pinned, and libclang agrees with its pin."""
+    pins: dict[str, Row] = {}
+    for row in ctx.cat.sizes:
+        name, size = row.toks
+        if name.text not in ctx.lay.structs:
+            ctx.err(name.loc, "SIZE-PIN", f"pinned struct {name.text} is not declared, expected a struct")
+            continue
+        pins[name.text] = row
+        actual = ctx.lay.structs[name.text].size
+        if size.kind != "int" or int(size.text) != actual:
+            s = ctx.lay.structs[name.text]
+            ctx.err(ctx.struct_loc(s), "SIZE-DRIFT",
+                    f"sizeof({name.text}) is {actual} bytes but PayloadSizes.def pins {size.text}: "
+                    f"a wire payload changed size, expected {size.text} (or a reviewed new pin)")
+    for row in ctx.cat.calls:
+        payload = row.toks[1]
+        if payload.text in ctx.lay.structs and payload.text not in pins:
+            ctx.err(payload.loc, "SIZE-PIN",
+                    f"payload {payload.text} has no PayloadSizes.def pin, expected S({payload.text}, "
+                    f"{ctx.lay.structs[payload.text].size})")
+
+
+def gate_field_lists(ctx: Ctx) -> None:
+    """FIELD-MISSING / FIELD-UNKNOWN / FIELD-ORDER / FIELD-LIST: PipeFields.def mirrors."""
+    for struct, rows in ctx.cat.field_lists.items():
+        s = ctx.lay.structs.get(struct)
+        if s is None:
+            ctx.err(ctx.cat.field_list_locs[struct], "FIELD-LIST",
+                    f"MGP_FIELDS_{struct} names no struct in catalogue/include, expected a declared struct")
+            continue
+        declared = [m.name for m in s.members]
+        listed = [r.toks[0].text for r in rows]
+        for r in rows:
+            if r.toks[0].text not in declared:
+                ctx.err(r.toks[0].loc, "FIELD-UNKNOWN",
+                        f"{struct} has no member {r.toks[0].text!r}, expected one of its members")
+        for m in s.members:
+            if m.name not in listed:
+                ctx.err(Loc(s.path, m.line, m.col), "FIELD-MISSING",
+                        f"member {struct}::{m.name} has no row in MGP_FIELDS_{struct} (PipeFields.def), "
+                        f"expected F({m.name}) in declaration order")
+        common = [n for n in listed if n in declared]
+        order = [n for n in declared if n in common]
+        for r, want in zip([r for r in rows if r.toks[0].text in declared], order):
+            if r.toks[0].text != want:
+                ctx.err(r.toks[0].loc, "FIELD-ORDER",
+                        f"MGP_FIELDS_{struct} lists {r.toks[0].text} where {struct} declares {want}, "
+                        f"expected declaration order")
+                break
+    for row in ctx.cat.calls:
+        payload = row.toks[1]
+        if payload.text in ctx.lay.structs and payload.text not in ctx.cat.field_lists:
+            ctx.err(payload.loc, "FIELD-LIST",
+                    f"payload {payload.text} has no MGP_FIELDS_{payload.text} list in PipeFields.def, "
+                    f"expected one (the G4 comparator walks it)")
+
+
+# ---- PipeInputs, ownership, coverage, fill points ------------------------------------
+
+def gate_pipe_inputs(ctx: Ctx) -> None:
+    """PIPE-INPUTS: PipeInputs.def rows and struct PipeInputs fields correspond one to one."""
+    s = ctx.lay.structs.get(INPUTS_STRUCT)
+    if s is None:
+        ctx.err(Loc(ctx.cat.path_of("PipeInputs.def"), 1, 1), "PIPE-INPUTS",
+                "struct PipeInputs is not declared in catalogue/include, expected it")
+        return
+    fields = [m.name for m in s.members]
+    seen_acc: set[str] = set()
+    seen_field: set[str] = set()
+    for r in ctx.cat.pipe_inputs:
+        acc, fld, life = r.toks
+        if acc.text in seen_acc:
+            ctx.err(acc.loc, "PIPE-INPUTS", f"accessor {acc.text} has two rows, expected one")
+        if fld.text in seen_field:
+            ctx.err(fld.loc, "PIPE-INPUTS", f"field {fld.text} backs two accessors, expected one")
+        seen_acc.add(acc.text)
+        seen_field.add(fld.text)
+        if fld.text not in fields:
+            ctx.err(fld.loc, "PIPE-INPUTS",
+                    f"PipeInputs has no field {fld.text!r} (accessor {acc.text}), expected a member of struct PipeInputs")
+        if life.text not in ("kPerVerb", "kSticky"):
+            ctx.err(life.loc, "PIPE-INPUTS", f"unknown lifetime {life.text!r}, expected kPerVerb or kSticky")
+    for m in s.members:
+        if m.name not in seen_field:
+            ctx.err(Loc(s.path, m.line, m.col), "PIPE-INPUTS",
+                    f"PipeInputs::{m.name} has no accessor row in PipeInputs.def, expected X(Get..., {m.name}, kPerVerb)")
+
+
+def _fields(ctx: Ctx) -> dict[str, Row]:
+    return {r.toks[1].text: r for r in ctx.cat.pipe_inputs}
+
+
+def gate_ownership(ctx: Ctx) -> None:
+    """OWNERSHIP: every PipeInputs field in exactly one ownership class (G8)."""
+    classes = ctx.enum("MGPipeFieldOwnership")
+    fields = _fields(ctx)
+    owned: dict[str, list[tuple[str, Row]]] = {}
+    for r in ctx.cat.ownership:
+        fld, own = r.toks
+        if fld.text not in fields:
+            ctx.err(fld.loc, "OWNERSHIP", f"{fld.text} is not a PipeInputs field, expected one of PipeInputs.def's fields")
+            continue
+        for part in own.parts:
+            if part not in classes:
+                ctx.err(own.loc, "OWNERSHIP", f"unknown ownership class {part!r}, expected one of {_one_of(classes)}")
+            owned.setdefault(fld.text, []).append((part, r))
+    for name, r in fields.items():
+        got = owned.get(name, [])
+        if not got:
+            ctx.err(r.toks[1].loc, "OWNERSHIP",
+                    f"PipeInputs field {name} is in no ownership class, expected exactly one O({name}, ...) "
+                    f"row in FieldOwnership.def")
+        elif len(got) > 1:
+            ctx.err(got[1][1].toks[1].loc, "OWNERSHIP",
+                    f"PipeInputs field {name} is in {len(got)} ownership classes "
+                    f"({', '.join(g[0] for g in got)}), expected exactly one")
+
+
+def gate_coverage(ctx: Ctx) -> None:
+    """COVERAGE-ACCESSOR / COVERAGE-CALL / COVERAGE-UNMAPPED (G6: zero unmapped)."""
+    accessors = {r.toks[0].text: r for r in ctx.cat.pipe_inputs}
+    calls = {r.toks[0].text for r in ctx.cat.calls}
+    mapped: dict[str, Row] = {}
+    for r in ctx.cat.coverage:
+        acc, call = r.toks
+        if acc.text not in accessors:
+            ctx.err(acc.loc, "COVERAGE-ACCESSOR",
+                    f"coverage row names accessor {acc.text!r}, which PipeInputs.def does not declare, "
+                    f"expected a PipeInputs accessor")
+        elif acc.text in mapped:
+            ctx.err(acc.loc, "COVERAGE-ACCESSOR", f"accessor {acc.text} is mapped twice, expected one row")
+        mapped[acc.text] = r
+        if call.text != CLIENT_RESOLVED and call.text not in calls:
+            ctx.err(call.loc, "COVERAGE-CALL",
+                    f"coverage row names call {call.text!r}, which PipeCalls.def does not declare, "
+                    f"expected a call name or {CLIENT_RESOLVED}")
+    for name, r in accessors.items():
+        if name not in mapped:
+            ctx.err(r.toks[0].loc, "COVERAGE-UNMAPPED",
+                    f"accessor {name} is UNMAPPED: no Coverage.def row says which call answers it, "
+                    f"expected C({name}, <Call>) or C({name}, {CLIENT_RESOLVED})")
+
+
+def gate_fill_points(ctx: Ctx) -> None:
+    """FILL-POINTS: verbs and fields of FillPoints.def exist; every per-verb field is filled."""
+    vclasses = ctx.enum("MGPipeValidateClass")
+    calls = {r.toks[0].text for r in ctx.cat.calls}
+    fields = _fields(ctx)
+    seen: set[str] = set()
+    for r in ctx.cat.verb_classes:
+        call, cls = r.toks
+        if call.text not in calls:
+            ctx.err(call.loc, "FILL-POINTS", f"V({call.text}, ...) names no call, expected a PipeCalls.def name")
+        if call.text in seen:
+            ctx.err(call.loc, "FILL-POINTS", f"call {call.text} has two validate classes, expected one")
+        seen.add(call.text)
+        if cls.text not in vclasses:
+            ctx.err(cls.loc, "FILL-POINTS", f"unknown validate class {cls.text!r}, expected one of {_one_of(vclasses)}")
+    filled: set[str] = set()
+    for r in ctx.cat.fill_points:
+        cls, fld = r.toks
+        if cls.text not in vclasses:
+            ctx.err(cls.loc, "FILL-POINTS", f"unknown validate class {cls.text!r}, expected one of {_one_of(vclasses)}")
+        if fld.text not in fields:
+            ctx.err(fld.loc, "FILL-POINTS", f"{fld.text} is not a PipeInputs field, expected one of PipeInputs.def's fields")
+        filled.add(fld.text)
+    for name, r in fields.items():
+        if name not in filled:
+            ctx.err(r.toks[1].loc, "FILL-POINTS",
+                    f"PipeInputs field {name} is filled by no validate class: every read would be "
+                    f"Fatal{{UnmigratedPipeInput}}, expected an F(<class>, {name}) row")
+
+
+GateFn = Callable[[Ctx], None]
+
+#: Every catalogue-level gate, in run order. Render-state gates (CHUNK-PARTITION,
+#: RS-CLASS, SETTER-CONSISTENCY) live in :mod:`mgpipe.gen.rsgates`.
+GATES: tuple[tuple[str, GateFn], ...] = (
+    ("call-tokens", gate_call_tokens),
+    ("wait-class", gate_wait_class),
+    ("blob-ref", gate_blob_ref),
+    ("append-only", gate_append_only),
+    ("sizes", gate_sizes),
+    ("field-lists", gate_field_lists),
+    ("pipe-inputs", gate_pipe_inputs),
+    ("ownership", gate_ownership),
+    ("coverage", gate_coverage),
+    ("fill-points", gate_fill_points),
+)
+
+__all__ = ["Ctx", "GATES", "holds"]

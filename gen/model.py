@@ -1,0 +1,170 @@
+"""The one validated model every output renders from (pydantic, frozen).
+
+The model holds facts already decided: opcodes, layouts (from libclang), the chunk table,
+ownership, coverage. Templates only print it; the Python tables module is a dump of it.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Member(Frozen):
+    name: str
+    offset: int
+    size: int
+    type: str  # as written: "Uint32", "MGPipeHandle", "FloatVec4[16]"
+    scalar: str | None  # u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 b8, for scalar elements
+    struct: str | None  # element struct name for struct members
+    count: int  # array length, 1 when not an array
+    elem_size: int
+    is_float: bool  # the element (or any leaf inside it) is a float: compare by bits
+    cls: str | None = None  # render-state class (RenderStateParameters only)
+
+
+class SubMember(Frozen):
+    path: str  # "StencilStates[1].Ref"
+    offset: int
+    size: int
+    scalar: str | None
+    cls: str | None = None
+
+
+class Struct(Frozen):
+    name: str
+    size: int
+    align: int
+    header: str  # display path of the declaring header
+    members: tuple[Member, ...]
+    pinned_size: int | None  # PayloadSizes.def
+    has_blob_ref: bool  # holds an MGPBlobRef member (directly or nested)
+
+
+class Call(Frozen):
+    opcode: int
+    name: str
+    payload: str
+    cls: str
+    flags: tuple[str, ...]  # as written, kNone dropped
+    flag_bits: int
+    wait_class: str
+    validate_class: str | None
+    payload_size: int
+
+
+class Chunk(Frozen):
+    offset: int
+    length: int
+    cls: str  # kPipeline | kDynamic
+    index: int  # position within its half (the ChunkMask bit)
+    members: tuple[str, ...]  # members (or sub-members) whose bytes it holds
+
+
+class RenderState(Frozen):
+    struct: str
+    size: int
+    members: tuple[Member, ...]
+    sub_members: tuple[SubMember, ...]  # split members expanded, every element
+    chunks: tuple[Chunk, ...]
+    blend_begin: int  # Espryt: offsetof(BlendStates)
+    blend_end: int  # Espryt: offsetof(LogicOp)
+    pipeline_members: tuple[str, ...]
+
+    @property
+    def pipeline(self) -> tuple[Chunk, ...]:
+        return tuple(c for c in self.chunks if c.cls == "kPipeline")
+
+    @property
+    def dynamic(self) -> tuple[Chunk, ...]:
+        return tuple(c for c in self.chunks if c.cls == "kDynamic")
+
+
+class Setter(Frozen):
+    setter: str
+    arm: str | None
+    bump: str
+    writes: tuple[str, ...]
+
+
+class PipeInput(Frozen):
+    id: int
+    accessor: str
+    field: str
+    lifetime: str
+    ownership: str
+    call: str  # answering call, or kClientResolved
+    type: str
+    fill_classes: tuple[str, ...]
+
+
+class FieldList(Frozen):
+    struct: str
+    fields: tuple[str, ...]
+
+
+class Enum(Frozen):
+    name: str
+    values: tuple[tuple[str, int], ...]
+
+
+class InputFile(Frozen):
+    path: str  # display path, never absolute
+    fingerprint: str
+
+
+class Model(Frozen):
+    catalogue_fingerprint: str  # xxh64 of PipeCalls.def: the build fingerprint
+    input_fingerprint: str  # xxh64 over every input
+    inputs: tuple[InputFile, ...]
+    calls: tuple[Call, ...]
+    structs: tuple[Struct, ...]
+    enums: tuple[Enum, ...]
+    constants: tuple[tuple[str, int], ...]
+    field_lists: tuple[FieldList, ...]
+    render_state: RenderState
+    setters: tuple[Setter, ...]
+    pipe_inputs: tuple[PipeInput, ...]
+    validate_classes: tuple[str, ...]
+    ownership_classes: tuple[str, ...]
+    fill_points: tuple[tuple[str, tuple[str, ...]], ...]
+
+    def struct(self, name: str) -> Struct:
+        for s in self.structs:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+    def enum(self, name: str) -> Enum:
+        for e in self.enums:
+            if e.name == name:
+                return e
+        raise KeyError(name)
+
+    def payload_structs(self) -> tuple[Struct, ...]:
+        """Every struct a record can carry: payloads first (opcode order), then the rest."""
+        seen: list[str] = []
+        for c in self.calls:
+            if c.payload not in seen:
+                seen.append(c.payload)
+        rest = [s.name for s in self.structs if s.name not in seen]
+        return tuple(self.struct(n) for n in seen + rest)
+
+
+__all__ = [
+    "Call",
+    "Chunk",
+    "Enum",
+    "FieldList",
+    "InputFile",
+    "Member",
+    "Model",
+    "PipeInput",
+    "RenderState",
+    "Setter",
+    "Struct",
+    "SubMember",
+]

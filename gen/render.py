@@ -1,0 +1,95 @@
+"""Render outputs: one generator module + one Jinja2 template per output file.
+
+An output module exposes ``FILE`` (the name under ``generated/``), ``TEMPLATE`` (the
+name under ``templates/``), ``TITLE`` and ``context(model) -> dict``. The template only
+prints what the context hands it. Python outputs are formatted with black.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+import black
+import jinja2
+import xxhash
+
+from mgpipe.gen import TEMPLATES_DIR
+from mgpipe.gen.layout import cache_dir
+from mgpipe.gen.model import Model
+
+#: Every output, in generation order (G1..G8, then the Python tables).
+OUTPUT_MODULES: tuple[str, ...] = (
+    "mgpipe.gen.g1_tables",
+    "mgpipe.gen.g2_thunks",
+    "mgpipe.gen.g3_wire",
+    "mgpipe.gen.g4_verify",
+    "mgpipe.gen.g5_filled",
+    "mgpipe.gen.g6_coverage",
+    "mgpipe.gen.g7_spans",
+    "mgpipe.gen.g8_ownership",
+    "mgpipe.gen.py_tables",
+)
+
+
+@dataclass(frozen=True)
+class Output:
+    name: str  # file name under the output directory
+    text: str
+
+
+def _env() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR)),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.filters["pyrepr"] = repr
+    return env
+
+
+def outputs() -> list[ModuleType]:
+    return [importlib.import_module(m) for m in OUTPUT_MODULES]
+
+
+def render_one(module: ModuleType, model: Model, env: jinja2.Environment | None = None) -> Output:
+    env = env or _env()
+    ctx = {"model": model, "title": module.TITLE, "file": module.FILE, **module.context(model)}
+    text = env.get_template(module.TEMPLATE).render(**ctx)
+    if module.FILE.endswith(".py"):
+        text = format_python(text)
+    return Output(module.FILE, text)
+
+
+def format_python(text: str) -> str:
+    """black, memoised on disk by the xxh64 of the unformatted text and black's version."""
+    key = xxhash.xxh64(f"{black.__version__}\0{text}".encode()).hexdigest()
+    cached = cache_dir() / f"black-{key}.py"
+    if cached.is_file():
+        return cached.read_text(encoding="utf-8")
+    out = black.format_str(text, mode=black.Mode(line_length=100))
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(".tmp")
+        tmp.write_text(out, encoding="utf-8")
+        tmp.replace(cached)
+    except OSError:
+        pass
+    return out
+
+
+def render_all(model: Model) -> list[Output]:
+    env = _env()
+    return [render_one(m, model, env) for m in outputs()]
+
+
+def template_path(module: ModuleType) -> Path:
+    return TEMPLATES_DIR / module.TEMPLATE
+
+
+__all__ = ["OUTPUT_MODULES", "Output", "outputs", "render_all", "render_one"]

@@ -1,0 +1,88 @@
+"""`mgpipe gen`: regenerate every output; `--check` regenerates in memory and diffs."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+from pathlib import Path
+
+from mgpipe.gen import CATALOGUE_DIR
+from mgpipe.gen.build import LOCK_FILE, build
+from mgpipe.gen.catalogue import display
+from mgpipe.gen.render import render_all
+
+EXIT_STALE = 1
+
+
+def default_catalogue() -> Path:
+    here = Path("catalogue")
+    return here if (here / "PipeCalls.def").is_file() else CATALOGUE_DIR
+
+
+def add_catalogue_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--catalogue", type=Path, default=None, metavar="DIR",
+                   help="catalogue directory (default: ./catalogue, else the bundled one)")
+
+
+def catalogue_of(args: argparse.Namespace) -> Path:
+    return args.catalogue if args.catalogue is not None else default_catalogue()
+
+
+def planned_files(catalogue: Path, out: Path) -> dict[Path, str]:
+    """Every file a generation owns -> its expected content."""
+    built = build(catalogue)
+    files = {out / o.name: o.text for o in render_all(built.model)}
+    files[catalogue / LOCK_FILE] = built.lock_text
+    return files
+
+
+def check(files: dict[Path, str], stream=sys.stdout) -> list[Path]:  # type: ignore[no-untyped-def]
+    stale = []
+    for path, text in files.items():
+        current = path.read_text(encoding="utf-8") if path.is_file() else None
+        if current == text:
+            continue
+        stale.append(path)
+        shown = display(path)
+        why = "missing" if current is None else "stale"
+        print(f"{shown}: STALE: generated file is {why}, expected the output of `mgpipe gen`", file=stream)
+        diff = difflib.unified_diff(
+            (current or "").splitlines(keepends=True), text.splitlines(keepends=True),
+            fromfile=f"a/{shown}", tofile=f"b/{shown}", n=2,
+        )
+        stream.writelines(diff)
+    return stale
+
+
+def run(args: argparse.Namespace) -> int:
+    catalogue = catalogue_of(args)
+    out = args.out if args.out is not None else catalogue.parent / "generated"
+    files = planned_files(catalogue, out)
+    if args.check:
+        stale = check(files)
+        if stale:
+            print(f"{len(stale)} of {len(files)} generated files are stale; run `mgpipe gen`", file=sys.stderr)
+            return EXIT_STALE
+        print(f"{len(files)} generated files up to date")
+        return 0
+    written = 0
+    for path, text in files.items():
+        if path.is_file() and path.read_text(encoding="utf-8") == text:
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written += 1
+        print(f"wrote {display(path)}")
+    print(f"{len(files)} generated files, {written} written")
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("gen", help="regenerate G1-G8 and the Python tables from the catalogue")
+    add_catalogue_arg(p)
+    p.add_argument("--out", type=Path, default=None, metavar="DIR",
+                   help="output directory (default: generated/ beside the catalogue)")
+    p.add_argument("--check", action="store_true",
+                   help="regenerate in memory; exit 1 naming each stale file with a unified diff")
+    p.set_defaults(func=run)
