@@ -13,8 +13,9 @@ from mgpipe.gen.layout import read_headers
 from mgpipe.gen.layout_model import Layouts
 from mgpipe.gen.layout_model import Struct as LStruct
 from mgpipe.gen.model import (
-    Call, Enum, FieldList, InputFile, Member, Model, PipeInput, RenderState, Struct,
+    Call, Enum, FieldList, InputFile, Member, Model, PipeInput, RenderState, Span, Struct, Tail,
 )
+from mgpipe.gen.gates import SCALAR_TAILS
 from mgpipe.gen.rsgates import check_render_state
 
 
@@ -28,6 +29,30 @@ class Built:
 
 def fingerprint(data: bytes) -> str:
     return xxhash.xxh64(data).hexdigest()
+
+
+def ordered_structs(lay: Layouts) -> list[LStruct]:
+    """Structs in a stable order where every member type precedes its user.
+
+    Declaration position (header, line) breaks ties, so the order is the same whether the
+    layouts came from libclang or from the cache.
+    """
+    by_pos = sorted(lay.structs.values(), key=lambda s: (s.path, s.line, s.col, s.name))
+    out: list[LStruct] = []
+    done: set[str] = set()
+
+    def visit(s: LStruct) -> None:
+        if s.name in done:
+            return
+        done.add(s.name)
+        for m in s.members:
+            if m.struct in lay.structs:
+                visit(lay.structs[m.struct])
+        out.append(s)
+
+    for s in by_pos:
+        visit(s)
+    return out
 
 
 def _float_inside(lay: Layouts, struct: str | None, depth: int = 0) -> bool:
@@ -47,6 +72,26 @@ def _struct(lay: Layouts, s: LStruct, pins: dict[str, int], classes: dict[str, s
     )
     return Struct(name=s.name, size=s.size, align=s.align, header=s.path, members=members,
                   pinned_size=pins.get(s.name), has_blob_ref=holds(lay, s.name, "MGPBlobRef"))
+
+
+def _tails(cat: Catalogue, lay: Layouts) -> tuple[Tail, ...]:
+    enumerators = {e.name: e.value for en in lay.enums.values() for e in en.enumerators}
+    sizes = {"i32": 4, "u32": 4}
+    out = []
+    for r in cat.tails:
+        call, elem, count, bound, cfield, cbit, when = (t.text for t in r.toks)
+        scalar = SCALAR_TAILS.get(elem)
+        out.append(Tail(
+            call=call, element=elem,
+            elem_size=sizes[scalar] if scalar else lay.structs[elem].size, scalar=scalar,
+            count_field=None if r.toks[2].kind == "int" else count,
+            bound=None if bound == "-" else bound,
+            bound_value=None if bound == "-" else lay.constants[bound].value,
+            cond_field=None if when == "kAlways" else cfield,
+            cond_bit=None if when == "kAlways" else cbit,
+            cond_value=0 if when == "kAlways" else enumerators[cbit], when=when,
+        ))
+    return tuple(out)
 
 
 def lock_text(cat: Catalogue) -> str:
@@ -93,7 +138,7 @@ def _model(cat: Catalogue, lay: Layouts, rs) -> Model:  # type: ignore[no-untype
              validate_class=vclass.get(r.toks[0].text), payload_size=lay.structs[r.toks[1].text].size)
         for i, r in enumerate(cat.calls)
     )
-    structs = tuple(_struct(lay, s, pins, rs.member_classes) for s in lay.structs.values())
+    structs = tuple(_struct(lay, s, pins, rs.member_classes) for s in ordered_structs(lay))
     rs_struct = next(s for s in structs if s.name == RS_STRUCT)
     offs = {m.name: m.offset for m in rs_struct.members}
     owner = {r.toks[0].text: r.toks[1].text for r in cat.ownership}
@@ -129,17 +174,20 @@ def _model(cat: Catalogue, lay: Layouts, rs) -> Model:  # type: ignore[no-untype
         calls=calls,
         structs=structs,
         enums=tuple(Enum(name=e.name, values=tuple((x.name, x.value) for x in e.enumerators))
-                    for e in lay.enums.values()),
-        constants=tuple((c.name, c.value) for c in lay.constants.values()),
+                    for e in sorted(lay.enums.values(), key=lambda e: (e.path, e.line, e.name))),
+        constants=tuple((c.name, c.value) for c in
+                        sorted(lay.constants.values(), key=lambda c: (c.path, c.line, c.name))),
         field_lists=tuple(FieldList(struct=s, fields=tuple(r.toks[0].text for r in rows))
                           for s, rows in cat.field_lists.items()),
         render_state=RenderState(
             struct=RS_STRUCT, size=rs_struct.size, members=rs_struct.members,
             sub_members=rs.sub_members, chunks=rs.chunks,
-            blend_begin=offs["BlendStates"], blend_end=offs["LogicOp"],
+            spans=tuple(Span(constant=r.toks[0].text, member=r.toks[1].text, offset=offs[r.toks[1].text])
+                        for r in cat.spans),
             pipeline_members=tuple(m for m, c in rs.member_classes.items() if c in ("kPipeline", "kSplit")),
         ),
         setters=rs.setters,
+        tails=_tails(cat, lay),
         pipe_inputs=pipe_inputs,
         validate_classes=tuple(lay.enums["MGPipeValidateClass"].values()),
         ownership_classes=tuple(lay.enums["MGPipeFieldOwnership"].values()),

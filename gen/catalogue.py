@@ -60,6 +60,8 @@ class Catalogue:
     verb_classes: tuple[Row, ...]  # FillPoints.def MGP_VERB_CLASSES
     fill_points: tuple[Row, ...]  # FillPoints.def MGP_FILL_POINTS
     setters: tuple[Row, ...]  # RenderStateSetters.def
+    tails: tuple[Row, ...]  # Tails.def
+    spans: tuple[Row, ...]  # EsprytSpans.def
 
     def path_of(self, name: str) -> str:
         return display(self.root / name, self.display_root)
@@ -75,6 +77,8 @@ SHAPES: dict[str, dict[str, tuple[str, int, int]]] = {
     "FieldOwnership.def": {"MGP_FIELD_OWNERSHIP": ("O", 2, 2)},
     "FillPoints.def": {"MGP_VERB_CLASSES": ("V", 2, 2), "MGP_FILL_POINTS": ("F", 2, 2)},
     "RenderStateSetters.def": {"MGP_RENDER_STATE_SETTERS": ("S", 4, 4)},
+    "Tails.def": {"MGP_TAILS": ("T", 7, 7)},
+    "EsprytSpans.def": {"MGP_ESPRYT_SPANS": ("E", 2, 2)},
 }
 LOCK_FILE = "PipeCalls.lock"
 
@@ -224,6 +228,8 @@ def load_catalogue(root: Path, display_root: str | None = None) -> Catalogue:
         verb_classes=rows("FillPoints.def", "MGP_VERB_CLASSES"),
         fill_points=rows("FillPoints.def", "MGP_FILL_POINTS"),
         setters=rows("RenderStateSetters.def", "MGP_RENDER_STATE_SETTERS"),
+        tails=rows("Tails.def", "MGP_TAILS"),
+        spans=rows("EsprytSpans.def", "MGP_ESPRYT_SPANS"),
     )
     errors.raise_if_any()
     return cat

@@ -300,6 +300,66 @@ def gate_fill_points(ctx: Ctx) -> None:
                     f"Fatal{{UnmigratedPipeInput}}, expected an F(<class>, {name}) row")
 
 
+SCALAR_TAILS = {"Int32": "i32", "Uint32": "u32"}
+WHEN = ("kAlways", "kWhenSet", "kWhenClear")
+
+
+def gate_tails(ctx: Ctx) -> None:
+    """TAILS: every kVarTail call has tails, and every tail names real members and bounds."""
+    calls = {r.toks[0].text: r for r in ctx.cat.calls}
+    consts = ctx.lay.constants
+    enumerators = {e.name: e.value for en in ctx.lay.enums.values() for e in en.enumerators}
+    has_tail: set[str] = set()
+    for r in ctx.cat.tails:
+        call, elem, count, bound, cfield, cbit, when = r.toks
+        has_tail.add(call.text)
+        row = calls.get(call.text)
+        if row is None:
+            ctx.err(call.loc, "TAILS", f"tail of unknown call {call.text!r}, expected a PipeCalls.def name")
+            continue
+        if "kVarTail" not in row.toks[3].parts:
+            ctx.err(call.loc, "TAILS", f"{call.text} has a tail but no kVarTail flag, expected kVarTail")
+        if elem.text not in ctx.lay.structs and elem.text not in SCALAR_TAILS:
+            ctx.err(elem.loc, "TAILS", f"tail element {elem.text!r} is no struct or scalar, expected one")
+        payload = ctx.lay.structs.get(row.toks[1].text)
+        members = {m.name for m in payload.members} if payload else set()
+        if count.kind != "int" and count.text not in members:
+            ctx.err(count.loc, "TAILS", f"{row.toks[1].text} has no count member {count.text!r}, expected a member or 1")
+        elif count.kind == "int" and count.text != "1":
+            ctx.err(count.loc, "TAILS", f"a literal count must be 1, not {count.text}")
+        if bound.kind != "dash" and bound.text not in consts:
+            ctx.err(bound.loc, "TAILS", f"bound {bound.text!r} is no named constant, expected one or -")
+        if count.kind != "int" and bound.kind == "dash":
+            ctx.err(bound.loc, "TAILS", f"count {count.text} of {call.text} has no bound, expected a named constant")
+        if when.text not in WHEN:
+            ctx.err(when.loc, "TAILS", f"unknown condition {when.text!r}, expected one of {', '.join(WHEN)}")
+        elif when.text != "kAlways":
+            if cfield.text not in members:
+                ctx.err(cfield.loc, "TAILS", f"{row.toks[1].text} has no member {cfield.text!r}, expected a flags member")
+            if cbit.text not in enumerators:
+                ctx.err(cbit.loc, "TAILS", f"condition bit {cbit.text!r} is no enumerator, expected one")
+    for r in ctx.cat.calls:
+        if "kVarTail" in r.toks[3].parts and r.toks[0].text not in has_tail:
+            ctx.err(r.toks[3].loc, "TAILS", f"{r.toks[0].text} is kVarTail but Tails.def describes no tail, expected T({r.toks[0].text}, ...) rows")
+
+
+def gate_spans(ctx: Ctx) -> None:
+    """SPANS: each Espryt span boundary names a member of RenderStateParameters, in order."""
+    rs = ctx.lay.structs.get(RS_STRUCT)
+    if rs is None:
+        return
+    offs = {m.name: m.offset for m in rs.members}
+    last = -1
+    for r in ctx.cat.spans:
+        const, member = r.toks
+        if member.text not in offs:
+            ctx.err(member.loc, "SPANS", f"{RS_STRUCT} has no member {member.text!r}, expected a member name")
+            continue
+        if offs[member.text] <= last:
+            ctx.err(member.loc, "SPANS", f"{const.text} at offset {offs[member.text]} does not follow the previous boundary, expected ascending spans")
+        last = offs[member.text]
+
+
 GateFn = Callable[[Ctx], None]
 
 #: Every catalogue-level gate, in run order. Render-state gates (CHUNK-PARTITION,
@@ -315,6 +375,8 @@ GATES: tuple[tuple[str, GateFn], ...] = (
     ("ownership", gate_ownership),
     ("coverage", gate_coverage),
     ("fill-points", gate_fill_points),
+    ("tails", gate_tails),
+    ("spans", gate_spans),
 )
 
 __all__ = ["Ctx", "GATES", "holds"]

@@ -70,8 +70,7 @@ class RenderState(Frozen):
     members: tuple[Member, ...]
     sub_members: tuple[SubMember, ...]  # split members expanded, every element
     chunks: tuple[Chunk, ...]
-    blend_begin: int  # Espryt: offsetof(BlendStates)
-    blend_end: int  # Espryt: offsetof(LogicOp)
+    spans: tuple[Span, ...]  # Espryt span boundaries (EsprytSpans.def)
     pipeline_members: tuple[str, ...]
 
     @property
@@ -81,6 +80,26 @@ class RenderState(Frozen):
     @property
     def dynamic(self) -> tuple[Chunk, ...]:
         return tuple(c for c in self.chunks if c.cls == "kDynamic")
+
+
+class Tail(Frozen):
+    call: str
+    element: str  # struct name or scalar type name
+    elem_size: int
+    scalar: str | None  # for a scalar element
+    count_field: str | None  # None: exactly one element
+    bound: str | None  # constant name
+    bound_value: int | None
+    cond_field: str | None
+    cond_bit: str | None
+    cond_value: int
+    when: str  # kAlways | kWhenSet | kWhenClear
+
+
+class Span(Frozen):
+    constant: str
+    member: str
+    offset: int
 
 
 class Setter(Frozen):
@@ -127,6 +146,7 @@ class Model(Frozen):
     field_lists: tuple[FieldList, ...]
     render_state: RenderState
     setters: tuple[Setter, ...]
+    tails: tuple[Tail, ...]
     pipe_inputs: tuple[PipeInput, ...]
     validate_classes: tuple[str, ...]
     ownership_classes: tuple[str, ...]

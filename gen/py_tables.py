@@ -39,7 +39,7 @@ def context(model: Model) -> dict:
         "pipeline_chunks": tuple((c.offset, c.length) for c in rs.pipeline),
         "dynamic_chunks": tuple((c.offset, c.length) for c in rs.dynamic),
         "chunks": tuple((c.offset, c.length, c.cls) for c in rs.chunks),
-        "espryt_spans": {"blend_begin": rs.blend_begin, "blend_end": rs.blend_end},
+        "espryt_spans": {sp.constant: sp.offset for sp in rs.spans},
         "sub_members": tuple((sm.path, sm.offset, sm.size, sm.cls) for sm in rs.sub_members),
     }
     return {
@@ -50,6 +50,12 @@ def context(model: Model) -> dict:
         "render_state": render_state,
         "setters": tuple({"setter": s.setter, "arm": s.arm, "bump": s.bump, "writes": s.writes}
                          for s in model.setters),
+        "tails": tuple(
+            {"call": t.call, "element": t.element, "elem_size": t.elem_size, "scalar": t.scalar,
+             "count_field": t.count_field, "bound": t.bound_value, "cond_field": t.cond_field,
+             "cond_value": t.cond_value, "when": t.when}
+            for t in model.tails
+        ),
         "pipe_inputs": tuple({"id": p.id, "accessor": p.accessor, "field": p.field,
                               "ownership": p.ownership, "sticky": p.lifetime == "kSticky"}
                              for p in model.pipe_inputs),

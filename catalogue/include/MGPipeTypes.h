@@ -379,10 +379,10 @@ struct MGPGlobalConstants {
     MGPBlobRef Blob;
 };
 
-// Tail: MGPAttribValue[popcount(Mask)].
+// Tail: MGPAttribValue[Count], Count == popcount(Mask).
 struct MGPVertexAttribDefaults {
     Uint32 Mask;
-    Uint32 Pad0;
+    Uint32 Count;
     Uint64 ContentHash;
 };
 
