@@ -37,7 +37,8 @@ def planned_files(catalogue: Path, out: Path) -> dict[Path, str]:
     return files
 
 
-def check(files: dict[Path, str], stream=sys.stdout) -> list[Path]:  # type: ignore[no-untyped-def]
+def check(files: dict[Path, str], stream=None) -> list[Path]:  # type: ignore[no-untyped-def]
+    stream = stream if stream is not None else sys.stdout
     stale = []
     for path, text in files.items():
         current = path.read_text(encoding="utf-8") if path.is_file() else None

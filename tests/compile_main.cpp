@@ -1,0 +1,98 @@
+// The runtime half of the compile test: the generated checks, run on crafted inputs.
+// (Appended after the headers and every generated .inc by tests/test_generator.py.)
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+
+MGPipeScreen gMGPipeScreen;
+MGPipeContext gMGPipeContext;
+
+static int g_failures = 0;
+#define EXPECT(cond)                                                      \
+    do {                                                                  \
+        if (!(cond)) {                                                    \
+            std::printf("FAILED: %s (line %d)\n", #cond, __LINE__);       \
+            ++g_failures;                                                 \
+        }                                                                 \
+    } while (0)
+
+static bool Same(const char* a, const char* b) { return a && b && std::strcmp(a, b) == 0; }
+
+static void CheckRecords() {
+    alignas(8) Uint8 rec[256] = {};
+    MGPWireRecHeader h{kMGPWireOpBindRenderState, 0, kMGPipeFixedRecordBytes[kMGPWireOpBindRenderState]};
+    std::memcpy(rec, &h, sizeof h);
+    EXPECT(MGPipeCheckRecord(rec, sizeof rec).Ok);
+    EXPECT(Same(MGPipeCheckRecord(rec, 4).Reason, "Record.Header"));
+    EXPECT(Same(MGPipeCheckRecord(rec, h.Size - 8).Reason, "Record.Truncated"));
+    h.Size += 8;  // a fixed-size call may not carry a tail
+    std::memcpy(rec, &h, sizeof h);
+    EXPECT(Same(MGPipeCheckRecord(rec, sizeof rec).Reason, "BindRenderState.Size"));
+    h.Size = 12;
+    std::memcpy(rec, &h, sizeof h);
+    EXPECT(Same(MGPipeCheckRecord(rec, sizeof rec).Reason, "Record.Size"));
+    h = {kMGPWireOpCount, 0, 16};
+    std::memcpy(rec, &h, sizeof h);
+    EXPECT(Same(MGPipeCheckRecord(rec, sizeof rec).Reason, "Record.Op"));
+    h = {kMGPWireOpDrawVbo, 0, kMGPipeFixedRecordBytes[kMGPWireOpDrawVbo] + 24};  // a tail is legal
+    std::memcpy(rec, &h, sizeof h);
+    EXPECT(MGPipeCheckRecord(rec, sizeof rec).Ok);
+    MGPBlobRef blob{16, 32, kMGPipeSegStage, 0};
+    EXPECT(MGPipeCheckBlob(blob, 48, "SetDynamicState.Blob").Ok);
+    EXPECT(Same(MGPipeCheckBlob(blob, 40, "SetDynamicState.Blob").Reason, "SetDynamicState.Blob"));
+    blob.Offset = ~0ull;
+    EXPECT(!MGPipeCheckBlob(blob, 48, "X").Ok);
+    EXPECT(MGPipeWaitClassFor(kMGPWireOpPresent) == kWaitPresent);
+    EXPECT(MGPipeWaitClassFor(kMGPWireOpReadPixels) == kWaitReply);
+}
+
+static void CheckVerify() {
+    RenderStateParameters a{}, b{};
+    EXPECT(MGPipeVerify_RenderStateParameters(a, b) == nullptr);
+    a.LineWidth = 0.0f;
+    b.LineWidth = -0.0f;
+    EXPECT(a.LineWidth == b.LineWidth);  // equal by value ...
+    EXPECT(Same(MGPipeVerify_RenderStateParameters(a, b), "LineWidth"));  // ... not by bits
+    Uint32 nan1 = 0x7fc00001u, nan2 = 0x7fc00002u;
+    std::memcpy(&a.LineWidth, &nan1, 4);
+    std::memcpy(&b.LineWidth, &nan2, 4);
+    EXPECT(Same(MGPipeVerify_RenderStateParameters(a, b), "LineWidth"));
+    b = a;
+    b.StencilStates[1].Ref = 7;
+    EXPECT(Same(MGPipeVerify_RenderStateParameters(a, b), "StencilStates"));
+    MGPDrawInfo d1{}, d2{};
+    d2.IndexResource.Gen = 2;
+    EXPECT(Same(MGPipeVerify_MGPDrawInfo(d1, d2), "IndexResource"));
+}
+
+static void CheckPoison() {
+    static MGPipePoison p{};
+    MGPipeEnterVerb(p, kMGPWireOpDrawVbo);
+    EXPECT(MGPipeCheckRead(p, kMGPipeInput_m_renderState) == nullptr);
+    EXPECT(Same(MGPipeCheckRead(p, kMGPipeInput_m_clearColor), "GetClearColor"));
+    MGPipeEnterVerb(p, kMGPWireOpClear);
+    EXPECT(MGPipeCheckRead(p, kMGPipeInput_m_clearColor) == nullptr);
+    MGPipeEnterVerb(p, kMGPWireOpFlush);  // validates nothing: every per-verb read is stale
+    EXPECT(Same(MGPipeCheckRead(p, kMGPipeInput_m_renderState), "GetRenderStateParameters"));
+}
+
+static void CheckSpans() {
+    Uint32 covered = 0;
+    for (const auto& c : kMGPipeRenderStateChunks) covered += c.Length;
+    EXPECT(covered == sizeof(RenderStateParameters));
+    EXPECT(kMGPipePipelineChunkCount == sizeof(kMGPipePipelineChunks) / sizeof(kMGPipePipelineChunks[0]));
+    Uint32 owned = 0;
+    for (auto o : kMGPipeFieldOwnership) owned += (o <= kFatal) ? 1u : 0u;
+    EXPECT(owned == kMGPipeInputFieldCount);
+}
+
+int main() {
+    CheckRecords();
+    CheckVerify();
+    CheckPoison();
+    CheckSpans();
+    if (g_failures) return 1;
+    std::printf("all runtime checks passed\n");
+    return 0;
+}
