@@ -1,0 +1,230 @@
+"""The negative controls of `mgpipe self-test`: one planted defect per gate (R-16).
+
+Each :class:`Control` copies the catalogue (and ``generated/`` beside it) into a fresh
+temporary tree, applies its :mod:`plants <mgpipe.gen.plants>`, runs the generator and
+demands that it refuses **for its own reason**: the exit code of the kind (2 for a gate,
+1 for a stale output), a ``: GATE: `` line carrying every ``expect`` text, and no error
+from a gate outside ``{gate} | also``. ``also`` lists the collateral gates a defect
+necessarily trips as well (documented per control in docs/SELFTEST.md); an error from any
+other gate is "failing for another reason" and FAILS the control.
+
+``registry`` names the :data:`~mgpipe.gen.gates.GATES` entry (or ``render-state``) whose
+check the control proves: switching that entry off (``--disable-gate``) must make the
+control FAIL. ``None`` marks checks that run outside the registry (parser, header reader,
+diff gate, G4 template).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mgpipe.gen.plants import (
+    Append, Delete, Edit, InsertAfter, Move, Remove, Replace, Rewrite, Sub,
+)  # fmt: skip
+
+GATE, STALE, G4, CLEAN = "gate", "stale", "g4", "clean"
+
+CALLS, FIELDS, SIZES = "PipeCalls.def", "PipeFields.def", "PayloadSizes.def"
+SETTERS, OWNERS, COVER = "RenderStateSetters.def", "FieldOwnership.def", "Coverage.def"
+TYPES, VALUES = "include/MGPipeTypes.h", "include/MGPipeValueTypes.h"
+LAST_CALL = "X(SetProgramBindings,"
+
+
+@dataclass(frozen=True)
+class Control:
+    name: str
+    gate: str  # the name that must appear (a gate, STALE, G4-BITS or CLEAN)
+    planted: str  # the defect, in words
+    expect: tuple[str, ...]  # texts the gate's line must carry (stale: the files named)
+    edits: tuple[Edit, ...] = ()
+    kind: str = GATE
+    also: frozenset[str] = frozenset()
+    registry: str | None = None
+
+
+def _c(name: str, gate: str, planted: str, expect: str | tuple[str, ...], *edits: Edit,
+       registry: str | None, also: tuple[str, ...] = (), kind: str = GATE) -> Control:
+    exp = (expect,) if isinstance(expect, str) else expect
+    return Control(name, gate, planted, exp, tuple(edits), kind, frozenset(also), registry)
+
+
+CONTROLS: tuple[Control, ...] = (
+    # ---- the call catalogue (call-tokens, wait-class, blob-ref, append-only) -------------
+    _c("append-only-moved", "APPEND-ONLY", "PipeCalls.def: row QueryBegin moved after QueryResult",
+       "call QueryBegin is row 16 but PipeCalls.lock pins opcode 13",
+       Move(CALLS, "X(QueryBegin,", "X(QueryResult,"), registry="append-only"),
+    _c("append-only-deleted", "APPEND-ONLY", "PipeCalls.def: row QueryDestroy deleted mid-file",
+       "locked call QueryDestroy (opcode 17) has no row",
+       Delete(CALLS, "X(QueryDestroy,"), registry="append-only"),
+    _c("wait-class-reply-slot", "WAIT-CLASS", "PipeCalls.def: GetCaps (kReplySlot) given kWaitNone",
+       "GetCaps has kReplySlot but wait class kWaitNone",
+       Sub(CALLS, "X(GetCaps,", "kWaitReply", "kWaitNone"), registry="wait-class"),
+    _c("wait-class-no-slot", "WAIT-CLASS", "PipeCalls.def: FenceStatus kWaitReply with flags kNone",
+       "FenceStatus is kWaitReply without kReplySlot",
+       Sub(CALLS, "X(FenceStatus,", "kReplySlot", "kNone"), registry="wait-class"),
+    _c("unknown-wait-class", "UNKNOWN-WAIT-CLASS", "PipeCalls.def: Flush wait class kWaitSoon",
+       "wait class 'kWaitSoon' is not an MGPipeWaitClass enumerator",
+       Sub(CALLS, "X(Flush,", "kWaitNone", "kWaitSoon"), registry="call-tokens"),
+    _c("unknown-payload", "UNKNOWN-PAYLOAD", "PipeCalls.def: Flush payload MGPFlushh",
+       "payload type 'MGPFlushh' of Flush",
+       Sub(CALLS, "X(Flush,", "MGPFlush", "MGPFlushh"), registry="call-tokens"),
+    _c("unknown-class", "UNKNOWN-CLASS", "PipeCalls.def: Flush class kCtxVerbb",
+       "unknown class 'kCtxVerbb'",
+       Sub(CALLS, "X(Flush,", "kCtxVerb", "kCtxVerbb"), registry="call-tokens"),
+    _c("unknown-flag", "UNKNOWN-FLAG", "PipeCalls.def: Flush flag kHasBlobb",
+       "unknown flag 'kHasBlobb'",
+       Sub(CALLS, "X(Flush,", "kNone", "kHasBlobb"), registry="call-tokens"),
+    _c("duplicate-call", "DUPLICATE-CALL", "PipeCalls.def: a second Flush row appended",
+       "call Flush already has row 69",
+       Append(CALLS, LAST_CALL, "X(Flush, MGPFlush, kCtxVerb, kNone, kWaitNone)"),
+       registry="call-tokens", also=("APPEND-ONLY",)),
+    _c("blob-ref", "BLOB-REF", "PipeCalls.def: Flush (payload MGPFlush, no blob) flagged kHasBlob",
+       "Flush is kHasBlob but its payload MGPFlush holds no MGPBlobRef",
+       Sub(CALLS, "X(Flush,", "kNone", "kHasBlob"), registry="blob-ref"),
+    # ---- sizes and field lists -------------------------------------------------------------
+    _c("size-drift", "SIZE-DRIFT",
+       "MGPipeTypes.h: Uint32 SelfTestExtra appended to MGPBindRenderState (+ its PipeFields row)",
+       "sizeof(MGPBindRenderState) is 16 bytes but PayloadSizes.def pins 12",
+       Replace(TYPES, "    Uint16 PipelineVersion;\n};", "    Uint16 PipelineVersion;\n    Uint32 SelfTestExtra;\n};"),
+       Append(FIELDS, "F(PipelineVersion)", "F(SelfTestExtra)"), registry="sizes"),
+    _c("size-pin", "SIZE-PIN", "PayloadSizes.def: the MGPFlush pin deleted",
+       "payload MGPFlush has no PayloadSizes.def pin",
+       Delete(SIZES, "S(MGPFlush,"), registry="sizes"),
+    _c("field-missing", "FIELD-MISSING",
+       "MGPipeValueTypes.h: Bool SelfTestProbe added to RenderStateParameters in the 3-byte hole "
+       "after SampleCoverageInvert (sizeof stays 1168), no PipeFields.def row",
+       "member RenderStateParameters::SelfTestProbe has no row",
+       Replace(VALUES, "    Bool SampleCoverageInvert;\n", "    Bool SampleCoverageInvert;\n    Bool SelfTestProbe;\n"),
+       registry="field-lists", also=("CHUNK-PARTITION", "SETTER-COVERAGE")),
+    _c("field-unknown", "FIELD-UNKNOWN", "PipeFields.def: F(SelfTestBogus) added to MGPHandleOnly",
+       "MGPHandleOnly has no member 'SelfTestBogus'",
+       Replace(FIELDS, "MGP_FIELDS_MGPHandleOnly(F) \\\n    F(Res)\n",
+               "MGP_FIELDS_MGPHandleOnly(F) \\\n    F(Res) \\\n    F(SelfTestBogus)\n"),
+       registry="field-lists"),
+    _c("field-order", "FIELD-ORDER", "PipeFields.def: MGPBox rows X and Y swapped",
+       "MGP_FIELDS_MGPBox lists Y where MGPBox declares X",
+       Replace(FIELDS, "MGP_FIELDS_MGPBox(F) \\\n    F(X) \\\n    F(Y) \\",
+               "MGP_FIELDS_MGPBox(F) \\\n    F(Y) \\\n    F(X) \\"), registry="field-lists"),
+    _c("field-list", "FIELD-LIST", "PipeFields.def: MGP_FIELDS_SelfTestNoSuchStruct added",
+       "MGP_FIELDS_SelfTestNoSuchStruct names no struct",
+       Replace(FIELDS, "#define MGP_FIELDS_MGPHandleOnly(F)",
+               "#define MGP_FIELDS_SelfTestNoSuchStruct(F) \\\n    F(A)\n\n#define MGP_FIELDS_MGPHandleOnly(F)"),
+       registry="field-lists"),
+    # ---- PipeInputs, ownership, coverage, fill points, tails, spans --------------------------
+    _c("pipe-inputs", "PIPE-INPUTS", "PipeInputs.def: GetClearDepth lifetime kForever",
+       "unknown lifetime 'kForever'",
+       Sub("PipeInputs.def", "X(GetClearDepth,", "kPerVerb", "kForever"), registry="pipe-inputs"),
+    _c("ownership-two", "OWNERSHIP", "FieldOwnership.def: m_clearDepth in kApplierDerived|kFatal",
+       "PipeInputs field m_clearDepth is in 2 ownership classes",
+       Sub(OWNERS, "O(m_clearDepth,", "kApplierDerived", "kApplierDerived|kFatal"), registry="ownership"),
+    _c("ownership-none", "OWNERSHIP", "FieldOwnership.def: the m_clearDepth row deleted",
+       "PipeInputs field m_clearDepth is in no ownership class",
+       Delete(OWNERS, "O(m_clearDepth,"), registry="ownership"),
+    _c("coverage-call", "COVERAGE-CALL", "Coverage.def: GetClearDepth answered by SetDynamicStat",
+       "names call 'SetDynamicStat'",
+       Sub(COVER, "C(GetClearDepth,", "SetDynamicState", "SetDynamicStat"), registry="coverage"),
+    _c("coverage-unmapped", "COVERAGE-UNMAPPED", "Coverage.def: the GetClearDepth row deleted",
+       "accessor GetClearDepth is UNMAPPED",
+       Delete(COVER, "C(GetClearDepth,"), registry="coverage"),
+    _c("coverage-accessor", "COVERAGE-ACCESSOR", "Coverage.def: a row for accessor GetSelfTestNothing",
+       "accessor 'GetSelfTestNothing', which PipeInputs.def does not declare",
+       InsertAfter(COVER, "C(GetClearDepth,", "    C(GetSelfTestNothing, Flush) \\"), registry="coverage"),
+    _c("fill-points", "FILL-POINTS", "FillPoints.def: DrawVbo validate class kDrawz",
+       "unknown validate class 'kDrawz'",
+       Sub("FillPoints.def", "V(DrawVbo,", "kDraw", "kDrawz"), registry="fill-points"),
+    _c("tails", "TAILS", "Tails.def: SetVertexBuffers bound kMGPipeMaxVertexAttribz",
+       "bound 'kMGPipeMaxVertexAttribz' is no named constant",
+       Sub("Tails.def", "T(SetVertexBuffers,", "kMGPipeMaxVertexAttribs", "kMGPipeMaxVertexAttribz"),
+       registry="tails"),
+    _c("spans", "SPANS", "EsprytSpans.def: kMGPipeBlendSpanEnd moved to Viewports (offset 0)",
+       "kMGPipeBlendSpanEnd at offset 0 does not follow the previous boundary",
+       Sub("EsprytSpans.def", "E(kMGPipeBlendSpanEnd,", "LogicOp", "Viewports"), registry="spans"),
+    # ---- render state (rsgates: render-state) ------------------------------------------------
+    _c("chunk-unclassified", "CHUNK-PARTITION", "PipeFields.def: LineWidth's class column dropped",
+       "bytes [256, 260) of RenderStateParameters.LineWidth are in no chunk",
+       Rewrite(FIELDS, "F(LineWidth,", "F(LineWidth) \\"), registry="render-state"),
+    _c("chunk-overlap", "CHUNK-PARTITION", "PipeFields.def: PointSize classed kPipeline|kDynamic",
+       "RenderStateParameters.PointSize are claimed by both the pipeline and the dynamic chunks",
+       Sub(FIELDS, "F(PointSize,", "kDynamic", "kPipeline|kDynamic"),
+       registry="render-state", also=("SETTER-CONSISTENCY",)),
+    _c("rs-class", "RS-CLASS", "PipeFields.def: PointSize classed kDynamik",
+       "RenderStateParameters.PointSize has render-state class 'kDynamik'",
+       Sub(FIELDS, "F(PointSize,", "kDynamic", "kDynamik"),
+       registry="render-state", also=("CHUNK-PARTITION",)),
+    _c("chunk-mask", "CHUNK-MASK",
+       "MGPipeTypes.h: MGPDynamicState.ChunkMask narrowed to Uint8 (size unchanged); DitherEnabled "
+       "reclassed kDynamic (with its setter kBumpVersion) so the dynamic half has 9 chunks",
+       "9 kDynamic chunks exceed the 8-bit ChunkMask",
+       Replace(TYPES, "    Uint32 ChunkMask;\n    Uint16 Version;", "    Uint8 ChunkMask;\n    Uint16 Version;"),
+       Sub(FIELDS, "F(DitherEnabled,", "kPipeline", "kDynamic"),
+       Sub(SETTERS, "S(SetCapability, Dither,", "kBumpBoth", "kBumpVersion"),
+       registry="render-state"),
+    _c("setter-version-writes-pipeline", "SETTER-CONSISTENCY",
+       "RenderStateSetters.def: SetPolygonMode (writes kPipeline members) declared kBumpVersion",
+       "SetPolygonMode bumps only m_version but writes pipeline-subset bytes",
+       Sub(SETTERS, "S(SetPolygonMode,", "kBumpBoth", "kBumpVersion"), registry="render-state"),
+    _c("setter-both-writes-dynamic", "SETTER-CONSISTENCY",
+       "RenderStateSetters.def: SetLineWidth (writes kDynamic LineWidth) declared kBumpBoth",
+       "SetLineWidth bumps m_pipelineStateVersion but writes dynamic bytes",
+       Sub(SETTERS, "S(SetLineWidth,", "kBumpVersion", "kBumpBoth"), registry="render-state"),
+    _c("setter-member", "SETTER-MEMBER", "RenderStateSetters.def: SetLineWidth also writes SelfTestNoMember",
+       "RenderStateParameters has no member 'SelfTestNoMember'",
+       Sub(SETTERS, "S(SetLineWidth,", "LineWidth", "LineWidth|SelfTestNoMember"), registry="render-state"),
+    _c("setter-coverage", "SETTER-COVERAGE", "RenderStateSetters.def: the SetClampReadColor row deleted",
+       "no RenderStateSetters.def row writes RenderStateParameters.ClampReadColor",
+       Delete(SETTERS, "S(SetClampReadColor,"), registry="render-state"),
+    # ---- outside the registry: parser, shapes, header reader ---------------------------------
+    _c("def-syntax", "DEF-SYNTAX", "PipeCalls.def: the Flush row's closing parenthesis removed",
+       ("PipeCalls.def:", "expected ',', ')'"),
+       Sub(CALLS, "X(Flush,", "kWaitNone)", "kWaitNone"), registry=None),
+    _c("def-shape", "DEF-SHAPE", "PipeCalls.def: a 4-argument row appended",
+       "X(...) in MGP_CALL_LIST has 4 arguments, expected 5",
+       Append(CALLS, LAST_CALL, "X(SelfTestShape, MGPFlush, kCtxVerb, kNone)"), registry=None),
+    _c("def-missing", "DEF-MISSING", "Tails.def removed from the catalogue",
+       "catalogue file Tails.def not found", Remove("Tails.def"), registry=None),
+    _c("header-compile", "HEADER-COMPILE", "MGPipeTypes.h: MGPFlush's ';' after Flags removed",
+       ("include/MGPipeTypes.h:", "expected ';'"),
+       Replace(TYPES, "struct MGPFlush {\n    Uint32 Flags;", "struct MGPFlush {\n    Uint32 Flags"),
+       registry=None),
+    _c("header-unsupported", "HEADER-UNSUPPORTED", "MGPipeTypes.h: MGPFlush.Flags made a bit-field",
+       "bit-field MGPFlush::Flags",
+       Replace(TYPES, "struct MGPFlush {\n    Uint32 Flags;", "struct MGPFlush {\n    Uint32 Flags : 4;"),
+       registry=None),
+    _c("header-duplicate", "HEADER-DUPLICATE", "MGPipeTypes.h: a second struct MGPFlush in a namespace",
+       "struct 'MGPFlush' is declared again",
+       Replace(TYPES, "struct MGPPresent {", "namespace selftest { struct MGPFlush { Uint32 Flags; }; }\n\n"
+               "struct MGPPresent {"), registry=None),
+    # ---- the diff gate (`gen --check`) ---------------------------------------------------------
+    _c("stale-hand-edit", "STALE", "generated/PipeWire.inc: one hand-edited line",
+       ("generated/PipeWire.inc",),
+       Replace("generated/PipeWire.inc", "#pragma once\n", "#pragma once\n// a hand edit\n"),
+       registry=None, kind=STALE),
+    _c("stale-after-change", "STALE",
+       "PipeCalls.def: valid call SelfTestPing (MGPFlush) appended; generated/ not regenerated",
+       ("{catalogue}/PipeCalls.lock", "generated/PipeTables.inc", "generated/PipeWire.inc",
+        "generated/pipe_tables.py"),
+       Append(CALLS, LAST_CALL, "X(SelfTestPing, MGPFlush, kCtxVerb, kNone, kWaitNone)"),
+       registry=None, kind=STALE),
+    # ---- G4: floats compared by bits -------------------------------------------------------------
+    _c("g4-float-bits", "G4-BITS",
+       "PipeVerify.inc rendered with scalar floats compared by value (a != b)",
+       ("real comparator reports LineWidth for 0.0/-0.0 and two NaN payloads; "
+        "the by-value comparator misses 0.0/-0.0",), registry=None, kind=G4),
+    # ---- the control of the controls -----------------------------------------------------------
+    _c("clean", "CLEAN", "nothing (the unplanted copy)",
+       ("gen --check exits 0: no gate error, no stale file",), registry=None, kind=CLEAN),
+)
+
+
+def select(names: list[str] | None) -> list[Control]:
+    """Controls whose name contains any of ``names`` (all when empty)."""
+    if not names:
+        return list(CONTROLS)
+    return [c for c in CONTROLS if any(n in c.name for n in names)]
+
+
+def by_name(name: str) -> Control:
+    return next(c for c in CONTROLS if c.name == name)
+
+
+__all__ = ["CLEAN", "CONTROLS", "Control", "G4", "GATE", "STALE", "by_name", "select"]

@@ -1,0 +1,68 @@
+"""`mgpipe self-test`: run every negative control; each gate must go red for its own reason.
+
+One line per control (status, name, gate, planted defect, expected message); a FAIL adds
+its reason on the next line. Exit 0 when every control passes, 1 otherwise.
+``--json`` prints ``{"controls": [{"name", "gate", "planted", "expected", "status"}]}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+from mgpipe.cmd_gen import add_catalogue_arg, catalogue_of
+from mgpipe.gen.controls import select
+from mgpipe.gen.errors import GenError
+from mgpipe.gen.selftest import FAIL, GATE_GROUPS, run_controls
+
+EXIT_FAILED = 1
+
+
+def run(args: argparse.Namespace) -> int:
+    catalogue = catalogue_of(args).resolve()
+    disabled = frozenset(args.disable_gate or ())
+    unknown = sorted(disabled - set(GATE_GROUPS))
+    if unknown:
+        raise GenError("<command line>", 1, 1, "UNKNOWN-GATE",
+                       f"no gate group {unknown[0]!r}, expected one of {', '.join(GATE_GROUPS)}")
+    controls = select(args.k)
+    if not controls:
+        raise GenError("<command line>", 1, 1, "UNKNOWN-CONTROL",
+                       f"no control name contains {' or '.join(map(repr, args.k))}, "
+                       f"expected a substring of a control name (see docs/SELFTEST.md)")
+    jobs = args.jobs if args.jobs is not None else min(2, os.cpu_count() or 1)
+    t0 = time.perf_counter()
+    results = run_controls(controls, catalogue, disabled, jobs=jobs)
+    wall = time.perf_counter() - t0
+    failed = [r for r in results if r.status == FAIL]
+    if args.json:
+        print(json.dumps({"controls": [r.as_json() for r in results]}, indent=2))
+        for r in failed:
+            print(f"FAIL {r.name}: {r.reason}", file=sys.stderr)
+    else:
+        width = max(len(r.name) for r in results)
+        gwidth = max(len(r.gate) for r in results)
+        for r in results:
+            print(f"{r.status}  {r.name:<{width}}  {r.gate:<{gwidth}}  planted: {r.planted}  "
+                  f"expected: {r.expected}")
+            if r.status == FAIL:
+                print(f"      reason: {r.reason}")
+        note = f" (gates disabled: {', '.join(sorted(disabled))})" if disabled else ""
+        print(f"{len(results) - len(failed)} of {len(results)} controls passed in {wall:.1f} s{note}")
+    return EXIT_FAILED if failed else 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "self-test", help="plant one defect per gate in a temporary copy; each must go red by name")
+    add_catalogue_arg(p)
+    p.add_argument("--json", action="store_true", help="machine-readable results")
+    p.add_argument("-k", action="append", metavar="NAME",
+                   help="run only controls whose name contains NAME (repeatable)")
+    p.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                   help="worker processes (default: 2, or 1 on a one-core machine)")
+    p.add_argument("--disable-gate", action="append", metavar="NAME", help=argparse.SUPPRESS)
+    p.set_defaults(func=run)

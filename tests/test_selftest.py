@@ -1,0 +1,170 @@
+"""`mgpipe self-test`: every gate is seen red for its own reason, and green when unplanted.
+
+The whole self-test runs once (as a user runs it, `python -m mgpipe self-test --json`,
+timed); each control is then its own test case. Further cases prove the verdicts mean
+something: switching a gate off turns its control FAIL by name, and a plant that matches
+nothing, a defect caught by the wrong gate, a comparator regression or a missing g++ all
+FAIL rather than pass.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+
+import pytest
+
+from mgpipe import cli
+from mgpipe.gen import CATALOGUE_DIR, REPO_ROOT, controls, g4_verify
+from mgpipe.gen.controls import CONTROLS, Control
+from mgpipe.gen.gates import GATES
+from mgpipe.gen.plants import Sub
+from mgpipe.gen.selftest import FAIL, PASS, run_control
+
+NAMES = [c.name for c in CONTROLS]
+WALL_LIMIT_S = 60.0
+
+
+def _digest() -> dict[str, bytes]:
+    return {str(p): p.read_bytes() for d in ("catalogue", "generated")
+            for p in sorted((REPO_ROOT / d).rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
+
+
+@pytest.fixture(scope="module")
+def full_run() -> dict:
+    before = _digest()
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "mgpipe", "self-test", "--json"],
+                          cwd=REPO_ROOT, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    print(f"\nmgpipe self-test: {len(NAMES)} controls, wall time {wall:.1f} s")
+    doc = json.loads(proc.stdout)
+    reasons = dict(re.findall(r"^FAIL (\S+): (.*)$", proc.stderr, re.M))
+    return {"rc": proc.returncode, "doc": doc, "reasons": reasons, "wall": wall,
+            "stderr": proc.stderr, "untouched": _digest() == before}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_control_passes(full_run: dict, name: str) -> None:
+    row = next(r for r in full_run["doc"]["controls"] if r["name"] == name)
+    assert row["status"] == PASS, full_run["reasons"].get(name, full_run["stderr"][-2000:])
+
+
+def test_every_control_passes_and_exit_is_0(full_run: dict) -> None:
+    assert full_run["rc"] == 0, full_run["stderr"][-2000:]
+
+
+def test_json_shape(full_run: dict) -> None:
+    doc = full_run["doc"]
+    assert list(doc) == ["controls"]
+    assert [r["name"] for r in doc["controls"]] == NAMES
+    for r in doc["controls"]:
+        assert set(r) == {"name", "gate", "planted", "expected", "status"}
+        assert r["status"] in (PASS, FAIL)
+        assert all(isinstance(v, str) and v for v in r.values())
+
+
+def test_wall_time(full_run: dict) -> None:
+    assert full_run["wall"] < WALL_LIMIT_S, f"self-test took {full_run['wall']:.1f} s"
+
+
+def test_the_control_of_the_controls_is_listed() -> None:
+    clean = controls.by_name("clean")
+    assert clean.kind == controls.CLEAN and not clean.edits
+
+
+def test_every_gate_has_a_control() -> None:
+    """Every gate name the generator can emit is some control's gate."""
+    emitted: set[str] = set()
+    for src in (REPO_ROOT / "gen").glob("*.py"):
+        if src.name in ("controls.py", "selftest.py", "g4check.py", "plants.py"):
+            continue
+        emitted |= set(re.findall(r'"([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)"', src.read_text()))
+    assert emitted - {c.gate for c in CONTROLS} == set()
+    groups = {name for name, _ in GATES} | {"render-state"}
+    assert groups - {c.registry for c in CONTROLS} == set()
+
+
+def test_k_selects_by_substring(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["self-test", "-k", "append-only", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [r["name"] for r in doc["controls"]] == ["append-only-moved", "append-only-deleted"]
+
+
+def test_plain_output_one_line_per_control(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["self-test", "-k", "wait-class", "-j", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 4  # three controls + the summary
+    assert lines[0].startswith("PASS  wait-class-reply-slot") and "kWaitNone" in lines[0]
+    assert "expected: exit 2, ': WAIT-CLASS: '" in lines[0]
+
+
+@pytest.mark.parametrize("group, name, gate", [
+    ("wait-class", "wait-class-reply-slot", "WAIT-CLASS"),
+    ("append-only", "append-only-moved", "APPEND-ONLY"),
+    ("ownership", "ownership-two", "OWNERSHIP"),
+    ("field-lists", "field-missing", "FIELD-MISSING"),
+    ("call-tokens", "unknown-flag", "UNKNOWN-FLAG"),
+    ("render-state", "setter-both-writes-dynamic", "SETTER-CONSISTENCY"),
+])
+def test_disabling_a_gate_turns_its_control_fail(
+    capsys: pytest.CaptureFixture[str], group: str, name: str, gate: str
+) -> None:
+    assert cli.main(["self-test", "-k", name, "-j", "1", "--disable-gate", group]) == 1
+    out = capsys.readouterr().out
+    line = next(line for line in out.splitlines() if name in line)
+    assert line.startswith(f"FAIL  {name}") and gate in line
+    assert "reason:" in out
+
+
+def test_unknown_gate_group_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["self-test", "--disable-gate", "no-such-gate"]) == 2
+    assert ": UNKNOWN-GATE: " in capsys.readouterr().err
+
+
+def _with(monkeypatch: pytest.MonkeyPatch, control: Control) -> None:
+    monkeypatch.setattr(controls, "CONTROLS", (*CONTROLS, control))
+
+
+def test_a_plant_that_matches_nothing_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    _with(monkeypatch, Control("bogus", "WAIT-CLASS", "nothing", ("x",),
+                               (Sub("PipeCalls.def", "X(NoSuchCall,", "kNone", "kHasBlob"),)))
+    r = run_control("bogus", CATALOGUE_DIR)
+    assert r.status == FAIL and "did not apply" in r.reason and "NoSuchCall" in r.reason
+
+
+def test_a_defect_caught_by_another_gate_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    _with(monkeypatch, Control("wrong-gate", "WAIT-CLASS", "a bad flag", ("Flush",),
+                               (Sub("PipeCalls.def", "X(Flush,", "kNone", "kHasBlobb"),)))
+    r = run_control("wrong-gate", CATALOGUE_DIR)
+    assert r.status == FAIL and "another reason" in r.reason and "UNKNOWN-FLAG" in r.reason
+
+
+def test_g4_control_fails_when_the_real_comparator_compares_floats_by_value(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    how = g4_verify._how
+    monkeypatch.setattr(g4_verify, "_how", lambda m, listed: "value" if m.is_float and m.count == 1
+                        and m.struct is None else how(m, listed))
+    r = run_control("g4-float-bits", CATALOGUE_DIR)
+    assert r.status == FAIL and "real comparator" in r.reason
+
+
+def test_g4_control_without_gxx_is_a_fail_not_a_skip(monkeypatch: pytest.MonkeyPatch) -> None:
+    import mgpipe.gen.g4check as g4check
+
+    monkeypatch.setattr(g4check.shutil, "which", lambda _name: None)
+    r = run_control("g4-float-bits", CATALOGUE_DIR)
+    assert r.status == FAIL and "g++ not found" in r.reason
+
+
+def test_self_test_leaves_the_catalogue_untouched(full_run: dict) -> None:
+    assert full_run["untouched"]
+
+
+def test_catalogue_dir_option(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["self-test", "--catalogue", str(CATALOGUE_DIR), "-k", "clean", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["controls"][0]["status"] == PASS
