@@ -87,11 +87,12 @@ def member_extents(
 def chunk_table(
     size: int, extents: list[Extent], errors: ErrorCollector, struct_name: str
 ) -> tuple[Chunk, ...]:
-    """Merge extents into alternating chunks; refuse gaps and double claims by name."""
-    owner: list[list[Extent]] = [[] for _ in range(size)]
-    for ext in extents:
-        for b in range(max(ext.begin, 0), min(ext.end, size)):
-            owner[b].append(ext)
+    """Merge extents into alternating chunks; refuse unclassified and doubly classed bytes.
+
+    The extents come from consecutive libclang offsets (padding joined to the member before
+    it), so they tile ``[0, size)`` by construction; what the catalogue can get wrong is the
+    class of each extent, and that is what ``CHUNK-PARTITION`` names.
+    """
     bad = False
     for ext in extents:
         if not ext.classes:
@@ -108,40 +109,27 @@ def chunk_table(
                 f"bytes [{ext.begin}, {ext.end}) of {struct_name}.{ext.label} are claimed by both "
                 f"the pipeline and the dynamic chunks, expected exactly one class",
             ))
-    for b, owners in enumerate(owner):
-        if len(owners) > 1 and not bad:
-            bad = True
-            errors.add(owners[1].loc.error(
-                "CHUNK-PARTITION",
-                f"byte {b} of {struct_name} is claimed by both {owners[0].label} and "
-                f"{owners[1].label}, expected one owner per byte",
-            ))
-        elif not owners and not bad:
-            bad = True
-            errors.add(Loc("?", 1, 1).error(
-                "CHUNK-PARTITION", f"byte {b} of {struct_name} belongs to no member"))
     if bad:
         return ()
     chunks: list[Chunk] = []
-    start = 0
-    labels: list[str] = []
     counters = {PIPELINE: 0, DYNAMIC: 0}
-    for b in range(size + 1):
-        cls = next(iter(owner[b][0].classes)) if b < size else None
-        prev = next(iter(owner[start][0].classes))
-        if b == size or cls != prev:
-            chunks.append(Chunk(offset=start, length=b - start, cls=prev,
-                                index=counters[prev], members=tuple(labels)))
-            counters[prev] += 1
-            start = b
-            labels = []
-        if b < size and owner[b][0].label not in labels:
-            labels.append(owner[b][0].label)
-    total = sum(c.length for c in chunks)
-    if total != size or any(a.cls == b.cls for a, b in zip(chunks, chunks[1:])):
-        errors.add(Loc("?", 1, 1).error(
-            "CHUNK-PARTITION", f"chunks of {struct_name} cover {total} bytes, expected {size}"))
-        return ()
+    run: list[Extent] = []
+
+    def close() -> None:
+        cls = next(iter(run[0].classes))
+        chunks.append(Chunk(offset=run[0].begin, length=run[-1].end - run[0].begin, cls=cls,
+                            index=counters[cls], members=tuple(e.label for e in run)))
+        counters[cls] += 1
+
+    for ext in sorted(extents, key=lambda e: e.begin):
+        if run and ext.classes != run[-1].classes:
+            close()
+            run = []
+        run.append(ext)
+    if run:
+        close()
+    # Internal invariant (not a gate): consecutive offsets tile the struct exactly.
+    assert sum(c.length for c in chunks) == size and chunks[0].offset == 0, struct_name
     return tuple(chunks)
 
 
