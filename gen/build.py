@@ -7,7 +7,7 @@ from pathlib import Path
 
 import xxhash
 
-from mgpipe.gen.catalogue import LOCK_FILE, Catalogue, display, load_catalogue
+from mgpipe.gen.catalogue import LOCK_FILE, Catalogue, load_catalogue
 from mgpipe.gen.gates import GATES, INPUTS_STRUCT, RS_STRUCT, Ctx, holds
 from mgpipe.gen.layout import read_headers
 from mgpipe.gen.layout_model import Layouts

@@ -25,7 +25,6 @@ import io
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 import time
 import traceback
