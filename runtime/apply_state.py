@@ -22,6 +22,7 @@ from .handle_fields import RESOURCE_KINDS
 from .render_state_working import build_pipeline_subset
 from .server_state import ServerContext, ServerObject, handle_of
 from .wire import Decoded
+from .wire_spec import call_spec
 
 __all__ = ["PREPARE", "PUSH", "resource_kind"]
 
@@ -123,11 +124,12 @@ def _set_framebuffer(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -
 
 
 def _window(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:
-    ctx.put_window(d.name, int(d.payload["Start"]), d.tails[0])
+    ctx.put_window(d.name, call_spec(d.name).tails[0].start(d.payload), d.tails[0])
 
 
 def _shader_buffers(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:
-    ctx.put_window(f"{d.name}[{int(d.payload['Class'])}]", int(d.payload["Start"]), d.tails[0])
+    start = call_spec(d.name).tails[0].start(d.payload)
+    ctx.put_window(f"{d.name}[{int(d.payload['Class'])}]", start, d.tails[0])
 
 
 def _attrib_defaults(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:

@@ -19,7 +19,8 @@ Size < header, not 8-aligned, > bytes   ``Wire.Size``
 Op 0 (wrap pad) or not a catalogue row  ``Wire.Op``
 Size below the fixed record, or not     ``<Call>.Size``
 exactly it for a non-kVarTail call
-count over its bound / window           ``<Call>.<CountField>``
+count over its bound, or a window       ``<Call>.<CountField>``
+Start + Count past its bound
 tails do not fill Size exactly          ``<Call>.Tail``
 blob outside SEG_STAGE                  ``<Call>.Blob``
 semantic checks (seed 002 §1)           ``SetShaderBuffers.Class``,
@@ -219,7 +220,7 @@ class Decoder:
                 continue
             count = t.count(payload)
             if t.bound is not None:
-                start = int(payload["Start"]) if t.windowed else 0
+                start = t.start(payload)
                 if count > t.bound or start + count > t.bound:
                     raise ProtocolCorruption(t.reason)
             cursor = align8(cursor)

@@ -18,13 +18,21 @@ from . import layouts
 from . import tables as _t
 from .ring import PAD_OP, RECORD_ALIGN, header_size
 
-__all__ = ["TailSpec", "CallSpec", "call_spec", "spec_for_opcode", "all_specs", "align8"]
+__all__ = [
+    "TailSpec",
+    "CallSpec",
+    "call_spec",
+    "spec_for_opcode",
+    "all_specs",
+    "align8",
+    "WINDOW_START",
+]
 
 _BLOB_REF = "MGPBlobRef"
 _IMAGE_VIEW = "MGPImageView"
 # A binding-point window: a payload with a ``Start`` member and a tail counted by ``Count``
 # covers points [Start, Start + Count), which must stay within the tail's bound.
-_WINDOW_START = "Start"
+WINDOW_START = "Start"
 _WINDOW_COUNT = "Count"
 
 
@@ -59,6 +67,10 @@ class TailSpec:
 
     def count(self, payload: np.void) -> int:
         return 1 if self.count_field is None else int(payload[self.count_field])
+
+    def start(self, payload: np.void) -> int:
+        """First binding point of a windowed tail (0 for any other tail)."""
+        return int(payload[WINDOW_START]) if self.windowed else 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +132,7 @@ def _tail_spec(call: str, payload: str, row: dict) -> TailSpec:
         when=row["when"],
         windowed=row["count_field"] == _WINDOW_COUNT
         and row["bound"] is not None
-        and _WINDOW_START in members
+        and WINDOW_START in members
         and row["when"] == "kAlways",
     )
 
