@@ -25,6 +25,7 @@ from mgpipe.gen.errors import GenError, GenErrors, exit_code_for
 COMMAND_MODULES: tuple[str, ...] = (
     "mgpipe.cmd_gen",
     "mgpipe.cmd_inspect",
+    "mgpipe.cmd_run",
     "mgpipe.cmd_selftest",
     "mgpipe.cmd_version",
 )

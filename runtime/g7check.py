@@ -42,8 +42,13 @@ def unpaired(cls: type = RenderState) -> list[str]:
     """A ``set_*`` method SETTERS does not list, or a SETTERS setter with no method."""
     wanted = {method_name(r.setter): r.setter for r in setter_rows()}
     have = set(public_setters(cls))
-    out = [f"{cls.__name__}.{m}: public setter not listed in SETTERS" for m in sorted(have - set(wanted))]
-    out += [f"{s}: SETTERS row has no method {m}" for m, s in sorted(wanted.items()) if m not in have]
+    out = [
+        f"{cls.__name__}.{m}: public setter not listed in SETTERS"
+        for m in sorted(have - set(wanted))
+    ]
+    out += [
+        f"{s}: SETTERS row has no method {m}" for m, s in sorted(wanted.items()) if m not in have
+    ]
     return out
 
 
@@ -93,7 +98,9 @@ def _step(rs: RenderState, row: SetterRow, args: Sequence[Any]) -> tuple[bool, b
 def _judge(label: str, pipe: bool, dyn: bool, pv: bool, v: bool) -> list[str]:
     out = []
     if pipe and not pv:
-        out.append(f"{label}: pipeline-subset bytes changed but m_pipelineStateVersion did not move")
+        out.append(
+            f"{label}: pipeline-subset bytes changed but m_pipelineStateVersion did not move"
+        )
     if pv and not pipe:
         out.append(f"{label}: m_pipelineStateVersion moved but no pipeline-subset byte changed")
     if dyn and not v:

@@ -19,119 +19,49 @@ enumerator accept the enumerator's name or its value (``ENUMS`` of the member's 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Annotated, Any
+from typing import Any
 
 import numpy as np
 
 from . import tables as _t
-from ._dtypes import struct_dtype
+from .layouts import dtype as struct_dtype
+from .setter_rows import (
+    B8,
+    F32,
+    GLenum,
+    I32,
+    U32,
+    Arg,
+    BlendEquationArg,
+    BlendFactorArg,
+    Cap,
+    CullFaceArg,
+    DepthFuncArg,
+    DrawBufferIndex,
+    Face,
+    FrontFaceArg,
+    Hint,
+    LogicOpArg,
+    PixelParam,
+    ProvokingArg,
+    SetterRow,
+    StencilOpArg,
+    ViewportIndex,
+    clear_cache,
+    member,
+    method_name,
+    RS_STRUCT,
+    row_for,
+    rows_of,
+    setter_rows,
+)
 
 __all__ = ["Arg", "RenderState", "SetterRow", "setter_rows", "method_name", "clear_cache"]
 
-_STRUCT = "RenderStateParameters"
+_STRUCT = RS_STRUCT
 _PIXEL_STORE = "PixelStoreParameters"
 _VERSION_FIELD = ("MGPBindRenderState", "Version")  # the wire width of the counters
-
-
-@dataclass(frozen=True, slots=True)
-class Arg:
-    """What a setter parameter holds (read by the G7 test to generate arguments).
-
-    ``kind``: ``f32`` ``u32`` ``i32`` ``bool`` ``glenum`` ``enum`` (``ref`` = enum name),
-    ``index`` (``ref`` = constant bounding it), ``arm`` (``ref`` = selector enum),
-    ``face`` (``CullFaceMode``), ``pixel`` (a ``PixelStoreParameters`` member name).
-    """
-
-    kind: str
-    ref: str | None = None
-
-
-F32 = Annotated[float, Arg("f32")]
-U32 = Annotated[int, Arg("u32")]
-I32 = Annotated[int, Arg("i32")]
-B8 = Annotated[bool, Arg("bool")]
-GLenum = Annotated[int, Arg("glenum")]
-Face = Annotated[int | str, Arg("face", "CullFaceMode")]
-ViewportIndex = Annotated[int, Arg("index", "kMGMaxViewports")]
-DrawBufferIndex = Annotated[int, Arg("index", "kMGMaxDrawBuffers")]
-Cap = Annotated[int | str, Arg("arm", "CapabilityInput")]
-Hint = Annotated[int | str, Arg("arm", "HintTarget")]
-
-
-def _enum(name: str) -> Any:
-    return Annotated[int | str, Arg("enum", name)]
-
-
-@dataclass(frozen=True, slots=True)
-class SetterRow:
-    """One ``SETTERS`` row, resolved: the byte ranges it writes and their class."""
-
-    setter: str
-    arm: str | None
-    bump: str
-    writes: tuple[str, ...]
-    ranges: tuple[tuple[int, int, str], ...]  # (offset, size, "kPipeline" | "kDynamic")
-
-    @property
-    def label(self) -> str:
-        return self.setter if self.arm is None else f"{self.setter}({self.arm})"
-
-
-def method_name(setter: str) -> str:
-    """``SetStencilFunc`` -> ``set_stencil_func``."""
-    out = []
-    for i, ch in enumerate(setter):
-        if ch.isupper() and i and not setter[i - 1].isupper():
-            out.append("_")
-        out.append(ch.lower())
-    return "".join(out)
-
-
-def _member(struct: str, name: str) -> dict:
-    for m in _t.struct_info(struct)["members"]:
-        if m["name"] == name:
-            return m
-    raise _t.TablesError(f"{struct} has no member {name!r}")
-
-
-def _ranges(path: str) -> list[tuple[int, int, str]]:
-    rs = _t.tables().RENDER_STATE
-    head, _, sub = path.partition(".")
-    m = _member(_STRUCT, head)
-    if not sub:
-        return [(m["offset"], m["size"], rs["member_class"][head])]
-    s = _member(m["struct"], sub)
-    cls = rs["member_class"][head]
-    if cls == "kSplit":
-        cls = rs["sub_member_class"][sub]
-    return [
-        (m["offset"] + i * m["elem_size"] + s["offset"], s["size"], cls)
-        for i in range(m["count"])
-    ]
-
-
-@lru_cache(maxsize=None)
-def _schema() -> tuple[dict[tuple[str, str | None], SetterRow], dict[str, tuple[SetterRow, ...]]]:
-    by_key: dict[tuple[str, str | None], SetterRow] = {}
-    by_setter: dict[str, list[SetterRow]] = {}
-    for r in _t.tables().SETTERS:
-        ranges = tuple(x for w in r["writes"] for x in _ranges(w))
-        row = SetterRow(r["setter"], r["arm"], r["bump"], tuple(r["writes"]), ranges)
-        by_key[(row.setter, row.arm)] = row
-        by_setter.setdefault(row.setter, []).append(row)
-    return by_key, {k: tuple(v) for k, v in by_setter.items()}
-
-
-def setter_rows() -> tuple[SetterRow, ...]:
-    """Every ``SETTERS`` row, resolved, in table order."""
-    return tuple(_schema()[0].values())
-
-
-def clear_cache() -> None:
-    """Forget the resolved rows (after the tables module or its SETTERS was replaced)."""
-    _schema.cache_clear()
 
 
 @lru_cache(maxsize=None)
@@ -194,10 +124,10 @@ class RenderState:
                 if arm not in names:
                     raise ValueError(f"{setter}: {arm!r} is not a {enum} value")
                 arm = names[arm]
-        try:
-            return _schema()[0][(setter, arm)]
-        except KeyError:
-            raise ValueError(f"{setter}: no SETTERS row for arm {arm!r}") from None
+        row = row_for(setter, arm)
+        if row is None:
+            raise ValueError(f"{setter}: no SETTERS row for arm {arm!r}")
+        return row
 
     def _commit(self, row: SetterRow, write: Callable[[], None]) -> None:
         buf = self._buf
@@ -274,10 +204,14 @@ class RenderState:
 
     def set_stencil_mask(self, face: Face, mask: U32) -> None:
         s = self.p["StencilStates"]
-        self._commit(self._row("SetStencilMask"), lambda: _each(s, self._faces(face), WriteMask=mask))
+        self._commit(
+            self._row("SetStencilMask"), lambda: _each(s, self._faces(face), WriteMask=mask)
+        )
 
     def set_clear_color(self, r: F32, g: F32, b: F32, a: F32) -> None:
-        self._commit(self._row("SetClearColor"), lambda: _put(self.p["ClearColor"]["V"], (r, g, b, a)))
+        self._commit(
+            self._row("SetClearColor"), lambda: _put(self.p["ClearColor"]["V"], (r, g, b, a))
+        )
 
     def set_clear_depth(self, depth: F32) -> None:
         self._set("SetClearDepth", ClearDepth=depth)
@@ -286,10 +220,14 @@ class RenderState:
         self._set("SetClearStencil", ClearStencil=s)
 
     def set_blend_color(self, r: F32, g: F32, b: F32, a: F32) -> None:
-        self._commit(self._row("SetBlendColor"), lambda: _put(self.p["BlendColor"]["V"], (r, g, b, a)))
+        self._commit(
+            self._row("SetBlendColor"), lambda: _put(self.p["BlendColor"]["V"], (r, g, b, a))
+        )
 
     def set_depth_range(self, near: F32, far: F32) -> None:
-        self._commit(self._row("SetDepthRange"), lambda: _put(self.p["DepthRanges"]["V"], (near, far)))
+        self._commit(
+            self._row("SetDepthRange"), lambda: _put(self.p["DepthRanges"]["V"], (near, far))
+        )
 
     def set_depth_range_indexed(self, index: ViewportIndex, near: F32, far: F32) -> None:
         v = self.p["DepthRanges"]["V"]
@@ -343,12 +281,12 @@ class RenderState:
             else:
                 target[index] = on
             return
-        if _member(_STRUCT, head)["scalar"] == "b8":
+        if member(_STRUCT, head)["scalar"] == "b8":
             p[head] = on
             return
         # a bit mask: the arm's rank among the rows writing the same member picks the bit
         # (ClipDistance0..7); a member one arm owns alone covers every viewport (ScissorTest).
-        peers = [r for r in _schema()[1][row.setter] if r.writes == row.writes]
+        peers = [r for r in rows_of(row.setter) if r.writes == row.writes]
         if index is not None:
             bits = 1 << index
         elif len(peers) > 1:
@@ -357,54 +295,58 @@ class RenderState:
             bits = _all_bits(_t.constant("kMGMaxViewports"))
         p[head] = (int(p[head]) | bits) if on else (int(p[head]) & ~bits)
 
-    def set_blend_func(self, src_rgb: _enum("BlendFactor"), dst_rgb: _enum("BlendFactor"),
-                       src_alpha: _enum("BlendFactor"), dst_alpha: _enum("BlendFactor")) -> None:  # fmt: skip
+    def set_blend_func(self, src_rgb: BlendFactorArg, dst_rgb: BlendFactorArg,
+                       src_alpha: BlendFactorArg, dst_alpha: BlendFactorArg) -> None:  # fmt: skip
         self._blend("SetBlendFunc", None, SrcRGB=src_rgb, DstRGB=dst_rgb, SrcAlpha=src_alpha,
                     DstAlpha=dst_alpha)  # fmt: skip
 
-    def set_blend_func_indexed(self, index: DrawBufferIndex, src_rgb: _enum("BlendFactor"),
-                               dst_rgb: _enum("BlendFactor"), src_alpha: _enum("BlendFactor"),
-                               dst_alpha: _enum("BlendFactor")) -> None:  # fmt: skip
+    def set_blend_func_indexed(self, index: DrawBufferIndex, src_rgb: BlendFactorArg,
+                               dst_rgb: BlendFactorArg, src_alpha: BlendFactorArg,
+                               dst_alpha: BlendFactorArg) -> None:  # fmt: skip
         self._blend("SetBlendFuncIndexed", index, SrcRGB=src_rgb, DstRGB=dst_rgb,
                     SrcAlpha=src_alpha, DstAlpha=dst_alpha)  # fmt: skip
 
-    def set_blend_equation(self, mode_rgb: _enum("BlendEquation"),
-                           mode_alpha: _enum("BlendEquation")) -> None:  # fmt: skip
+    def set_blend_equation(self, mode_rgb: BlendEquationArg,
+                           mode_alpha: BlendEquationArg) -> None:  # fmt: skip
         self._blend("SetBlendEquation", None, ModeRGB=mode_rgb, ModeAlpha=mode_alpha)
 
-    def set_blend_equation_indexed(self, index: DrawBufferIndex, mode_rgb: _enum("BlendEquation"),
-                                   mode_alpha: _enum("BlendEquation")) -> None:  # fmt: skip
+    def set_blend_equation_indexed(self, index: DrawBufferIndex, mode_rgb: BlendEquationArg,
+                                   mode_alpha: BlendEquationArg) -> None:  # fmt: skip
         self._blend("SetBlendEquationIndexed", index, ModeRGB=mode_rgb, ModeAlpha=mode_alpha)
 
     def _blend(self, setter: str, index: int | None, **subs: Any) -> None:
         states = self.p["BlendStates"]
         rows = range(len(states)) if index is None else [index]
-        self._commit(self._row(setter), lambda: _each(states, rows, **_coerce_subs("BlendStates", subs)))
+        self._commit(
+            self._row(setter), lambda: _each(states, rows, **_coerce_subs("BlendStates", subs))
+        )
 
-    def set_logic_op(self, op: _enum("LogicOperation")) -> None:
+    def set_logic_op(self, op: LogicOpArg) -> None:
         self._set("SetLogicOp", LogicOp=op)
 
-    def set_depth_func(self, func: _enum("DepthTestFunc")) -> None:
+    def set_depth_func(self, func: DepthFuncArg) -> None:
         self._set("SetDepthFunc", DepthFunc=func)
 
     def set_depth_mask(self, enabled: B8) -> None:
         self._set("SetDepthMask", DepthMask=enabled)
 
-    def set_stencil_func(self, face: Face, func: _enum("DepthTestFunc"), ref: I32, mask: U32) -> None:
+    def set_stencil_func(self, face: Face, func: DepthFuncArg, ref: I32, mask: U32) -> None:
         s = self.p["StencilStates"]
         subs = _coerce_subs("StencilStates", {"Func": func, "Ref": ref, "ValueMask": mask})
         self._commit(self._row("SetStencilFunc"), lambda: _each(s, self._faces(face), **subs))
 
-    def set_stencil_op(self, face: Face, fail: _enum("StencilOperation"),
-                       depth_fail: _enum("StencilOperation"),
-                       depth_pass: _enum("StencilOperation")) -> None:  # fmt: skip
+    def set_stencil_op(self, face: Face, fail: StencilOpArg,
+                       depth_fail: StencilOpArg,
+                       depth_pass: StencilOpArg) -> None:  # fmt: skip
         s = self.p["StencilStates"]
         subs = _coerce_subs("StencilStates", {"FailOp": fail, "PassDepthFailOp": depth_fail,
                                 "PassDepthPassOp": depth_pass})  # fmt: skip
         self._commit(self._row("SetStencilOp"), lambda: _each(s, self._faces(face), **subs))
 
     def set_color_mask(self, r: B8, g: B8, b: B8, a: B8) -> None:
-        self._commit(self._row("SetColorMask"), lambda: _put(self.p["ColorMasks"]["V"], (r, g, b, a)))
+        self._commit(
+            self._row("SetColorMask"), lambda: _put(self.p["ColorMasks"]["V"], (r, g, b, a))
+        )
 
     def set_color_mask_indexed(self, index: DrawBufferIndex, r: B8, g: B8, b: B8, a: B8) -> None:
         v = self.p["ColorMasks"]["V"]
@@ -419,30 +361,32 @@ class RenderState:
     def set_min_sample_shading_value(self, value: F32) -> None:
         self._set("SetMinSampleShadingValue", MinSampleShadingValue=value)
 
-    def set_cull_face_mode(self, mode: _enum("CullFaceMode")) -> None:
+    def set_cull_face_mode(self, mode: CullFaceArg) -> None:
         self._set("SetCullFaceMode", CullFaceModeSetting=mode)
 
-    def set_front_face_mode(self, mode: _enum("FrontFaceMode")) -> None:
+    def set_front_face_mode(self, mode: FrontFaceArg) -> None:
         self._set("SetFrontFaceMode", FrontFaceModeSetting=mode)
 
-    def set_provoking_vertex_mode(self, mode: _enum("ProvokingVertexMode")) -> None:
+    def set_provoking_vertex_mode(self, mode: ProvokingArg) -> None:
         self._set("SetProvokingVertexMode", ProvokingVertexModeSetting=mode)
 
     # -- group D ------------------------------------------------------------
-    def set_pixel_store_param(self, pack: B8, param: Annotated[str, Arg("pixel")], value: I32) -> None:
+    def set_pixel_store_param(self, pack: B8, param: PixelParam, value: I32) -> None:
         """``glPixelStore*``: one member of the pack or unpack ``PixelStoreParameters``."""
         target = self.pixel_pack if pack else self.pixel_unpack
+        if member(_PIXEL_STORE, param)["scalar"] == "b8":
+            value = int(bool(value))
         self._commit(self._row("SetPixelStoreParam"), lambda: target.__setitem__(param, value))
 
 
-def _coerce(struct: str, member: str, value: Any) -> Any:
+def _coerce(struct: str, name: str, value: Any) -> Any:
     if isinstance(value, str):
-        return _t.enum(_member(struct, member)["type"])[value]
+        return _t.enum(member(struct, name)["type"])[value]
     return value
 
 
-def _coerce_subs(member: str, subs: dict[str, Any]) -> dict[str, Any]:
-    elem = _member(_STRUCT, member)["struct"]
+def _coerce_subs(name: str, subs: dict[str, Any]) -> dict[str, Any]:
+    elem = member(_STRUCT, name)["struct"]
     return {k: _coerce(elem, k, v) for k, v in subs.items()}
 
 

@@ -145,7 +145,9 @@ def test_checker_fails_when_stencil_func_loses_its_condition(
 
 def test_checker_fails_on_a_method_whose_group_changed() -> None:
     class Demoted(RenderState):
-        def set_logic_op(self, op: LogicOpArg) -> None:  # writes the pipeline byte but bumps m_version only
+        def set_logic_op(
+            self, op: LogicOpArg
+        ) -> None:  # writes the pipeline byte but bumps m_version only
             row = dataclasses.replace(self._row("SetLogicOp"), bump="kBumpVersion")
             self._commit(row, lambda: self.p.__setitem__("LogicOp", _t.enum("LogicOperation")[op]))
 
@@ -166,4 +168,6 @@ def test_walker_fails_on_an_unlisted_setter_and_a_missing_method() -> None:
     class Missing(RenderState):
         set_logic_op = None  # type: ignore[assignment]
 
-    assert any(f.startswith("SetLogicOp: SETTERS row has no method") for f in g7check.unpaired(Missing))
+    assert any(
+        f.startswith("SetLogicOp: SETTERS row has no method") for f in g7check.unpaired(Missing)
+    )

@@ -1,0 +1,87 @@
+"""Scenes through both transports, against committed golden recordings.
+
+``MGPIPE_UPDATE_GOLDEN=1 python -m pytest tests/test_scenes.py`` rewrites
+``tests/golden/<scene>.json`` (review the diff before committing it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from mgpipe.cli import main
+from mgpipe.runtime.backends.recorder import Recorder
+from mgpipe.runtime.scenes import SCENES, run_scene
+
+GOLDEN = Path(__file__).parent / "golden"
+UPDATE = os.environ.get("MGPIPE_UPDATE_GOLDEN") == "1"
+#: Small repetition counts keep the committed recordings short.
+GOLDEN_N = {"blend-toggle": 3, "viewport-churn": 12, "clear-present": 3, "readback": 2}
+
+
+def test_every_scene_has_a_golden_size() -> None:
+    assert set(GOLDEN_N) == set(SCENES)
+
+
+@pytest.mark.parametrize("name", sorted(SCENES))
+def test_monolith_and_inproc_record_the_same(name: str) -> None:
+    mono = run_scene(name, transport="monolith")
+    inproc = run_scene(name, transport="inproc")
+    assert mono.recording_digest == inproc.recording_digest
+    assert (mono.draws, mono.records, mono.wire_bytes, mono.csos_minted) == (
+        inproc.draws, inproc.records, inproc.wire_bytes, inproc.csos_minted)  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(SCENES))
+def test_scene_matches_its_golden_recording(name: str) -> None:
+    res = run_scene(name, n=GOLDEN_N[name])
+    path = GOLDEN / f"{name}.json"
+    if UPDATE:
+        GOLDEN.mkdir(exist_ok=True)
+        path.write_text(res.backend.to_json())
+    assert path.exists(), f"{path} missing: run with MGPIPE_UPDATE_GOLDEN=1"
+    golden = Recorder.from_json(path.read_text())  # refuses a hand-edited file
+    assert res.recording_digest == golden.recording_digest(), (
+        f"{name}: recording changed; diff `mgpipe run {name} -n {GOLDEN_N[name]} --out DIR` "
+        f"against {path}, then MGPIPE_UPDATE_GOLDEN=1 if intended"
+    )
+
+
+def test_golden_digest_goes_red_on_a_changed_scene() -> None:
+    """Negative control: one more draw is a different recording."""
+    a = run_scene("blend-toggle", n=GOLDEN_N["blend-toggle"])
+    b = run_scene("blend-toggle", n=GOLDEN_N["blend-toggle"] + 1)
+    assert a.recording_digest != b.recording_digest
+
+
+def test_cli_run_json_and_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["run", "all", "--transport", "inproc", "--json", "-n", "2", "--out", str(tmp_path)])
+    assert rc == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [s["name"] for s in doc["scenes"]] == list(SCENES)
+    keys = {"name", "draws", "records", "wire_bytes", "csos_minted", "recording_digest"}
+    assert all(set(s) == keys for s in doc["scenes"])
+    bt = next(s for s in doc["scenes"] if s["name"] == "blend-toggle")
+    assert bt["draws"] == 4 and bt["csos_minted"] == 2
+    for s in doc["scenes"]:
+        saved = Recorder.from_json((tmp_path / f"{s['name']}.json").read_text())
+        assert saved.recording_digest() == s["recording_digest"]
+
+
+def test_cli_run_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "viewport-churn", "-n", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "viewport-churn" in out and "recording digest" in out
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["run", "blend-toggle", "--backend", "gles"], "unknown backend 'gles' (registered: recorder)"),
+    (["run", "no-such-scene"], "unknown scene 'no-such-scene'"),
+])  # fmt: skip
+def test_cli_run_refuses_unknown_names(argv: list[str], needle: str,
+                                       capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    assert main(argv) == 2
+    assert needle in capsys.readouterr().err
