@@ -62,9 +62,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"scenes": [r.summary() for r in results]}, indent=1))
         return 0
     print(f"{'scene':<16} {'draws':>6} {'records':>8} {'wire B':>9} {'B/draw':>7} "
-          f"{'CSOs':>5}  recording digest")  # fmt: skip
+          f"{'stage B':>9} {'CSOs':>5}  recording digest")  # fmt: skip
     for r in results:
         per = r.wire_bytes / r.draws if r.draws else 0.0
         print(f"{r.name:<16} {r.draws:>6} {r.records:>8} {r.wire_bytes:>9} {per:>7.1f} "
-              f"{r.csos_minted:>5}  {r.recording_digest or '-'}")  # fmt: skip
+              f"{r.stage_bytes:>9} {r.csos_minted:>5}  {r.recording_digest or '-'}")  # fmt: skip
     return 0

@@ -77,6 +77,10 @@ class Client:
         return self.em.wire_bytes
 
     @property
+    def staged_bytes(self) -> int:
+        return self.em.staged_bytes
+
+    @property
     def csos_minted(self) -> int:
         return self.tr.cso.stats.minted
 

@@ -46,13 +46,15 @@ class SceneResult:
     wire_bytes: int
     csos_minted: int
     recording_digest: str | None
+    stage_bytes: int
     backend: Any
     client: Client
 
     def summary(self) -> dict[str, Any]:
         return {"name": self.name, "draws": self.draws, "records": self.records,
                 "wire_bytes": self.wire_bytes, "csos_minted": self.csos_minted,
-                "recording_digest": self.recording_digest}  # fmt: skip
+                "recording_digest": self.recording_digest,
+                "stage_bytes": self.stage_bytes}  # fmt: skip
 
 
 # -- shared setup ---------------------------------------------------------------
@@ -159,4 +161,4 @@ def run_scene(
         scene.run(client, scene.default_n if n is None else n)
     digest = be.recording_digest() if hasattr(be, "recording_digest") else None
     return SceneResult(name, client.draws, client.records, client.wire_bytes,
-                       client.csos_minted, digest, be, client)  # fmt: skip
+                       client.csos_minted, digest, client.staged_bytes, be, client)  # fmt: skip

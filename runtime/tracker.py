@@ -46,6 +46,7 @@ class Emitter:
         self.encoder = Encoder(stage)
         self.records = 0
         self.wire_bytes = 0
+        self.staged_bytes = 0  # blob bytes that went through SEG_STAGE, not the ring
         self.by_call: Counter[str] = Counter()
         mod = _t.tables()
         self._wait = {c["name"]: c["wait_class"] for c in mod.CALLS}
@@ -57,6 +58,7 @@ class Emitter:
             self.stage.reset()
 
     def stage_bytes(self, data: bytes) -> BlobRef:
+        self.staged_bytes += len(data)
         return self.stage.stage(data)
 
     def emit(
@@ -65,6 +67,7 @@ class Emitter:
     ) -> int:  # fmt: skip
         if blob is not None:
             self.room(len(blob))
+            self.staged_bytes += len(blob)
         rec = self.encoder.encode(call, payload, tails, blob)
         seq = self.transport.submit(rec)
         self.records += 1
