@@ -13,7 +13,7 @@ from mgpipe.gen.layout import read_headers
 from mgpipe.gen.layout_model import Layouts
 from mgpipe.gen.layout_model import Struct as LStruct
 from mgpipe.gen.model import (
-    Call, Enum, FieldList, InputFile, Member, Model, PipeInput, RenderState, Span, Struct, Tail,
+    Call, Enum, FieldList, HandleField, InputFile, Member, Model, PipeInput, RenderState, Span, Struct, Tail,
 )
 from mgpipe.gen.gates import SCALAR_TAILS
 from mgpipe.gen.rsgates import check_render_state
@@ -188,6 +188,9 @@ def _model(cat: Catalogue, lay: Layouts, rs) -> Model:  # type: ignore[no-untype
         ),
         setters=rs.setters,
         tails=_tails(cat, lay),
+        handle_fields=tuple(HandleField(call=r.toks[0].text, field=r.toks[1].text, kind=r.toks[2].text,
+                                        nullable=r.toks[3].text == "kNullable")
+                            for r in cat.handle_fields),
         pipe_inputs=pipe_inputs,
         validate_classes=tuple(lay.enums["MGPipeValidateClass"].values()),
         ownership_classes=tuple(lay.enums["MGPipeFieldOwnership"].values()),

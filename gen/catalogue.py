@@ -62,6 +62,7 @@ class Catalogue:
     setters: tuple[Row, ...]  # RenderStateSetters.def
     tails: tuple[Row, ...]  # Tails.def
     spans: tuple[Row, ...]  # EsprytSpans.def
+    handle_fields: tuple[Row, ...]  # HandleFields.def
 
     def path_of(self, name: str) -> str:
         return display(self.root / name, self.display_root)
@@ -79,6 +80,7 @@ SHAPES: dict[str, dict[str, tuple[str, int, int]]] = {
     "RenderStateSetters.def": {"MGP_RENDER_STATE_SETTERS": ("S", 4, 4)},
     "Tails.def": {"MGP_TAILS": ("T", 7, 7)},
     "EsprytSpans.def": {"MGP_ESPRYT_SPANS": ("E", 2, 2)},
+    "HandleFields.def": {"MGP_HANDLE_FIELDS": ("H", 4, 4)},
 }
 LOCK_FILE = "PipeCalls.lock"
 
@@ -230,6 +232,7 @@ def load_catalogue(root: Path, display_root: str | None = None) -> Catalogue:
         setters=rows("RenderStateSetters.def", "MGP_RENDER_STATE_SETTERS"),
         tails=rows("Tails.def", "MGP_TAILS"),
         spans=rows("EsprytSpans.def", "MGP_ESPRYT_SPANS"),
+        handle_fields=rows("HandleFields.def", "MGP_HANDLE_FIELDS"),
     )
     errors.raise_if_any()
     return cat

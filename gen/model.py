@@ -96,6 +96,13 @@ class Tail(Frozen):
     when: str  # kAlways | kWhenSet | kWhenClear
 
 
+class HandleField(Frozen):
+    call: str
+    field: str  # generic path; a tail as <Element>[] or <Element>[].Member
+    kind: str  # MGPipeHandleKind enumerator, Resource or KindFromRecord
+    nullable: bool
+
+
 class Span(Frozen):
     constant: str
     member: str
@@ -147,6 +154,7 @@ class Model(Frozen):
     render_state: RenderState
     setters: tuple[Setter, ...]
     tails: tuple[Tail, ...]
+    handle_fields: tuple[HandleField, ...]
     pipe_inputs: tuple[PipeInput, ...]
     validate_classes: tuple[str, ...]
     ownership_classes: tuple[str, ...]

@@ -56,6 +56,11 @@ def context(model: Model) -> dict:
              "cond_value": t.cond_value, "when": t.when}
             for t in model.tails
         ),
+        "handle_fields": {
+            c.name: {h.field: h.kind + ("?" if h.nullable else "")
+                     for h in model.handle_fields if h.call == c.name}
+            for c in model.calls
+        },
         "pipe_inputs": tuple({"id": p.id, "accessor": p.accessor, "field": p.field,
                               "ownership": p.ownership, "sticky": p.lifetime == "kSticky"}
                              for p in model.pipe_inputs),

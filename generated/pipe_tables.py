@@ -5,6 +5,7 @@
 #   catalogue/EsprytSpans.def a970a6961eeefdc5
 #   catalogue/FieldOwnership.def 2e1608340ef548f7
 #   catalogue/FillPoints.def de84054050deaf14
+#   catalogue/HandleFields.def 758f58b9168d64aa
 #   catalogue/PayloadSizes.def b543d08607a353f6
 #   catalogue/PipeCalls.def b1835667e21ff94b
 #   catalogue/PipeFields.def 114474c3ff82a456
@@ -21,7 +22,7 @@
 """MGPipe tables, generated: the runtime's only source of layouts, opcodes and chunks."""
 
 CATALOGUE_FINGERPRINT = "b1835667e21ff94b"
-INPUT_FINGERPRINT = "cbc644e96d3c1d32"
+INPUT_FINGERPRINT = "1664e22994b423cc"
 
 CALLS = (
     {
@@ -7826,6 +7827,101 @@ TAILS = (
         "when": "kAlways",
     },
 )
+HANDLE_FIELDS = {
+    "GetCaps": {},
+    "ResourceCreate": {"Res": "Resource", "ViewOf": "Texture?", "BufferForTexBuffer": "Buffer?"},
+    "ResourceRespecify": {"Res": "Resource", "ViewOf": "Texture?", "BufferForTexBuffer": "Buffer?"},
+    "ResourceDestroy": {"Res": "Resource"},
+    "MapPersistent": {"Res": "Buffer"},
+    "UnmapPersistent": {"Res": "Buffer"},
+    "FenceCreate": {"Fence": "Fence"},
+    "FenceStatus": {"Fence": "Fence"},
+    "FenceWait": {"Fence": "Fence"},
+    "FenceDestroy": {"Res": "Fence"},
+    "FenceWaitServer": {"Fence": "Fence"},
+    "QueryCreate": {"Query": "Query"},
+    "QueryBegin": {"Query": "Query"},
+    "QueryEnd": {"Query": "Query"},
+    "QueryAvailable": {"Res": "Query"},
+    "QueryResult": {"Query": "Query"},
+    "QueryDestroy": {"Res": "Query"},
+    "QueryTimestamp": {"Res": "Query"},
+    "QueryCounter": {"Query": "Query"},
+    "CreateRenderState": {"Cso": "RenderStateCso", "BaseCso": "RenderStateCso?"},
+    "BindRenderState": {"Cso": "RenderStateCso"},
+    "DeleteRenderState": {"Res": "RenderStateCso"},
+    "CreateVertexElements": {"Cso": "VertexElementsCso"},
+    "BindVertexElements": {"Res": "VertexElementsCso"},
+    "DeleteVertexElements": {"Res": "VertexElementsCso"},
+    "CreateSamplerState": {"Cso": "SamplerCso"},
+    "DeleteSamplerState": {"Res": "SamplerCso"},
+    "CreateSamplerView": {"Cso": "SamplerViewCso", "Texture": "Texture"},
+    "DeleteSamplerView": {"Res": "SamplerViewCso"},
+    "CreateShaderState": {"Cso": "ShaderCso"},
+    "BindShaderState": {"Res": "ShaderCso"},
+    "DeleteShaderState": {"Res": "ShaderCso"},
+    "SetDynamicState": {},
+    "SetFramebufferState": {
+        "Fbo": "Framebuffer",
+        "Color[].Res": "Resource?",
+        "Depth.Res": "Resource?",
+        "Stencil.Res": "Resource?",
+        "ReadSurface.Res": "Resource?",
+    },
+    "SetVertexBuffers": {"MGPVertexBufferWire[].Res": "Buffer?"},
+    "SetIndexBuffer": {"Res": "Buffer?"},
+    "SetIndirectBuffers": {"DrawIndirect": "Buffer?", "Parameter": "Buffer?"},
+    "SetShaderBuffers": {"MGPBufferRange[].Res": "Buffer?"},
+    "SetSamplerViews": {
+        "MGPBoundView[].View": "SamplerViewCso?",
+        "MGPBoundView[].Texture": "Texture?",
+    },
+    "BindSamplerStates": {"MGPipeHandle[]": "SamplerCso?"},
+    "SetShaderImages": {"MGPImageView[].Res": "Texture?"},
+    "SetStreamOutputTargets": {"MGPBufferRange[].Res": "Buffer?"},
+    "SetGlobalConstants": {"ShaderCso": "ShaderCso?"},
+    "SetVertexAttribDefaults": {},
+    "SetPixelPackState": {},
+    "SetPatchState": {},
+    "SetDrawProgram": {"ShaderCso": "ShaderCso?"},
+    "SetDispatchProgram": {"ShaderCso": "ShaderCso?"},
+    "SetResidualValueState": {},
+    "SetTextureParams": {"Res": "Texture", "BuiltinSampler": "SamplerCso"},
+    "ResourceSubData": {"Res": "Resource"},
+    "BufferSubDataResident": {"Res": "Buffer"},
+    "ResourceSubDataComplete": {"Res": "Resource"},
+    "ResourceFlushRange": {"Res": "Buffer"},
+    "ResourceReadback": {"Res": "Resource"},
+    "ResourceCopyRegion": {"Dst": "Resource", "Src": "Resource"},
+    "GenerateMipmap": {"Res": "Texture"},
+    "GetTextureImage": {"Res": "Texture"},
+    "Blit": {"SrcFbo": "Framebuffer", "DstFbo": "Framebuffer"},
+    "Clear": {"Fbo": "Framebuffer?"},
+    "ReadPixels": {"PackBuffer": "Buffer?"},
+    "DrawVbo": {
+        "IndexResource": "Buffer?",
+        "MGPDrawIndirect[].IndirectResource": "Buffer",
+        "MGPDrawIndirect[].ParameterResource": "Buffer?",
+    },
+    "LaunchGrid": {"IndirectResource": "Buffer?"},
+    "MemoryBarrier": {},
+    "BeginStreamOutput": {},
+    "EndStreamOutput": {},
+    "PauseStreamOutput": {},
+    "ResumeStreamOutput": {},
+    "Flush": {},
+    "Present": {},
+    "SetSwapInterval": {},
+    "BindShaderImage": {"View.Res": "Texture?"},
+    "PatchParameter": {},
+    "BindStreamOutput": {"Xfb": "Xfb?"},
+    "SetStorageBlockBinding": {"ShaderCso": "ShaderCso"},
+    "CopyFramebufferToTexture": {"Dst": "Texture"},
+    "ObjectDeath": {"Object": "KindFromRecord"},
+    "ApplierReset": {},
+    "SetContextValues": {},
+    "SetProgramBindings": {"Cso": "ShaderCso"},
+}
 
 PIPE_INPUTS = (
     {

@@ -1,20 +1,21 @@
-"""Which handle field of which record names which kind of object — the ONE table.
+"""Which handle field of which record names which kind of object: HandleFields.def.
 
-The catalogue has no column for it, so it is written here once, for every call:
-``HANDLE_FIELDS[call][field] = "<Kind>"`` or ``"<Kind>?"`` (``?``: the null handle is
-legal, meaning "nothing bound"). ``field`` is a generic path: payload members joined by
-``.``, ``[]`` for "every element of an array member"; a tail is ``<Element>[]``, e.g.
-``"MGPBoundView[].View"`` or ``"MGPipeHandle[]"`` (the tail element is itself a handle).
+The table is the catalogue's (``catalogue/HandleFields.def``, generated into
+``HANDLE_FIELDS``): ``HANDLE_FIELDS[call][field] = "<Kind>"`` or ``"<Kind>?"`` (``?``: the
+null handle is legal, meaning "nothing bound"). ``field`` is a generic path: payload
+members joined by ``.``, ``[]`` for "every element of an array member"; a tail is
+``<Element>[]``, e.g. ``"MGPBoundView[].View"`` or ``"MGPipeHandle[]"``. The generator's
+HANDLE-FIELDS gate guarantees every handle a record carries has exactly one row.
 
-Kinds are ``MGPipeHandleKind`` enumerators, plus two spellings of this table's own:
+Kinds are ``MGPipeHandleKind`` enumerators, plus the catalogue's two spellings:
 
-- ``Resource`` — any of :data:`RESOURCE_KINDS`. Buffers, textures and renderbuffers
+- ``Resource`` -- any of :data:`RESOURCE_KINDS`. Buffers, textures and renderbuffers
   share ONE slot space (``ResourceDestroy``/``ResourceSubData`` carry a bare handle, so
   the server could not tell two kinds' slot 1 apart): the client mints every resource
   handle from a single allocator. The object remembers its kind (``ResourceCreate``'s
   ``Target``) and a field typed ``Buffer``/``Texture``/``Renderbuffer`` is checked
   against it (``"<Call>.<Field>.Kind"``).
-- ``@Kind`` — the kind is the record's own ``Kind`` member (``ObjectDeath``).
+- ``KindFromRecord`` -- the kind is the record's own ``Kind`` member (``ObjectDeath``).
 
 The role of the FIRST field of a call comes from the call's name: ``Create*`` /
 ``*Create`` mint it, ``Delete*`` / ``*Destroy`` / ``ObjectDeath`` retire it,
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from . import layouts
+from .tables import tables as _tables
 from .wire_spec import all_specs, call_spec
 
 __all__ = [
@@ -49,107 +51,14 @@ __all__ = [
 
 RESOURCE = "Resource"
 RESOURCE_KINDS = ("Buffer", "Texture", "Renderbuffer")
-KIND_FROM_RECORD = "@Kind"
+KIND_FROM_RECORD = "KindFromRecord"
 #: Kinds whose create may be re-issued on the same live handle (seed 001 D-G1: one VAO,
 #: one handle, re-sent on config change; seed 002 §1: create_shader_state re-issued per link).
 REISSUE_KINDS = frozenset({"VertexElementsCso", "ShaderCso"})
 
 _H = "MGPipeHandle"
-# fmt: off
-HANDLE_FIELDS: dict[str, dict[str, str]] = {
-    # ---- kScreen
-    "GetCaps": {},
-    "ResourceCreate": {"Res": RESOURCE, "ViewOf": "Texture?", "BufferForTexBuffer": "Buffer?"},
-    "ResourceRespecify": {"Res": RESOURCE, "ViewOf": "Texture?", "BufferForTexBuffer": "Buffer?"},
-    "ResourceDestroy": {"Res": RESOURCE},
-    "MapPersistent": {"Res": "Buffer"},
-    "UnmapPersistent": {"Res": "Buffer"},
-    "FenceCreate": {"Fence": "Fence"},
-    "FenceStatus": {"Fence": "Fence"},
-    "FenceWait": {"Fence": "Fence"},
-    "FenceDestroy": {"Res": "Fence"},
-    "FenceWaitServer": {"Fence": "Fence"},
-    # ---- kCtxQuery
-    "QueryCreate": {"Query": "Query"},
-    "QueryBegin": {"Query": "Query"},
-    "QueryEnd": {"Query": "Query"},
-    "QueryAvailable": {"Res": "Query"},
-    "QueryResult": {"Query": "Query"},
-    "QueryDestroy": {"Res": "Query"},
-    "QueryTimestamp": {"Res": "Query"},
-    "QueryCounter": {"Query": "Query"},
-    # ---- kCtxCso
-    "CreateRenderState": {"Cso": "RenderStateCso", "BaseCso": "RenderStateCso?"},
-    "BindRenderState": {"Cso": "RenderStateCso"},
-    "DeleteRenderState": {"Res": "RenderStateCso"},
-    "CreateVertexElements": {"Cso": "VertexElementsCso"},
-    "BindVertexElements": {"Res": "VertexElementsCso"},
-    "DeleteVertexElements": {"Res": "VertexElementsCso"},
-    "CreateSamplerState": {"Cso": "SamplerCso"},
-    "DeleteSamplerState": {"Res": "SamplerCso"},
-    "CreateSamplerView": {"Cso": "SamplerViewCso", "Texture": "Texture"},
-    "DeleteSamplerView": {"Res": "SamplerViewCso"},
-    "CreateShaderState": {"Cso": "ShaderCso"},
-    "BindShaderState": {"Res": "ShaderCso"},
-    "DeleteShaderState": {"Res": "ShaderCso"},
-    # ---- kCtxState
-    "SetDynamicState": {},
-    "SetFramebufferState": {"Fbo": "Framebuffer", "Color[].Res": "Resource?",
-                            "Depth.Res": "Resource?", "Stencil.Res": "Resource?",
-                            "ReadSurface.Res": "Resource?"},
-    "SetVertexBuffers": {"MGPVertexBufferWire[].Res": "Buffer?"},
-    "SetIndexBuffer": {"Res": "Buffer?"},
-    "SetIndirectBuffers": {"DrawIndirect": "Buffer?", "Parameter": "Buffer?"},
-    "SetShaderBuffers": {"MGPBufferRange[].Res": "Buffer?"},
-    "SetSamplerViews": {"MGPBoundView[].View": "SamplerViewCso?",
-                        "MGPBoundView[].Texture": "Texture?"},
-    "BindSamplerStates": {"MGPipeHandle[]": "SamplerCso?"},
-    "SetShaderImages": {"MGPImageView[].Res": "Texture?"},
-    "SetStreamOutputTargets": {"MGPBufferRange[].Res": "Buffer?"},
-    "SetGlobalConstants": {"ShaderCso": "ShaderCso?"},
-    "SetVertexAttribDefaults": {},
-    "SetPixelPackState": {},
-    "SetPatchState": {},
-    "SetDrawProgram": {"ShaderCso": "ShaderCso?"},
-    "SetDispatchProgram": {"ShaderCso": "ShaderCso?"},
-    "SetResidualValueState": {},
-    # ---- kCtxObject
-    "SetTextureParams": {"Res": "Texture", "BuiltinSampler": "SamplerCso"},
-    "ResourceSubData": {"Res": RESOURCE},
-    "BufferSubDataResident": {"Res": "Buffer"},
-    "ResourceSubDataComplete": {"Res": RESOURCE},
-    "ResourceFlushRange": {"Res": "Buffer"},
-    "ResourceReadback": {"Res": RESOURCE},
-    "ResourceCopyRegion": {"Dst": RESOURCE, "Src": RESOURCE},
-    "GenerateMipmap": {"Res": "Texture"},
-    "GetTextureImage": {"Res": "Texture"},
-    # ---- kCtxVerb
-    "Blit": {"SrcFbo": "Framebuffer", "DstFbo": "Framebuffer"},
-    "Clear": {"Fbo": "Framebuffer?"},
-    "ReadPixels": {"PackBuffer": "Buffer?"},
-    "DrawVbo": {"IndexResource": "Buffer?", "MGPDrawIndirect[].IndirectResource": "Buffer",
-                "MGPDrawIndirect[].ParameterResource": "Buffer?"},
-    "LaunchGrid": {"IndirectResource": "Buffer?"},
-    "MemoryBarrier": {},
-    "BeginStreamOutput": {},
-    "EndStreamOutput": {},
-    "PauseStreamOutput": {},
-    "ResumeStreamOutput": {},
-    "Flush": {},
-    "Present": {},
-    "SetSwapInterval": {},
-    "BindShaderImage": {"View.Res": "Texture?"},
-    "PatchParameter": {},
-    "BindStreamOutput": {"Xfb": "Xfb?"},
-    "SetStorageBlockBinding": {"ShaderCso": "ShaderCso"},
-    "CopyFramebufferToTexture": {"Dst": "Texture"},
-    # ---- appended (seed 002)
-    "ObjectDeath": {"Object": KIND_FROM_RECORD},
-    "ApplierReset": {},
-    "SetContextValues": {},
-    "SetProgramBindings": {"Cso": "ShaderCso"},
-}
-# fmt: on
+#: call -> {field path: kind}, from the generated tables (HandleFields.def).
+HANDLE_FIELDS: dict[str, dict[str, str]] = _tables().HANDLE_FIELDS
 
 
 def role(call: str) -> str:
