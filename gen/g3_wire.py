@@ -8,21 +8,21 @@ FILE = "PipeWire.inc"
 TEMPLATE = "PipeWire.inc.j2"
 TITLE = "G3: wire opcodes, per-call flag/wait tables, layout asserts, decoder bounds checks"
 HEADER_STRUCT = "MGPWireRecHeader"
-RECORD_ALIGN_MEMBER = ("MGPWireRecHeader", "Size")
-RECORD_ALIGN = 8  # seed 001 section 4: record Size is a multiple of 8
+RECORD_ALIGN = "kMGPipeRecordAlign"  # the header constant (seed 001 section 4)
 
 
-def _align(n: int) -> int:
-    return (n + RECORD_ALIGN - 1) // RECORD_ALIGN * RECORD_ALIGN
+def _align(n: int, to: int) -> int:
+    return (n + to - 1) // to * to
 
 
 def context(model: Model) -> dict:
     header = model.struct(HEADER_STRUCT)
+    align = dict(model.constants)[RECORD_ALIGN]
     rows = []
     for c in model.calls:
         rows.append({
             "call": c,
-            "fixed_record": _align(header.size + c.payload_size),
+            "fixed_record": _align(header.size + c.payload_size, align),
             "var_tail": "kVarTail" in c.flags,
         })
     asserted = [s for s in model.structs]

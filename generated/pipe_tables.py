@@ -16,13 +16,13 @@
 #   catalogue/include/MGPipeBase.h 42609e524abac829
 #   catalogue/include/MGPipeHandles.h c09cc56e3b6ec4d5
 #   catalogue/include/MGPipeHostSpan.h d04b5db0f8b94fd4
-#   catalogue/include/MGPipeTypes.h cd6d4feeb941ffe9
+#   catalogue/include/MGPipeTypes.h 4525fa815b31d253
 #   catalogue/include/MGPipeValueTypes.h 429220579ebf2393
 #   catalogue/include/PipeInputs.h 18d2c71e1e7b64b5
 """MGPipe tables, generated: the runtime's only source of layouts, opcodes and chunks."""
 
 CATALOGUE_FINGERPRINT = "b1835667e21ff94b"
-INPUT_FINGERPRINT = "1664e22994b423cc"
+INPUT_FINGERPRINT = "82a3b396a76ad85d"
 
 CALLS = (
     {
@@ -963,6 +963,7 @@ CONSTANTS = {
     "kMGPipeSegReply": 3,
     "kMGPipeSegEvent": 4,
     "kMGHostSpanSegFromServerIndexMirror": 4294967294,
+    "kMGPipeRecordAlign": 8,
     "kMGPipeCsoCacheCapacity": 64,
     "kMGPipeSamplerCacheCapacity": 256,
     "kMGPipeMaxBufferBindingPoints": 84,

@@ -47,8 +47,9 @@ __all__ = [
     "Ring",
 ]
 
-#: Record granularity (seed 001 §4: "Size includes the header, a multiple of 8").
-RECORD_ALIGN = 8
+#: Record granularity (seed 001 §4: "Size includes the header, a multiple of 8"), from
+#: the header constant ``kMGPipeRecordAlign``.
+RECORD_ALIGN: int = _t.tables().CONSTANTS["kMGPipeRecordAlign"]
 #: ``Op`` reserved for the wrap padding record (§11.2).
 PAD_OP = 0
 #: Budget of an ordinary verb / capacity wait (seed 001 §17.1: 30 s -> BarrierTimeout).

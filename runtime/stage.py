@@ -29,8 +29,8 @@ from .errors import PipeFatal, ProtocolCorruption
 
 __all__ = ["STAGE_ALIGN", "DEFAULT_CAPACITY", "StageOverflow", "StageSegment", "stage_seg_id"]
 
-#: Allocation granularity of the segment.
-STAGE_ALIGN = 8
+#: Allocation granularity of the segment (``kMGPipeRecordAlign``).
+STAGE_ALIGN: int = _t.tables().CONSTANTS["kMGPipeRecordAlign"]
 #: ``SEG_STAGE`` default size (seed 001 §11.1: 32 MiB).
 DEFAULT_CAPACITY = 32 << 20
 

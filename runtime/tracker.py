@@ -21,7 +21,7 @@ from .cso_cache import RenderStateCsoCache
 from .handle_fields import RESOURCE_KINDS
 from .handles import NULL, Handle, SlotAllocator, default_framebuffer
 from .render_state import RenderState
-from .stage import BlobRef, StageSegment
+from .stage import STAGE_ALIGN, BlobRef, StageSegment
 from .suppressor import SetHashSuppressor
 from .transport import Transport
 from .wire import Encoder
@@ -164,7 +164,7 @@ class Tracker:
                     rows.append({"X": x, "Y": y, "Z": 0, "W": w, "H": h, "D": 1,
                                  "SrcOffset": len(blob), "SrcRowStride": len(data) // max(h, 1),
                                  "SrcSliceStride": len(data)})  # fmt: skip
-                    blob += data + b"\0" * (-len(data) % 8)
+                    blob += data + b"\0" * (-len(data) % STAGE_ALIGN)
                 payload = {
                     "Res": tex.handle, "Target": target_enum[tex.target], "Level": level,
                     "UnionBox": {"X": x0, "Y": y0, "Z": 0, "W": x1 - x0, "H": y1 - y0, "D": 1},

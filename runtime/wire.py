@@ -44,7 +44,7 @@ import numpy as np
 from . import layouts
 from . import tables as _t
 from .errors import ProtocolCorruption
-from .ring import header_size, pack_header, read_header
+from .ring import RECORD_ALIGN, header_size, pack_header, read_header
 from .stage import StageSegment
 from .wire_spec import CallSpec, TailSpec, align8, call_spec, spec_for_opcode
 
@@ -182,7 +182,7 @@ class Decoder:
         if len(mv) < hdr:
             raise ProtocolCorruption("Wire.Header")
         op, _flags, size = read_header(mv)
-        if size < hdr or size % 8 or size > len(mv):
+        if size < hdr or size % RECORD_ALIGN or size > len(mv):
             raise ProtocolCorruption("Wire.Size")
         spec = spec_for_opcode(op)
         if spec is None:

@@ -8,6 +8,9 @@
 #include "MGPipeValueTypes.h"
 
 enum : Uint32 {
+    // A wire record's Size (header included) and every tail's start are multiples of this;
+    // so are SEG_STAGE allocations (seed 001 section 4).
+    kMGPipeRecordAlign = 8,
     kMGPipeCsoCacheCapacity = 64,
     kMGPipeSamplerCacheCapacity = 256,
     kMGPipeMaxBufferBindingPoints = 84,
