@@ -135,9 +135,9 @@ def _shader_buffers(ctx: ServerContext, d: Decoded, obj: ServerObject | None) ->
 def _attrib_defaults(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:
     mask, window, values = int(d.payload["Mask"]), ctx.windows[d.name], d.tails[0]
     bits = [i for i in range(mask.bit_length()) if mask >> i & 1]
-    for value, bit in zip(values, bits):
+    for i, bit in enumerate(bits[: len(values)]):
         if bit < len(window):
-            window[bit] = value
+            ctx.put_window(d.name, bit, values[i : i + 1])
 
 
 def _program_bindings(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:

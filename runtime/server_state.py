@@ -75,6 +75,8 @@ class ServerContext:
         self.resolved: dict[str, ServerObject | None] = {}
         self.last: dict[str, np.void] = {}
         self.last_tails: dict[str, tuple[np.ndarray, ...]] = {}
+        # JSON views for recorders, rebuilt only when the state they show changes.
+        self._json_cache: dict[str, Any] = {}
         self.windows: dict[str, np.ndarray] = {}
         self.context_serial = 0
         self.frame_serial = 0
@@ -104,12 +106,15 @@ class ServerContext:
             self.windows[f"SetShaderBuffers[{cls}]"] = np.zeros(t.bound or 0, t.dtype)
         self.last.clear()
         self.last_tails.clear()
+        self._json_cache = {}
 
     def put_window(self, key: str, start: int, rows: np.ndarray) -> None:
         self.windows[key][start : start + len(rows)] = rows
+        self._json_cache.pop("window:" + key, None)
 
     def remember(self, call: str, payload: np.void, tails: tuple[np.ndarray, ...] = ()) -> None:
         self.last[call] = _copy(payload)
+        self._json_cache.pop("last:" + call, None)
         if tails:
             self.last_tails[call] = tuple(np.array(t, copy=True) for t in tails)
 
@@ -120,14 +125,17 @@ class ServerContext:
         def h(x: Handle) -> list[int]:
             return [x.slot, x.gen]
 
+        def cached(key: str, make: Any) -> Any:
+            if key not in self._json_cache:
+                self._json_cache[key] = make()
+            return self._json_cache[key]
+
         def window(key: str) -> dict[str, Any]:
             arr = self.windows[key]
-            raw = arr.view(np.uint8).reshape(len(arr), -1) if len(arr) else arr
-            return {
-                str(i): layouts.to_dict(arr[i], json_safe=True)
-                for i in range(len(arr))
-                if raw[i].any()
-            }
+            if not len(arr):
+                return {}
+            used = np.flatnonzero(arr.view(np.uint8).reshape(len(arr), -1).any(axis=1))
+            return {str(i): layouts.to_dict(arr[i], json_safe=True) for i in used}
 
         rs = self.render_state
         return {
@@ -144,6 +152,7 @@ class ServerContext:
             "draw_program": h(self.draw_program),
             "dispatch_program": h(self.dispatch_program),
             "xfb": h(self.xfb),
-            "windows": {k: window(k) for k in sorted(self.windows)},
-            "last": {k: layouts.to_dict(v, json_safe=True) for k, v in sorted(self.last.items())},
+            "windows": {k: cached("window:" + k, lambda k=k: window(k)) for k in sorted(self.windows)},
+            "last": {k: cached("last:" + k, lambda v=v: layouts.to_dict(v, json_safe=True))
+                     for k, v in sorted(self.last.items())},
         }
