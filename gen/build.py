@@ -62,12 +62,14 @@ def _float_inside(lay: Layouts, struct: str | None, depth: int = 0) -> bool:
     return any(m.scalar in ("f32", "f64") or _float_inside(lay, m.struct, depth + 1) for m in s.members)
 
 
-def _struct(lay: Layouts, s: LStruct, pins: dict[str, int], classes: dict[str, str | None]) -> Struct:
+def _struct(lay: Layouts, s: LStruct, pins: dict[str, int],
+            classes: dict[str, dict[str, str | None]]) -> Struct:
+    """``classes``: struct -> member -> render-state class (the block and its split types)."""
     members = tuple(
         Member(name=m.name, offset=m.offset, size=m.size, type=m.type, scalar=m.scalar,
                struct=m.struct, count=m.count, elem_size=m.elem_size,
                is_float=m.scalar in ("f32", "f64") or _float_inside(lay, m.struct),
-               cls=classes.get(m.name) if s.name == RS_STRUCT else None)
+               cls=classes.get(s.name, {}).get(m.name))
         for m in s.members
     )
     return Struct(name=s.name, size=s.size, align=s.align, header=s.path, members=members,
@@ -138,7 +140,10 @@ def _model(cat: Catalogue, lay: Layouts, rs) -> Model:  # type: ignore[no-untype
              validate_class=vclass.get(r.toks[0].text), payload_size=lay.structs[r.toks[1].text].size)
         for i, r in enumerate(cat.calls)
     )
-    structs = tuple(_struct(lay, s, pins, rs.member_classes) for s in ordered_structs(lay))
+    split_types = {m.struct for m in lay.structs[RS_STRUCT].members
+                   if rs.member_classes.get(m.name) == "kSplit" and m.struct}
+    classes = {RS_STRUCT: rs.member_classes, **{t: rs.sub_classes for t in split_types}}
+    structs = tuple(_struct(lay, s, pins, classes) for s in ordered_structs(lay))
     rs_struct = next(s for s in structs if s.name == RS_STRUCT)
     offs = {m.name: m.offset for m in rs_struct.members}
     owner = {r.toks[0].text: r.toks[1].text for r in cat.ownership}
