@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import os
+
 import pytest
+from hypothesis import settings
+
+# CI runs the same examples every time (a red CI is reproducible from its log); local runs
+# keep exploring. No test may depend on wall-clock deadlines on a loaded 2-core machine.
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("dev", deadline=None)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 _REPORTED_PREFIXES = ("atheris_", "fuzz_")
 _measured: list[tuple[str, str, Any]] = []
