@@ -5,7 +5,7 @@
 #   catalogue/EsprytSpans.def a970a6961eeefdc5
 #   catalogue/FieldOwnership.def 2e1608340ef548f7
 #   catalogue/FillPoints.def de84054050deaf14
-#   catalogue/HandleFields.def 758f58b9168d64aa
+#   catalogue/HandleFields.def 4feece6b00c7362a
 #   catalogue/PayloadSizes.def b543d08607a353f6
 #   catalogue/PipeCalls.def b1835667e21ff94b
 #   catalogue/PipeFields.def 114474c3ff82a456
@@ -14,7 +14,7 @@
 #   catalogue/Tails.def e014524cbe9182d9
 #   catalogue/include/MGPipe.h 307714f9a96244fd
 #   catalogue/include/MGPipeBase.h 42609e524abac829
-#   catalogue/include/MGPipeHandles.h c09cc56e3b6ec4d5
+#   catalogue/include/MGPipeHandles.h 7c4f5444241fbab6
 #   catalogue/include/MGPipeHostSpan.h d04b5db0f8b94fd4
 #   catalogue/include/MGPipeTypes.h 4525fa815b31d253
 #   catalogue/include/MGPipeValueTypes.h 429220579ebf2393
@@ -22,7 +22,7 @@
 """MGPipe tables, generated: the runtime's only source of layouts, opcodes and chunks."""
 
 CATALOGUE_FINGERPRINT = "b1835667e21ff94b"
-INPUT_FINGERPRINT = "82a3b396a76ad85d"
+INPUT_FINGERPRINT = "c0f61f5f5224560e"
 
 CALLS = (
     {
@@ -955,6 +955,8 @@ ENUMS = {
     },
 }
 CONSTANTS = {
+    "kMGPipeResourceKindMask": 7,
+    "kMGPipeReissuableKindMask": 576,
     "kMGPipeShaderCsoCompositeSlotBase": 15728640,
     "kMGPipeDefaultFramebufferGen": 1,
     "kMGHostSpanSegNone": 0,

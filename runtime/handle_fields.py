@@ -50,11 +50,22 @@ __all__ = [
 ]
 
 RESOURCE = "Resource"
-RESOURCE_KINDS = ("Buffer", "Texture", "Renderbuffer")
+
+
+def _kinds_in(mask_name: str) -> tuple[str, ...]:
+    """The MGPipeHandleKind enumerators a header mask constant names, in enum order."""
+    mod = _tables()
+    mask = mod.CONSTANTS[mask_name]
+    kinds = sorted(mod.ENUMS["MGPipeHandleKind"].items(), key=lambda kv: kv[1])
+    return tuple(name for name, value in kinds if mask >> value & 1)
+
+
+#: Kinds sharing the Resource slot space (``kMGPipeResourceKindMask``), in enum order.
+RESOURCE_KINDS: tuple[str, ...] = _kinds_in("kMGPipeResourceKindMask")
 KIND_FROM_RECORD = "KindFromRecord"
 #: Kinds whose create may be re-issued on the same live handle (seed 001 D-G1: one VAO,
 #: one handle, re-sent on config change; seed 002 §1: create_shader_state re-issued per link).
-REISSUE_KINDS = frozenset({"VertexElementsCso", "ShaderCso"})
+REISSUE_KINDS = frozenset(_kinds_in("kMGPipeReissuableKindMask"))
 
 _H = "MGPipeHandle"
 #: call -> {field path: kind}, from the generated tables (HandleFields.def).

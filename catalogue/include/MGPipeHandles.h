@@ -27,6 +27,16 @@ enum class MGPipeHandleKind : Uint8 {
 };
 
 enum : Uint32 {
+    // Kinds that share ONE slot space, spelled "Resource" in HandleFields.def:
+    // ResourceDestroy / ResourceSubData carry a bare handle, so the server could not tell
+    // two kinds' slot 1 apart; the object keeps its kind (ResourceCreate's Target).
+    kMGPipeResourceKindMask = (1u << static_cast<Uint32>(MGPipeHandleKind::Buffer)) |
+                              (1u << static_cast<Uint32>(MGPipeHandleKind::Texture)) |
+                              (1u << static_cast<Uint32>(MGPipeHandleKind::Renderbuffer)),
+    // Kinds whose create may be re-issued on a live handle: one VAO, one handle, re-sent on
+    // a config change (seed 001 D-G1); create_shader_state re-issued per link (seed 002).
+    kMGPipeReissuableKindMask = (1u << static_cast<Uint32>(MGPipeHandleKind::VertexElementsCso)) |
+                                (1u << static_cast<Uint32>(MGPipeHandleKind::ShaderCso)),
     // ShaderCso slots at and above this are reserved for program-pipeline composites.
     kMGPipeShaderCsoCompositeSlotBase = 0x00F00000u,
     // The default framebuffer's generation within slot 0 of kind Framebuffer.
