@@ -76,6 +76,11 @@ def _struct(lay: Layouts, s: LStruct, pins: dict[str, int],
                   pinned_size=pins.get(s.name), has_blob_ref=holds(lay, s.name, "MGPBlobRef"))
 
 
+#: G1 splits the calls by scope: kScreen rows form MGPipeScreen, every other class
+#: MGPipeContext (seed 001 §1.2).
+SCREEN_CLASS, SCREEN_TABLE, CONTEXT_TABLE = "kScreen", "MGPipeScreen", "MGPipeContext"
+
+
 def _tails(cat: Catalogue, lay: Layouts) -> tuple[Tail, ...]:
     enumerators = {e.name: e.value for en in lay.enums.values() for e in en.enumerators}
     sizes = {"i32": 4, "u32": 4}
@@ -137,7 +142,8 @@ def _model(cat: Catalogue, lay: Layouts, rs) -> Model:  # type: ignore[no-untype
         Call(opcode=i + 1, name=r.toks[0].text, payload=r.toks[1].text, cls=r.toks[2].text,
              flags=tuple(p for p in r.toks[3].parts if p != "kNone"),
              flag_bits=sum(flag_bits[p] for p in r.toks[3].parts), wait_class=r.toks[4].text,
-             validate_class=vclass.get(r.toks[0].text), payload_size=lay.structs[r.toks[1].text].size)
+             validate_class=vclass.get(r.toks[0].text), payload_size=lay.structs[r.toks[1].text].size,
+             table=SCREEN_TABLE if r.toks[2].text == SCREEN_CLASS else CONTEXT_TABLE)
         for i, r in enumerate(cat.calls)
     )
     split_types = {m.struct for m in lay.structs[RS_STRUCT].members

@@ -7,14 +7,10 @@ from mgpipe.gen.model import Model
 FILE = "PipeThunks.inc"
 TEMPLATE = "PipeThunks.inc.j2"
 TITLE = "G2: monolith direct-call thunks MGP_<Name>()"
-SCREEN_CLASS = "kScreen"
 
 
 def context(model: Model) -> dict:
     return {
-        "thunks": [
-            (c, "gMGPipeScreen" if c.cls == SCREEN_CLASS else "gMGPipeContext",
-             "kOptional" in c.flags)
-            for c in model.calls
-        ]
+        "tables": list(dict.fromkeys(c.table for c in model.calls)),
+        "thunks": [(c, "kOptional" in c.flags) for c in model.calls],
     }

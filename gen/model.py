@@ -54,6 +54,7 @@ class Call(Frozen):
     wait_class: str
     validate_class: str | None
     payload_size: int
+    table: str  # "MGPipeScreen" (share-group scope) or "MGPipeContext" (G1, G2)
 
 
 class Chunk(Frozen):

@@ -61,6 +61,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exit_code_for(exc)
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # an unreadable input or unwritable output: name the path
+        where = exc.filename if exc.filename is not None else "<command line>"
+        return exit_code_for(GenError(str(where), 1, 1, "IO-ERROR",
+                                      f"{exc.strerror or exc}, expected a readable input / writable output"))
     return int(rc or 0)
 
 

@@ -19,7 +19,8 @@ __all__ = [
     "member", "RS_STRUCT",
 ]  # fmt: skip
 
-RS_STRUCT = "RenderStateParameters"
+#: The render-state block, as the tables name it (RENDER_STATE["struct"]).
+RS_STRUCT: str = _t.tables().RENDER_STATE["struct"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -68,7 +68,7 @@ class StageSegment:
         self, capacity: int = DEFAULT_CAPACITY, buffer: bytearray | memoryview | None = None
     ) -> None:
         if capacity <= 0 or capacity % STAGE_ALIGN:
-            raise ValueError(f"stage capacity {capacity} is not a positive multiple of 8")
+            raise ValueError(f"stage capacity {capacity} is not a positive multiple of {STAGE_ALIGN}")
         if buffer is None:
             buffer = bytearray(capacity)
         mv = memoryview(buffer).cast("B")

@@ -235,3 +235,13 @@ def test_the_generator_never_needs_its_own_output() -> None:
                           env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "up to date" in proc.stdout
+
+
+def test_an_unwritable_output_is_a_located_refusal(tmp_path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    proc = subprocess.run([sys.executable, "-m", "mgpipe", "gen", "--out", str(blocker / "out")],
+                          cwd=REPO_ROOT, capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert ": IO-ERROR: " in proc.stderr and str(blocker) in proc.stderr
