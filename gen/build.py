@@ -7,7 +7,7 @@ from pathlib import Path
 
 import xxhash
 
-from mgpipe.gen.catalogue import LOCK_FILE, Catalogue, load_catalogue
+from mgpipe.gen.catalogue import LOCK_FILE, Catalogue, load_catalogue, root_name
 from mgpipe.gen.gates import GATES, INPUTS_STRUCT, RS_STRUCT, Ctx, holds
 from mgpipe.gen.layout import read_headers
 from mgpipe.gen.layout_model import Layouts
@@ -121,7 +121,7 @@ def lock_text(cat: Catalogue) -> str:
 def build(catalogue_dir: Path, disabled: frozenset[str] = frozenset(), use_cache: bool = True) -> Built:
     """Load, gate and model the catalogue at ``catalogue_dir``; raise GenError(s) on refusal."""
     catalogue_dir = Path(catalogue_dir)
-    shown_root = catalogue_dir.name
+    shown_root = root_name(catalogue_dir)
     cat = load_catalogue(catalogue_dir, shown_root)
     lay = read_headers(catalogue_dir / "include", display_root=catalogue_dir.parent, use_cache=use_cache)
     ctx = Ctx(cat, lay, disabled=disabled)
@@ -167,13 +167,15 @@ def _model(cat: Catalogue, lay: Layouts, rs) -> Model:  # type: ignore[no-untype
         for i, r in enumerate(cat.pipe_inputs)
     )
     inputs = []
+    prefix = cat.display_root + "/"
     for shown, text in sorted(cat.files.items()):
         if shown == cat.lock_path:
             continue  # the lock is derived state, not an input
-        inputs.append(InputFile(path=shown, fingerprint=fingerprint(text.encode())))
+        inputs.append(InputFile(path=shown, name=shown.removeprefix(prefix),
+                                fingerprint=fingerprint(text.encode())))
     include_dir = cat.root / "include"
     for p in sorted(include_dir.glob("*.h")):
-        inputs.append(InputFile(path=f"{cat.display_root}/include/{p.name}",
+        inputs.append(InputFile(path=f"{prefix}include/{p.name}", name=f"include/{p.name}",
                                 fingerprint=fingerprint(p.read_bytes())))
     inputs.sort(key=lambda f: f.path)
     calls_path = cat.path_of("PipeCalls.def")

@@ -65,7 +65,7 @@ class Catalogue:
     handle_fields: tuple[Row, ...]  # HandleFields.def
 
     def path_of(self, name: str) -> str:
-        return display(self.root / name, self.display_root)
+        return display(self.root / name, self.root, self.display_root)
 
 
 #: file -> {list name or prefix*: (param, min args, max args)}
@@ -85,17 +85,23 @@ SHAPES: dict[str, dict[str, tuple[str, int, int]]] = {
 LOCK_FILE = "PipeCalls.lock"
 
 
-def display(path: Path, display_root: str | None = None) -> str:
-    """A stable, never-absolute spelling of ``path`` for messages and headers."""
+def root_name(root: Path) -> str:
+    """The name a catalogue (or output) directory is shown by: its own directory name."""
+    return Path(os.path.abspath(root)).name or "catalogue"
+
+
+def display(path: Path, root: Path, shown_root: str | None = None) -> str:
+    """``path`` spelt relative to the catalogue root ``root``: ``<root name>/<path inside>``.
+
+    Never absolute and never relative to the current directory, so messages and output
+    headers are the same bytes wherever the tool is run from.
+    """
+    name = shown_root if shown_root is not None else root_name(root)
     try:
-        rel = os.path.relpath(path)
+        rel = Path(os.path.abspath(path)).relative_to(os.path.abspath(root)).as_posix()
     except ValueError:
-        rel = str(path)
-    if not rel.startswith(".."):
-        return rel.replace(os.sep, "/")
-    if display_root is not None:
-        return display_root.rstrip("/") + "/" + path.name
-    return path.name
+        rel = Path(path).name
+    return name.rstrip("/") + "/" + rel
 
 
 def _tok(arg: DefArg, path: str) -> Tok:
@@ -145,7 +151,7 @@ def _load_file(
     required: bool = True,
 ) -> dict[str, DefList]:
     path = root / fname
-    shown = display(path, display_root)
+    shown = display(path, root, display_root)
     if not path.is_file():
         if required:
             errors.error(
@@ -192,7 +198,7 @@ def _load_file(
 
 def load_catalogue(root: Path, display_root: str | None = None) -> Catalogue:
     """Parse every .def file under ``root``; raise GenError(s) for any syntax/shape fault."""
-    shown_root = display_root if display_root is not None else display(root)
+    shown_root = display_root if display_root is not None else root_name(root)
     errors = ErrorCollector()
     files: dict[str, str] = {}
     loaded = {f: _load_file(root, f, shown_root, errors, files) for f in SHAPES}
@@ -220,7 +226,7 @@ def load_catalogue(root: Path, display_root: str | None = None) -> Catalogue:
         files=files,
         calls=rows("PipeCalls.def", "MGP_CALL_LIST"),
         lock=lock_rows,
-        lock_path=display(root / LOCK_FILE, shown_root),
+        lock_path=display(root / LOCK_FILE, root, shown_root),
         field_lists=field_lists,
         field_list_locs=field_locs,
         sizes=rows("PayloadSizes.def", "MGP_PAYLOAD_SIZES"),
@@ -238,4 +244,4 @@ def load_catalogue(root: Path, display_root: str | None = None) -> Catalogue:
     return cat
 
 
-__all__ = ["Catalogue", "Loc", "Row", "Tok", "display", "load_catalogue", "LOCK_FILE"]
+__all__ = ["Catalogue", "Loc", "Row", "Tok", "display", "load_catalogue", "root_name", "LOCK_FILE"]

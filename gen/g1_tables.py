@@ -7,6 +7,8 @@ from mgpipe.gen.model import Model
 FILE = "PipeTables.inc"
 TEMPLATE = "PipeTables.inc.j2"
 TITLE = "G1: MGPipeScreen / MGPipeContext function-pointer tables, one member per call"
+#: the model fields this output reads: its header lists exactly their inputs
+READS = ("calls",)
 
 
 def context(model: Model) -> dict:

@@ -7,6 +7,8 @@ from mgpipe.gen.model import Model
 FILE = "PipeThunks.inc"
 TEMPLATE = "PipeThunks.inc.j2"
 TITLE = "G2: monolith direct-call thunks MGP_<Name>()"
+#: the model fields this output reads: its header lists exactly their inputs
+READS = ("calls",)
 
 
 def context(model: Model) -> dict:

@@ -7,6 +7,8 @@ from mgpipe.gen.model import Model
 FILE = "PipeWire.inc"
 TEMPLATE = "PipeWire.inc.j2"
 TITLE = "G3: wire opcodes, per-call flag/wait tables, layout asserts, decoder bounds checks"
+#: the model fields this output reads: its header lists exactly their inputs
+READS = ("calls", "structs", "constants", "enums")
 HEADER_STRUCT = "MGPWireRecHeader"
 RECORD_ALIGN = "kMGPipeRecordAlign"  # the header constant (seed 001 section 4)
 

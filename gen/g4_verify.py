@@ -7,6 +7,8 @@ from mgpipe.gen.model import Model
 FILE = "PipeVerify.inc"
 TEMPLATE = "PipeVerify.inc.j2"
 TITLE = "G4: per-field comparators (MOBILEGL_PIPE_VERIFY), floats compared by bits"
+#: the model fields this output reads: its header lists exactly their inputs
+READS = ("structs", "field_lists")
 
 
 def _how(member, listed: set[str]) -> str:  # type: ignore[no-untyped-def]

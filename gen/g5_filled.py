@@ -7,6 +7,8 @@ from mgpipe.gen.model import Model
 FILE = "PipeFilled.inc"
 TEMPLATE = "PipeFilled.inc.j2"
 TITLE = "G5: PipeInputs field ids, per-verb fill table and poison generations"
+#: the model fields this output reads: its header lists exactly their inputs
+READS = ("calls", "pipe_inputs", "fill_points", "validate_classes")
 NO_CLASS = "kMGPipeNoValidateClass"
 
 

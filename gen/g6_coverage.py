@@ -8,6 +8,8 @@ from mgpipe.gen.model import Model
 FILE = "PipeCoverage.inc"
 TEMPLATE = "PipeCoverage.inc.j2"
 TITLE = "G6: backend read point -> MGPipe call; 0 UNMAPPED is the gate"
+#: the model fields this output reads: its header lists exactly their inputs
+READS = ("calls", "pipe_inputs")
 
 
 def context(model: Model) -> dict:

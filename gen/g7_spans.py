@@ -7,6 +7,8 @@ from mgpipe.gen.model import Model
 FILE = "PipeSpanTable.inc"
 TEMPLATE = "PipeSpanTable.inc.j2"
 TITLE = "G7: render-state pipeline subset, pipeline/dynamic chunk table, Espryt spans"
+#: the model fields this output reads: its header lists exactly their inputs
+READS = ("render_state", "setters")
 
 
 def _first_member(chunk) -> str:  # type: ignore[no-untyped-def]

@@ -7,6 +7,8 @@ from mgpipe.gen.model import Model
 FILE = "PipeFieldOwnership.inc"
 TEMPLATE = "PipeFieldOwnership.inc.j2"
 TITLE = "G8: PipeInputs field ownership (RECORD-SUPPLIED / APPLIER-DERIVED / BARRIER-PULLED / FATAL)"
+#: the model fields this output reads: its header lists exactly their inputs
+READS = ("pipe_inputs", "ownership_classes")
 
 
 def context(model: Model) -> dict:

@@ -139,8 +139,31 @@ class Enum(Frozen):
 
 
 class InputFile(Frozen):
-    path: str  # display path, never absolute
+    path: str  # display path, never absolute: "<catalogue dir name>/<name>"
+    name: str  # path inside the catalogue: "PipeCalls.def", "include/MGPipe.h"
     fingerprint: str
+
+
+HEADERS = "include/"
+
+#: Which catalogue inputs each model field is computed from ("include/" = every header:
+#: the headers are one translation unit, so any of them can move any layout). An output's
+#: provenance header lists exactly the inputs of the fields it reads (its ``READS``).
+SOURCES: dict[str, tuple[str, ...]] = {
+    "calls": ("PipeCalls.def", "FillPoints.def", HEADERS),
+    "structs": ("PayloadSizes.def", "PipeFields.def", HEADERS),
+    "enums": (HEADERS,),
+    "constants": (HEADERS,),
+    "field_lists": ("PipeFields.def",),
+    "render_state": ("PipeFields.def", "EsprytSpans.def", HEADERS),
+    "setters": ("RenderStateSetters.def", "PipeFields.def", HEADERS),
+    "tails": ("Tails.def", HEADERS),
+    "handle_fields": ("HandleFields.def",),
+    "pipe_inputs": ("PipeInputs.def", "FieldOwnership.def", "Coverage.def", "FillPoints.def", HEADERS),
+    "validate_classes": (HEADERS,),
+    "ownership_classes": (HEADERS,),
+    "fill_points": ("FillPoints.def", HEADERS),
+}
 
 
 class Model(Frozen):
@@ -160,6 +183,12 @@ class Model(Frozen):
     validate_classes: tuple[str, ...]
     ownership_classes: tuple[str, ...]
     fill_points: tuple[tuple[str, tuple[str, ...]], ...]
+
+    def inputs_of(self, reads: tuple[str, ...]) -> tuple[InputFile, ...]:
+        """The inputs the model fields ``reads`` are computed from (see :data:`SOURCES`)."""
+        wanted = {src for field in reads for src in SOURCES[field]}
+        return tuple(f for f in self.inputs
+                     if f.name in wanted or (HEADERS in wanted and f.name.startswith(HEADERS)))
 
     def struct(self, name: str) -> Struct:
         for s in self.structs:
@@ -192,6 +221,7 @@ __all__ = [
     "Member",
     "Model",
     "PipeInput",
+    "SOURCES",
     "RenderState",
     "Setter",
     "Struct",

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from mgpipe.gen.model import Model
+from mgpipe.gen.model import SOURCES, Model
 
 FILE = "pipe_tables.py"
 TEMPLATE = "pipe_tables.py.j2"
 TITLE = "the Python tables the runtime executes (layouts, opcodes, chunks, coverage)"
+#: the model fields this output reads: its header lists exactly their inputs
+READS = tuple(SOURCES)
 
 
 def _struct(s) -> dict:  # type: ignore[no-untyped-def]

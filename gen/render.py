@@ -56,9 +56,45 @@ def outputs() -> list[ModuleType]:
     return [importlib.import_module(m) for m in OUTPUT_MODULES]
 
 
+#: model methods -> the fields they read
+_METHOD_READS: dict[str, tuple[str, ...]] = {
+    "struct": ("structs",), "enum": ("enums",), "payload_structs": ("calls", "structs"),
+}
+
+
+class ModelView:
+    """The model as one output sees it: only the fields its ``READS`` declares.
+
+    Reading anything else is an error, so an output's provenance header (the inputs of
+    its ``READS``) can never leave out an input the output depends on.
+    """
+
+    def __init__(self, model: Model, reads: tuple[str, ...]) -> None:
+        self._model = model
+        self._reads = frozenset(reads)
+
+    def __getattr__(self, name: str) -> object:
+        needs = _METHOD_READS.get(name, (name,))
+        if not self._reads.issuperset(needs):
+            raise AttributeError(f"this output reads model.{name} without naming "
+                                 f"{', '.join(needs)} in its READS")
+        return getattr(self._model, name)
+
+
+def provenance(model: Model, reads: tuple[str, ...]) -> dict[str, object]:
+    """The header facts of an output that reads ``reads``: its inputs and their fingerprint;
+    the build fingerprint (xxh64 of PipeCalls.def) only when it reads the calls."""
+    inputs = model.inputs_of(reads)
+    digest = xxhash.xxh64("".join(f"{f.path}\0{f.fingerprint}\n" for f in inputs).encode())
+    return {"inputs": inputs, "input_fingerprint": digest.hexdigest(),
+            "build_fingerprint": model.catalogue_fingerprint if "calls" in reads else None}
+
+
 def render_one(module: ModuleType, model: Model, env: jinja2.Environment | None = None) -> Output:
     env = env or _env()
-    ctx = {"model": model, "title": module.TITLE, "file": module.FILE, **module.context(model)}
+    view = ModelView(model, module.READS)
+    ctx = {"model": view, "title": module.TITLE, "file": module.FILE,
+           **provenance(model, module.READS), **module.context(view)}
     text = env.get_template(module.TEMPLATE).render(**ctx)
     if module.FILE.endswith(".py"):
         text = format_python(text)

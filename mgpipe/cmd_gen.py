@@ -10,6 +10,7 @@ from pathlib import Path
 from mgpipe.gen import CATALOGUE_DIR
 from mgpipe.gen.build import LOCK_FILE, build
 from mgpipe.gen.catalogue import display
+from mgpipe.gen.errors import GenError
 from mgpipe.gen.render import render_all
 
 EXIT_STALE = 1
@@ -37,15 +38,30 @@ def planned_files(catalogue: Path, out: Path) -> dict[Path, str]:
     return files
 
 
+def shown(path: Path) -> str:
+    """An owned file as messages name it: ``<its directory's name>/<file>``, from any cwd."""
+    return display(path, path.parent)
+
+
+def check_out_dir(out: Path, must_exist: bool) -> None:
+    """Refuse an output directory that is a file (or, for --check, that does not exist)."""
+    if out.exists() and not out.is_dir():
+        raise GenError(str(out), 1, 1, "OUT-DIR", "--out names a file, expected a directory")
+    if must_exist and not out.is_dir():
+        raise GenError(str(out), 1, 1, "OUT-DIR",
+                       "--out directory does not exist, so there is nothing to check, expected "
+                       "the directory `mgpipe gen --out` wrote")
+
+
 def check(files: dict[Path, str], stream=None) -> list[Path]:  # type: ignore[no-untyped-def]
     stream = stream if stream is not None else sys.stdout
     stale = []
     for path, text in files.items():
-        current = path.read_text(encoding="utf-8") if path.is_file() else None
+        current = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
         if current == text:
             continue
         stale.append(path)
-        shown = display(path)
+        shown = display(path, path.parent)
         why = "missing" if current is None else "stale"
         print(f"{shown}: STALE: generated file is {why}, expected the output of `mgpipe gen`", file=stream)
         diff = difflib.unified_diff(
@@ -59,6 +75,7 @@ def check(files: dict[Path, str], stream=None) -> list[Path]:  # type: ignore[no
 def run(args: argparse.Namespace) -> int:
     catalogue = catalogue_of(args)
     out = args.out if args.out is not None else catalogue.parent / "generated"
+    check_out_dir(out, must_exist=args.check)
     files = planned_files(catalogue, out)
     if args.check:
         stale = check(files)
@@ -74,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         written += 1
-        print(f"wrote {display(path)}")
+        print(f"wrote {shown(path)}")
     print(f"{len(files)} generated files, {written} written")
     return 0
 
