@@ -7,8 +7,9 @@ from pathlib import Path
 
 import xxhash
 
+from mgpipe.gen.errors import ErrorCollector, GenError, GenErrors
 from mgpipe.gen.catalogue import LOCK_FILE, Catalogue, load_catalogue, root_name
-from mgpipe.gen.gates import GATES, INPUTS_STRUCT, RS_STRUCT, Ctx, holds
+from mgpipe.gen.gates import GATES, missing_vocabulary, INPUTS_STRUCT, RS_STRUCT, Ctx, holds
 from mgpipe.gen.layout import read_headers
 from mgpipe.gen.layout_model import Layouts
 from mgpipe.gen.layout_model import Struct as LStruct
@@ -118,19 +119,80 @@ def lock_text(cat: Catalogue) -> str:
     )
 
 
-def build(catalogue_dir: Path, disabled: frozenset[str] = frozenset(), use_cache: bool = True) -> Built:
-    """Load, gate and model the catalogue at ``catalogue_dir``; raise GenError(s) on refusal."""
+def _read_layouts(catalogue_dir: Path, shown_root: str, roots: ErrorCollector,
+                  use_cache: bool) -> Layouts:
+    """The headers' layouts; a missing include/ or a header that does not compile is a
+    root cause (recorded in ``roots``) and reads as no layouts at all."""
+    include = catalogue_dir / "include"
+    if not include.is_dir() or not any(include.glob("*.h")):
+        what = "not found" if not include.is_dir() else "holds no *.h header"
+        roots.error(f"{shown_root}/include", 1, 1, "HEADER-MISSING",
+                    f"the catalogue's include/ directory {what}, expected the C++ headers "
+                    f"that declare every payload struct and enum")
+        return Layouts()
+    try:
+        lay = read_headers(include, display_root=catalogue_dir.parent, use_cache=use_cache)
+    except (GenError, GenErrors) as exc:
+        roots.add(exc)
+        return Layouts()
+    missing = missing_vocabulary(lay)
+    if missing:
+        roots.error(f"{shown_root}/include", 1, 1, "HEADER-VOCABULARY",
+                    f"the headers declare no {', no '.join(missing)}, expected every declaration "
+                    f"the catalogue's rows are read against")
+    return lay
+
+
+def _gate(fn, ctx: Ctx, after_root: bool) -> object:  # type: ignore[no-untyped-def]
+    """Run one gate. After a root cause the inputs may be partial; a gate that cannot run
+    on them has nothing to add to the root cause, so its failure is not reported."""
+    if not after_root:
+        return fn(ctx)
+    try:
+        return fn(ctx)
+    except Exception:  # noqa: BLE001 - only ever after a root cause, which is reported
+        return None
+
+
+def require_catalogue(catalogue_dir: Path) -> Path:
+    """``catalogue_dir`` if it is a directory, else the one refusal that names the cause."""
     catalogue_dir = Path(catalogue_dir)
+    if not catalogue_dir.is_dir():
+        what = "is a file" if catalogue_dir.exists() else "not found"
+        raise GenError(str(catalogue_dir), 1, 1, "CATALOGUE-MISSING",
+                       f"catalogue directory {what}, expected a directory holding PipeCalls.def "
+                       f"and include/")
+    return catalogue_dir
+
+
+def build(catalogue_dir: Path, disabled: frozenset[str] = frozenset(), use_cache: bool = True) -> Built:
+    """Load, gate and model the catalogue at ``catalogue_dir``; raise GenError(s) on refusal.
+
+    A fault in reading the inputs (a missing/unparsable/misshapen file, a header that does
+    not compile) is a root cause: the gates still run on what could be read, and their
+    errors travel as follow-on errors of the refusal (counted, not printed).
+    """
+    catalogue_dir = require_catalogue(catalogue_dir)
     shown_root = root_name(catalogue_dir)
-    cat = load_catalogue(catalogue_dir, shown_root)
-    lay = read_headers(catalogue_dir / "include", display_root=catalogue_dir.parent, use_cache=use_cache)
+    roots = ErrorCollector()
+    cat = load_catalogue(catalogue_dir, shown_root, errors=roots)
+    lay = _read_layouts(catalogue_dir, shown_root, roots, use_cache)
+    after_root = bool(roots)
     ctx = Ctx(cat, lay, disabled=disabled)
     for name, gate in GATES:
         if name not in disabled:
-            gate(ctx)
-    rs = check_render_state(ctx) if "render-state" not in disabled else None
+            _gate(gate, ctx, after_root)
+    if "render-state" in disabled:  # the model still needs the chunk table; its verdicts go unheard
+        rs = _gate(check_render_state, Ctx(cat, lay, disabled=disabled), True)
+    else:
+        rs = _gate(check_render_state, ctx, after_root)
+    if after_root:
+        raise GenErrors(roots.errors, follow_on=[*roots.follow_on, *ctx.errors.errors])
     ctx.errors.raise_if_any()
-    assert rs is not None
+    if rs is None:
+        raise GenError(cat.path_of("PipeFields.def"), 1, 1, "RS-CLASS",
+                       f"the render-state gate is disabled and {RS_STRUCT} cannot be modelled "
+                       f"without it, expected the gate enabled")
     return Built(_model(cat, lay, rs), cat, lay, lock_text(cat))
 
 
@@ -211,4 +273,4 @@ def _model(cat: Catalogue, lay: Layouts, rs) -> Model:  # type: ignore[no-untype
     )
 
 
-__all__ = ["Built", "build", "fingerprint", "lock_text", "LOCK_FILE"]
+__all__ = ["Built", "build", "require_catalogue", "fingerprint", "lock_text", "LOCK_FILE"]

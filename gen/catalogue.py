@@ -11,8 +11,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from mgpipe.gen.defparse import DefArg, DefEntry, DefList, parse_def
-from mgpipe.gen.errors import ErrorCollector, GenError
+from mgpipe.gen.defparse import DefArg, DefEntry, DefList, parse_def_text
+from mgpipe.gen.errors import ErrorCollector, GenError, decode_utf8, one_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +83,8 @@ SHAPES: dict[str, dict[str, tuple[str, int, int]]] = {
     "HandleFields.def": {"MGP_HANDLE_FIELDS": ("H", 4, 4)},
 }
 LOCK_FILE = "PipeCalls.lock"
+#: lists that must hold at least one row (every other list may be empty)
+NON_EMPTY = ("MGP_CALL_LIST",)
 
 
 def root_name(root: Path) -> str:
@@ -162,8 +164,15 @@ def _load_file(
                 f"catalogue file {fname} not found, expected it in {display_root}",
             )
         return {}
-    files[shown] = path.read_text(encoding="utf-8")
-    lists = errors.run(lambda: parse_def(path, shown)) or []
+    try:
+        text = decode_utf8(path.read_bytes(), shown, "DEF-ENCODING")
+    except GenError as exc:
+        errors.add(exc)
+        return {}
+    files[shown] = text
+    lists = errors.run(lambda: parse_def_text(text, shown))
+    if lists is None:
+        return {}
     shapes = SHAPES.get(fname, {"MGP_CALL_LOCK": ("L", 2, 2)})
     out: dict[str, DefList] = {}
     for lst in lists:
@@ -174,7 +183,7 @@ def _load_file(
                 lst.line,
                 lst.col,
                 "DEF-SHAPE",
-                f"unknown list {lst.name} in {fname}, expected one of {', '.join(sorted(shapes))}",
+                f"unknown list {lst.name} in {fname}, expected {one_of(sorted(shapes), 'no list')}",
             )
             continue
         if lst.param != shape[0]:
@@ -191,15 +200,28 @@ def _load_file(
             continue
         out[lst.name] = lst
     for pat in shapes:
-        if not pat.endswith("*") and pat not in out and required and lists:
-            errors.error(shown, 1, 1, "DEF-SHAPE", f"{fname} defines no {pat} list, expected one")
+        present = any(_match(n, {pat: shapes[pat]}) for n in out)
+        if not present:
+            empty = " (the file is empty)" if not text.strip() else ""
+            errors.error(shown, 1, 1, "DEF-SHAPE", f"{fname} defines no {pat} list{empty}, expected one")
+        elif pat in NON_EMPTY and pat in out and not out[pat].entries:
+            lst = out[pat]
+            errors.error(shown, lst.line, lst.col, "DEF-SHAPE",
+                         f"list {pat} in {fname} has no rows, expected at least one")
     return out
 
 
-def load_catalogue(root: Path, display_root: str | None = None) -> Catalogue:
-    """Parse every .def file under ``root``; raise GenError(s) for any syntax/shape fault."""
+def load_catalogue(root: Path, display_root: str | None = None,
+                   errors: ErrorCollector | None = None) -> Catalogue:
+    """Parse every .def file under ``root``; raise GenError(s) for any syntax/shape fault.
+
+    With ``errors`` given, faults are recorded there instead and the catalogue comes back
+    holding every well-shaped row that could be read (a missing or unparsable file reads
+    as empty), so that the gates can count what follows from the root cause.
+    """
     shown_root = display_root if display_root is not None else root_name(root)
-    errors = ErrorCollector()
+    collect = errors is not None
+    errors = errors if errors is not None else ErrorCollector()
     files: dict[str, str] = {}
     loaded = {f: _load_file(root, f, shown_root, errors, files) for f in SHAPES}
     lock_lists = _load_file(root, LOCK_FILE, shown_root, errors, files, required=False)
@@ -240,7 +262,8 @@ def load_catalogue(root: Path, display_root: str | None = None) -> Catalogue:
         spans=rows("EsprytSpans.def", "MGP_ESPRYT_SPANS"),
         handle_fields=rows("HandleFields.def", "MGP_HANDLE_FIELDS"),
     )
-    errors.raise_if_any()
+    if not collect:
+        errors.raise_if_any()
     return cat
 
 

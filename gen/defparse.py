@@ -19,7 +19,7 @@ from lark import Lark, Token, Tree
 from lark.exceptions import LarkError
 
 from .def_diagnostics import GATE, translate
-from .errors import ErrorCollector, GenError
+from .errors import ErrorCollector, GenError, decode_utf8
 
 GRAMMAR_FILE = Path(__file__).with_name("def_grammar.lark")
 
@@ -308,6 +308,8 @@ def _check_line_comments(
 
 def parse_def_text(text: str, display_path: str) -> list[DefList]:
     """Parse ``.def`` source ``text``; errors name ``display_path`` as given."""
+    if text.startswith("\ufeff"):
+        text = " " + text[1:]  # keep columns: the BOM becomes ignorable whitespace
     source = text + "\n\n"  # always close the last block, even after a final '\\'-newline
     with _LOCK:
         _SINK.items = []
@@ -336,17 +338,7 @@ def parse_def(path: Path, display_path: str | None = None) -> list[DefList]:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise GenError(shown, 1, 1, GATE, f"cannot read file: {exc.strerror or exc}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        before = data[: exc.start]
-        line = before.count(b"\n") + 1
-        col = len(before) - (before.rfind(b"\n") + 1) + 1
-        raise GenError(
-            shown, line, col, GATE, "byte is not UTF-8, expected a UTF-8 text file"
-        ) from None
-    if text.startswith("\ufeff"):
-        text = " " + text[1:]  # keep columns: the BOM becomes ignorable whitespace
+    text = decode_utf8(data, shown, "DEF-ENCODING")
     return parse_def_text(text, shown)
 
 

@@ -59,18 +59,40 @@ class GenError(Exception):
         return (self.path, self.line, self.col, self.gate, self.text)
 
 
-class GenErrors(Exception):
-    """Several :class:`GenError` s, sorted by path/line/col and printed one per line."""
+def _flat(errors: Iterable[GenError | GenErrors]) -> list[GenError]:
+    flat: list[GenError] = []
+    for err in errors:
+        if isinstance(err, GenErrors):
+            flat.extend(err.errors)
+        else:
+            flat.append(err)
+    return flat
 
-    def __init__(self, errors: Iterable[GenError | GenErrors]) -> None:
-        flat: list[GenError] = []
-        for err in errors:
-            if isinstance(err, GenErrors):
-                flat.extend(err.errors)
-            else:
-                flat.append(err)
-        self.errors: list[GenError] = sorted(set(flat), key=GenError.sort_key)
+
+class GenErrors(Exception):
+    """Several :class:`GenError` s, sorted by path/line/col and printed one per line.
+
+    ``follow_on`` holds errors that a root cause in ``errors`` makes inevitable (the gates
+    run on a catalogue whose file is missing or unparsable): they are counted, not
+    printed, unless asked for (``--all-errors``).
+    """
+
+    def __init__(self, errors: Iterable[GenError | GenErrors],
+                 follow_on: Iterable[GenError] = ()) -> None:
+        self.errors: list[GenError] = sorted(set(_flat(errors)), key=GenError.sort_key)
+        roots = set(self.errors)
+        self.follow_on: list[GenError] = sorted(set(follow_on) - roots, key=GenError.sort_key)
         super().__init__(str(self))
+
+    def report(self, all_errors: bool = False) -> str:
+        """The root causes, one per line, then the follow-on errors (or their count)."""
+        lines = [str(e) for e in self.errors]
+        if all_errors:
+            lines += [str(e) for e in self.follow_on]
+        elif self.follow_on:
+            n = len(self.follow_on)
+            lines.append(f"... and {n} follow-on error{'s' if n != 1 else ''}; --all-errors shows them")
+        return "\n".join(lines)
 
     def __str__(self) -> str:
         return "\n".join(str(e) for e in self.errors)
@@ -81,8 +103,8 @@ class GenErrors(Exception):
     def __iter__(self):  # type: ignore[no-untyped-def]
         return iter(self.errors)
 
-    def __reduce__(self) -> tuple[type, tuple[list[GenError]]]:
-        return (GenErrors, (self.errors,))
+    def __reduce__(self) -> tuple[type, tuple[list[GenError], list[GenError]]]:
+        return (GenErrors, (self.errors, self.follow_on))
 
     @property
     def gates(self) -> list[str]:
@@ -99,10 +121,12 @@ class ErrorCollector:
 
     def __init__(self) -> None:
         self.errors: list[GenError] = []
+        self.follow_on: list[GenError] = []
 
     def add(self, err: GenError | GenErrors) -> None:
         if isinstance(err, GenErrors):
             self.errors.extend(err.errors)
+            self.follow_on.extend(err.follow_on)
         else:
             self.errors.append(err)
 
@@ -128,12 +152,40 @@ class ErrorCollector:
         raise GenErrors(self.errors)
 
 
-def exit_code_for(exc: GenError | GenErrors, stream: TextIO | None = None) -> int:
-    """Print ``exc`` (one error per line) to ``stream`` (stderr) and return exit code 2."""
+def one_of(names: Iterable[str], none: str, limit: int = 8) -> str:
+    """``one of a, b, c, ...`` -- or ``none`` when there is nothing to name, so that no
+    message ever ends in a bare "expected one of"."""
+    items = list(names)
+    if not items:
+        return none
+    return "one of " + ", ".join(items[:limit]) + (", ..." if len(items) > limit else "")
+
+
+def exit_code_for(exc: GenError | GenErrors, stream: TextIO | None = None,
+                  all_errors: bool = False) -> int:
+    """Print ``exc`` (root causes one per line, follow-ons counted) to ``stream`` (stderr)
+    and return exit code 2."""
     out = sys.stderr if stream is None else stream
-    print(str(exc), file=out)
+    print(exc.report(all_errors) if isinstance(exc, GenErrors) else str(exc), file=out)
     out.flush()
     return EXIT_BAD_INPUT
 
 
-__all__ = ["EXIT_BAD_INPUT", "ErrorCollector", "GenError", "GenErrors", "exit_code_for"]
+def decode_utf8(data: bytes, shown: str, gate: str) -> str:
+    """``data`` as text, or a GenError at the first byte that is not UTF-8.
+
+    A UTF-8 byte-order mark is accepted (and kept); UTF-16 and other encodings are named.
+    """
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = data[: exc.start]
+        line = before.count(b"\n") + 1
+        col = len(before) - (before.rfind(b"\n") + 1) + 1
+        hint = " (the file starts with a UTF-16 byte-order mark)" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else ""
+        raise GenError(shown, line, col, gate,
+                       f"byte 0x{data[exc.start]:02x} is not UTF-8{hint}, expected a UTF-8 text file") from None
+
+
+__all__ = ["EXIT_BAD_INPUT", "ErrorCollector", "GenError", "GenErrors", "decode_utf8",
+           "exit_code_for", "one_of"]

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mgpipe.gen.catalogue import Catalogue, Loc, Row
-from mgpipe.gen.errors import ErrorCollector
+from mgpipe.gen.errors import ErrorCollector, one_of
 from mgpipe.gen.layout_model import Layouts, Struct
 
 CLIENT_RESOLVED = "kClientResolved"
@@ -40,8 +40,7 @@ class Ctx:
 
 
 def _one_of(values: dict[str, int]) -> str:
-    names = list(values)
-    return ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+    return one_of(values, "an enumerator of an enum the headers do not declare (or leave empty)")
 
 
 def holds(lay: Layouts, struct: str, target: str, depth: int = 0) -> bool:
@@ -72,15 +71,15 @@ def gate_call_tokens(ctx: Ctx) -> None:
                     f"expected a declared POD struct")
         if cls.text not in classes:
             ctx.err(cls.loc, "UNKNOWN-CLASS",
-                    f"unknown class {cls.text!r}, expected one of {_one_of(classes)}")
+                    f"unknown class {cls.text!r}, expected {_one_of(classes)}")
         for part in flg.parts:
             if part not in flags:
                 ctx.err(flg.loc, "UNKNOWN-FLAG",
-                        f"unknown flag {part!r}, expected one of {_one_of(flags)}")
+                        f"unknown flag {part!r}, expected {_one_of(flags)}")
         if wait.text not in waits:
             ctx.err(wait.loc, "UNKNOWN-WAIT-CLASS",
                     f"wait class {wait.text!r} is not an MGPipeWaitClass enumerator, "
-                    f"expected one of {_one_of(waits)}")
+                    f"expected {_one_of(waits)}")
 
 
 def gate_wait_class(ctx: Ctx) -> None:
@@ -231,7 +230,7 @@ def gate_ownership(ctx: Ctx) -> None:
             continue
         for part in own.parts:
             if part not in classes:
-                ctx.err(own.loc, "OWNERSHIP", f"unknown ownership class {part!r}, expected one of {_one_of(classes)}")
+                ctx.err(own.loc, "OWNERSHIP", f"unknown ownership class {part!r}, expected {_one_of(classes)}")
             owned.setdefault(fld.text, []).append((part, r))
     for name, r in fields.items():
         got = owned.get(name, [])
@@ -284,12 +283,12 @@ def gate_fill_points(ctx: Ctx) -> None:
             ctx.err(call.loc, "FILL-POINTS", f"call {call.text} has two validate classes, expected one")
         seen.add(call.text)
         if cls.text not in vclasses:
-            ctx.err(cls.loc, "FILL-POINTS", f"unknown validate class {cls.text!r}, expected one of {_one_of(vclasses)}")
+            ctx.err(cls.loc, "FILL-POINTS", f"unknown validate class {cls.text!r}, expected {_one_of(vclasses)}")
     filled: set[str] = set()
     for r in ctx.cat.fill_points:
         cls, fld = r.toks
         if cls.text not in vclasses:
-            ctx.err(cls.loc, "FILL-POINTS", f"unknown validate class {cls.text!r}, expected one of {_one_of(vclasses)}")
+            ctx.err(cls.loc, "FILL-POINTS", f"unknown validate class {cls.text!r}, expected {_one_of(vclasses)}")
         if fld.text not in fields:
             ctx.err(fld.loc, "FILL-POINTS", f"{fld.text} is not a PipeInputs field, expected one of PipeInputs.def's fields")
         filled.add(fld.text)
@@ -426,6 +425,23 @@ def gate_handle_fields(ctx: Ctx) -> None:
                 ctx.err(row.toks[1].loc, "HANDLE-FIELDS",
                         f"{name} carries a handle at {path} that HandleFields.def does not map, "
                         f"expected H({name}, {path}, <Kind>, kNullable|kNonNull)")
+
+
+#: The header declarations the gates and the outputs read by name. One that is missing is a
+#: root cause (HEADER-VOCABULARY): every row that names it would otherwise be refused too.
+VOCABULARY: tuple[tuple[str, str], ...] = (
+    *(("struct", s) for s in (RS_STRUCT, INPUTS_STRUCT, BLOB_STRUCT, HANDLE_STRUCT, "MGPWireRecHeader")),
+    *(("enum", e) for e in ("MGPipeCallClass", "MGPipeCallFlag", "MGPipeWaitClass",
+                            "MGPipeValidateClass", "MGPipeFieldOwnership", "MGPipeRenderStateClass",
+                            "MGPipeSetterBump", HANDLE_KIND_ENUM)),
+    ("constant", "kMGPipeRecordAlign"),
+)
+
+
+def missing_vocabulary(lay: Layouts) -> list[str]:
+    """``kind name`` of each :data:`VOCABULARY` entry the headers do not declare."""
+    have = {"struct": lay.structs, "enum": lay.enums, "constant": lay.constants}
+    return [f"{kind} {name}" for kind, name in VOCABULARY if name not in have[kind]]
 
 
 GateFn = Callable[[Ctx], None]

@@ -21,7 +21,7 @@ from pathlib import Path
 import xxhash
 
 from . import REPO_ROOT
-from .errors import ErrorCollector, GenError
+from .errors import ErrorCollector, GenError, GenErrors
 from .layout_model import (
     Constant, Enum, Enumerator, FlatMember, Layouts, Member, Struct, flatten,
 )  # fmt: skip
@@ -195,6 +195,30 @@ def system_args() -> tuple[str, ...]:
     return tuple(candidates[-1])
 
 
+def _locate(diag, inc: Path, umbrella: Path, headers: list[str], root: Path) -> GenError:  # type: ignore[no-untyped-def]
+    """A clang error as a located HEADER-COMPILE error.
+
+    An error clang can only notice where a construct ran out (an unclosed ``{`` reported at
+    the end of the translation unit, in whatever file came next) is located where the
+    construct opened: the note clang attaches to it ("to match this '{'").
+    """
+    loc = diag.location
+    for note in diag.children:
+        nloc = note.location
+        if note.spelling.startswith("to match this") and nloc.file is not None:
+            if Path(nloc.file.name).resolve() != umbrella:
+                return GenError(_display(nloc.file.name, root), nloc.line, nloc.column,
+                                "HEADER-COMPILE",
+                                f"{note.spelling.removeprefix('to match this ')} is never closed, "
+                                f"{diag.spelling}")
+    if loc.file is None:
+        return GenError(_display(inc, root), 1, 1, "HEADER-COMPILE", diag.spelling)
+    if Path(loc.file.name).resolve() == umbrella:
+        header = headers[loc.line - 1] if 0 < loc.line <= len(headers) else UMBRELLA_NAME
+        return GenError(_display(inc / header, root), 1, 1, "HEADER-COMPILE", diag.spelling)
+    return GenError(_display(loc.file.name, root), loc.line, loc.column, "HEADER-COMPILE", diag.spelling)
+
+
 def _parse_with_libclang(include_dir: Path, headers: list[str], root: Path, fp: str) -> Layouts:
     from clang import cindex
 
@@ -210,21 +234,11 @@ def _parse_with_libclang(include_dir: Path, headers: list[str], root: Path, fp: 
         )
     except cindex.TranslationUnitLoadError as exc:
         raise GenError(_display(inc, root), 1, 1, "HEADER-COMPILE", f"libclang failed: {exc}")
+    found = [_locate(d, inc, umbrella, headers, root) for d in tu.diagnostics
+             if d.severity >= cindex.Diagnostic.Error]
+    if found:  # clang's first error is the root cause; what follows it may be its echo
+        raise GenErrors([found[0]], follow_on=found[1:])
     errors = ErrorCollector()
-    for diag in tu.diagnostics:
-        if diag.severity < cindex.Diagnostic.Error:
-            continue
-        loc = diag.location
-        if loc.file is None:
-            errors.error(_display(inc, root), 1, 1, "HEADER-COMPILE", diag.spelling)
-        elif Path(loc.file.name).resolve() == umbrella:
-            header = headers[loc.line - 1] if 0 < loc.line <= len(headers) else UMBRELLA_NAME
-            errors.error(_display(inc / header, root), 1, 1, "HEADER-COMPILE", diag.spelling)
-        else:
-            errors.error(
-                _display(loc.file.name, root), loc.line, loc.column, "HEADER-COMPILE", diag.spelling
-            )
-    errors.raise_if_any()
     structs, enums, constants = collect(tu, inc, lambda f: _display(f, root), errors)
     errors.raise_if_any()
     shown = tuple(_display(p, root) for p in _header_files(include_dir))

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mgpipe.gen.catalogue import Loc
+from mgpipe.gen.errors import one_of
 from mgpipe.gen.chunks import DYNAMIC, PIPELINE, SPLIT, ClassRow, chunk_table, member_extents
 from mgpipe.gen.gates import RS_STRUCT, Ctx
 from mgpipe.gen.model import Chunk, Setter, SubMember
@@ -41,8 +42,8 @@ def _class_rows(ctx: Ctx, struct: str) -> dict[str, ClassRow]:
         for part in tok.parts:
             if part not in allowed:
                 ctx.err(tok.loc, "RS-CLASS",
-                        f"{struct}.{name} has render-state class {part!r}, expected one of "
-                        f"{', '.join(allowed)}")
+                        f"{struct}.{name} has render-state class {part!r}, expected "
+                        f"{one_of(allowed, 'an MGPipeRenderStateClass enumerator (the headers declare none)')}")
         out[name] = ClassRow(frozenset(p for p in tok.parts if p in allowed), tok.loc)
     return out
 
@@ -97,7 +98,8 @@ def check_setters(ctx: Ctx, classes: dict[str, ClassRow],
         label = name.text + (f"({arm.text})" if arm.text != "kNoArm" else "")
         if bump.text not in bumps:
             ctx.err(bump.loc, "SETTER-CONSISTENCY",
-                    f"{label}: unknown bump group {bump.text!r}, expected one of {', '.join(bumps)}")
+                    f"{label}: unknown bump group {bump.text!r}, expected "
+                    f"{one_of(bumps, 'an MGPipeSetterBump enumerator (the headers declare none)')}")
             continue
         if arm.text != "kNoArm" and arm.text not in enumerators:
             ctx.err(arm.loc, "SETTER-MEMBER", f"{label}: arm {arm.text!r} is no enumerator, expected one")

@@ -19,6 +19,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+import mgpipe
 from mgpipe.gen.errors import GenError, GenErrors, exit_code_for
 
 #: Every command module, in the order its subcommand appears in ``--help``.
@@ -36,6 +37,7 @@ def build_parser(modules: Sequence[str] | None = None) -> argparse.ArgumentParse
     parser = argparse.ArgumentParser(
         prog="mgpipe", description="MGPipe toolchain: catalogue generator and reference runtime."
     )
+    parser.add_argument("--version", action="version", version=f"mgpipe {mgpipe.__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
     for name in COMMAND_MODULES if modules is None else modules:
@@ -58,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         rc = func(args)
     except (GenError, GenErrors) as exc:
-        return exit_code_for(exc)
+        return exit_code_for(exc, all_errors=bool(getattr(args, "all_errors", False)))
     except BrokenPipeError:
         return 0
     except OSError as exc:  # an unreadable input or unwritable output: name the path

@@ -24,6 +24,8 @@ def default_catalogue() -> Path:
 def add_catalogue_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--catalogue", type=Path, default=None, metavar="DIR",
                    help="catalogue directory (default: ./catalogue, else the bundled one)")
+    p.add_argument("--all-errors", action="store_true",
+                   help="print the follow-on errors of a root cause too (default: count them)")
 
 
 def catalogue_of(args: argparse.Namespace) -> Path:
@@ -49,7 +51,7 @@ def check_out_dir(out: Path, must_exist: bool) -> None:
         raise GenError(str(out), 1, 1, "OUT-DIR", "--out names a file, expected a directory")
     if must_exist and not out.is_dir():
         raise GenError(str(out), 1, 1, "OUT-DIR",
-                       "--out directory does not exist, so there is nothing to check, expected "
+                       "--out does not exist, so there is nothing to check, expected "
                        "the directory `mgpipe gen --out` wrote")
 
 

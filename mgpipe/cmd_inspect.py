@@ -1,7 +1,7 @@
 """`mgpipe layout`, `mgpipe chunks`, `mgpipe calls`: the model, for people and programs.
 
 The --json forms are the tool's machine interface and keep their shapes:
-  layout -> {"name", "size", "align", "members": [{"name", "offset", "size", "type", "class"}],
+  layout -> {"structs": [names]} without a struct, else {"name", "size", "align", "members": [{"name", "offset", "size", "type", "class"}],
              "sub_members": [{"name", "offset", "size", "class"}]}
   chunks -> {"pipeline": [{"offset", "length"}], "dynamic": [...]}
   calls  -> {"calls": [{"opcode", "name", "payload", "class", "flags", "wait_class"}]}
@@ -14,7 +14,7 @@ import json
 
 from mgpipe.cmd_gen import add_catalogue_arg, catalogue_of
 from mgpipe.gen.build import build
-from mgpipe.gen.errors import GenError
+from mgpipe.refusal import unknown
 
 
 def _dump(obj: object) -> None:
@@ -23,12 +23,18 @@ def _dump(obj: object) -> None:
 
 def run_layout(args: argparse.Namespace) -> int:
     model = build(catalogue_of(args)).model
+    names = sorted(x.name for x in model.structs)
+    if args.struct is None:  # no struct named: list them
+        if args.json:
+            _dump({"structs": names})
+        else:
+            print("\n".join(names))
+        return 0
     try:
         s = model.struct(args.struct)
     except KeyError:
-        names = ", ".join(sorted(x.name for x in model.structs)[:12])
-        raise GenError("<command line>", 1, 1, "UNKNOWN-STRUCT",
-                       f"no struct named {args.struct!r}, expected one of {names}, ...") from None
+        raise unknown("UNKNOWN-STRUCT", "struct", args.struct, names,
+                      " (`mgpipe layout` lists every struct)") from None
     rs = model.render_state
     subs = rs.sub_members if s.name == rs.struct else ()
     doc = {
@@ -82,7 +88,7 @@ def run_calls(args: argparse.Namespace) -> int:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("layout", help="a struct's members: offset, size, type, render-state class")
-    p.add_argument("struct")
+    p.add_argument("struct", nargs="?", help="a struct name (none: list every struct)")
     p.add_argument("--json", action="store_true")
     add_catalogue_arg(p)
     p.set_defaults(func=run_layout)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
+
+from mgpipe.refusal import refusal, unknown
 
 # The runtime imports the generated tables; it is imported only when a scene runs, so that
 # `mgpipe gen` keeps working while generated/ is stale or missing (the generator never
@@ -33,16 +34,11 @@ def run(args: argparse.Namespace) -> int:
     from mgpipe.runtime.scenes import BACKENDS, SCENES, UnknownBackend, run_scene
 
     if args.backend not in BACKENDS:
-        print(f"mgpipe run: unknown backend {args.backend!r} "
-              f"(registered: {', '.join(sorted(BACKENDS))})", file=sys.stderr)  # fmt: skip
-        return 2
+        raise unknown("UNKNOWN-BACKEND", "backend", args.backend, sorted(BACKENDS))
     if args.scene != "all" and args.scene not in SCENES:
-        print(f"mgpipe run: unknown scene {args.scene!r} "
-              f"(expected one of: all, {', '.join(SCENES)})", file=sys.stderr)  # fmt: skip
-        return 2
+        raise unknown("UNKNOWN-SCENE", "scene", args.scene, ["all", *SCENES])
     if args.n is not None and args.n < 0:
-        print("mgpipe run: -n must be >= 0", file=sys.stderr)
-        return 2
+        raise refusal("BAD-ARGUMENT", f"-n is {args.n}, expected a count >= 0")
     names = list(SCENES) if args.scene == "all" else [args.scene]
     results = []
     for name in names:
@@ -50,14 +46,13 @@ def run(args: argparse.Namespace) -> int:
             res = run_scene(name, args.backend, args.transport, args.n,
                             whole_block=args.whole_block)  # fmt: skip
         except UnknownBackend as exc:
-            print(f"mgpipe run: {exc}", file=sys.stderr)
-            return 2
+            raise refusal("UNKNOWN-BACKEND", f"{exc}, expected a backend that can run here") from None
         results.append(res)
         if args.out is not None:
             to_json = getattr(res.backend, "to_json", None)
             if to_json is None:
-                print(f"mgpipe run: backend {args.backend!r} keeps no recording", file=sys.stderr)
-                return 2
+                raise refusal("NO-RECORDING", f"backend {args.backend!r} keeps no recording, "
+                                              f"expected --out only with a recording backend")
             args.out.mkdir(parents=True, exist_ok=True)
             (args.out / f"{name}.json").write_text(to_json())
     if args.json:

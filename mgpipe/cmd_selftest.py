@@ -14,6 +14,7 @@ import sys
 import time
 
 from mgpipe.cmd_gen import add_catalogue_arg, catalogue_of
+from mgpipe.gen.build import require_catalogue
 from mgpipe.gen.controls import select
 from mgpipe.gen.errors import GenError
 from mgpipe.gen.selftest import FAIL, GATE_GROUPS, run_controls
@@ -22,7 +23,7 @@ EXIT_FAILED = 1
 
 
 def run(args: argparse.Namespace) -> int:
-    catalogue = catalogue_of(args).resolve()
+    catalogue = require_catalogue(catalogue_of(args)).resolve()
     disabled = frozenset(args.disable_gate or ())
     unknown = sorted(disabled - set(GATE_GROUPS))
     if unknown:

@@ -170,7 +170,7 @@ def test_parse_def_reads_a_file_and_keeps_the_display_path(tmp_path: Path) -> No
     f.write_bytes(b"#define L(X) \\\n  X(\xff)\n")
     with pytest.raises(GenError) as info:
         parse_def(f, "catalogue/PipeCalls.def")
-    assert str(info.value).startswith("catalogue/PipeCalls.def:2:5: DEF-SYNTAX: ")
+    assert str(info.value).startswith("catalogue/PipeCalls.def:2:5: DEF-ENCODING: byte 0xff is not UTF-8")
 
 
 _ALPHABET = st.sampled_from(
