@@ -19,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mgpipe.gen.plants import (
-    Append, Delete, Edit, InsertAfter, Move, Remove, Replace, Rewrite, Sub,
+    Append, AppendRow, AppendText, Delete, Edit, Encode, InsertAfter, Move, Remove, RemoveTree,
+    Replace, Rewrite, Sub,
 )  # fmt: skip
 
 GATE, STALE, G4, CLEAN = "gate", "stale", "g4", "clean"
@@ -27,7 +28,7 @@ GATE, STALE, G4, CLEAN = "gate", "stale", "g4", "clean"
 CALLS, FIELDS, SIZES = "PipeCalls.def", "PipeFields.def", "PayloadSizes.def"
 SETTERS, OWNERS, COVER = "RenderStateSetters.def", "FieldOwnership.def", "Coverage.def"
 TYPES, VALUES = "include/MGPipeTypes.h", "include/MGPipeValueTypes.h"
-LAST_CALL = "X(SetProgramBindings,"
+CALL_LIST = "MGP_CALL_LIST"
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,59 @@ def _c(name: str, gate: str, planted: str, expect: str | tuple[str, ...], *edits
     return Control(name, gate, planted, exp, tuple(edits), kind, frozenset(also), registry)
 
 
+#: WIRE-POD controls: each appends one standalone struct (in no list, so no other gate
+#: sees it) whose member is the planted kind of type.
+_POD_CASES: tuple[tuple[str, str, str], ...] = (
+    ("pointer", "Uint32* P;", "SelfTestPod::P is a pointer"),
+    ("reference", "Uint32& R;", "SelfTestPod::R is a reference"),
+    ("function-pointer", "void (*Fn)(Uint32);", "SelfTestPod::Fn is a function pointer"),
+    ("anonymous-union", "union { Uint32 A; Float B; };", "is an anonymous union"),
+    ("long-double", "long double D;", "SelfTestPod::D is long double"),
+    ("int128", "__int128 I;", "SelfTestPod::I is __int128"),
+    ("float16", "_Float16 H;", "SelfTestPod::H is _Float16"),
+    ("vector", "float V __attribute__((vector_size(16)));", "SelfTestPod::V is a vector type"),
+    ("not-fixed-width", "long L;", "SelfTestPod::L is long (32 bits on LLP64, 64 on LP64)"),
+)
+
+
+def _pod(kind: str, member: str, expect: str) -> Control:
+    return _c(f"pod-{kind}", "WIRE-POD", f"MGPipeTypes.h: struct SelfTestPod {{ {member} }} appended",
+              expect, AppendText(TYPES, f"struct SelfTestPod {{ {member} Uint32 Tail; }};"),
+              registry="wire-pod")
+
+
 CONTROLS: tuple[Control, ...] = (
+    # ---- wire types are PODs of fixed-width scalars (wire-pod) -------------------------------
+    *(_pod(*case) for case in _POD_CASES),
+    _c("pod-bit-field", "WIRE-POD", "MGPipeTypes.h: MGPFlush.Flags made a bit-field",
+       "MGPFlush::Flags is a bit-field",
+       Replace(TYPES, "struct MGPFlush {\n    Uint32 Flags;", "struct MGPFlush {\n    Uint32 Flags : 4;"),
+       registry="wire-pod"),
+    _c("pod-named-union", "WIRE-POD",
+       "MGPipeTypes.h: union SelfTestUnion and a struct holding one appended",
+       ("SelfTestHolder::U is union SelfTestUnion",),
+       AppendText(TYPES, "union SelfTestUnion { Uint32 A; Float B; };\n"
+                         "struct SelfTestHolder { SelfTestUnion U; };"), registry="wire-pod"),
+    _c("pod-packed-attribute", "WIRE-POD",
+       "MGPipeTypes.h: struct __attribute__((packed)) SelfTestPod { Uint8 A; Uint32 B; } appended",
+       "alignof(SelfTestPod) is 1 but its members need 4",
+       AppendText(TYPES, "struct __attribute__((packed)) SelfTestPod { Uint8 A; Uint32 B; };"),
+       registry="wire-pod"),
+    _c("pod-pragma-pack", "WIRE-POD",
+       "MGPipeTypes.h: struct SelfTestPod { Uint8 A; Uint32 B; } under #pragma pack(1) appended",
+       "alignof(SelfTestPod) is 1 but its members need 4",
+       AppendText(TYPES, "#pragma pack(push, 1)\nstruct SelfTestPod { Uint8 A; Uint32 B; };\n"
+                         "#pragma pack(pop)"), registry="wire-pod"),
+    # ---- names C++ can carry (names) ------------------------------------------------------------
+    _c("name-keyword-call", "NAME-RESERVED", "PipeCalls.def: a call named 'class' appended",
+       "call name 'class' is a C++ keyword",
+       AppendRow(CALLS, CALL_LIST, "X(class, MGPFlush, kCtxVerb, kNone, kWaitNone)"), registry="names"),
+    _c("name-reserved-struct", "NAME-RESERVED", "MGPipeTypes.h: struct _SelfTestPod appended",
+       "struct name '_SelfTestPod' is reserved",
+       AppendText(TYPES, "struct _SelfTestPod { Uint32 A; };"), registry="names"),
+    _c("name-reserved-member", "NAME-RESERVED", "MGPipeTypes.h: struct SelfTestPod { Uint32 __x; } appended",
+       "member name SelfTestPod::__x is reserved",
+       AppendText(TYPES, "struct SelfTestPod { Uint32 __x; };"), registry="names"),
     # ---- the call catalogue (call-tokens, wait-class, blob-ref, append-only) -------------
     _c("append-only-moved", "APPEND-ONLY", "PipeCalls.def: row QueryBegin moved after QueryResult",
        "call QueryBegin is row 16 but PipeCalls.lock pins opcode 13",
@@ -76,7 +129,7 @@ CONTROLS: tuple[Control, ...] = (
        Sub(CALLS, "X(Flush,", "kNone", "kHasBlobb"), registry="call-tokens"),
     _c("duplicate-call", "DUPLICATE-CALL", "PipeCalls.def: a second Flush row appended",
        "call Flush already has row 69",
-       Append(CALLS, LAST_CALL, "X(Flush, MGPFlush, kCtxVerb, kNone, kWaitNone)"),
+       AppendRow(CALLS, CALL_LIST, "X(Flush, MGPFlush, kCtxVerb, kNone, kWaitNone)"),
        registry="call-tokens", also=("APPEND-ONLY",)),
     _c("blob-ref", "BLOB-REF", "PipeCalls.def: Flush (payload MGPFlush, no blob) flagged kHasBlob",
        "Flush is kHasBlob but its payload MGPFlush holds no MGPBlobRef",
@@ -185,16 +238,23 @@ CONTROLS: tuple[Control, ...] = (
        Sub(CALLS, "X(Flush,", "kWaitNone)", "kWaitNone"), registry=None),
     _c("def-shape", "DEF-SHAPE", "PipeCalls.def: a 4-argument row appended",
        "X(...) in MGP_CALL_LIST has 4 arguments, expected 5",
-       Append(CALLS, LAST_CALL, "X(SelfTestShape, MGPFlush, kCtxVerb, kNone)"), registry=None),
+       AppendRow(CALLS, CALL_LIST, "X(SelfTestShape, MGPFlush, kCtxVerb, kNone)"), registry=None),
     _c("def-missing", "DEF-MISSING", "Tails.def removed from the catalogue",
        "catalogue file Tails.def not found", Remove("Tails.def"), registry=None),
+    _c("def-encoding", "DEF-ENCODING", "Tails.def re-encoded as UTF-16",
+       ("catalogue/Tails.def:1:1", "byte 0xff is not UTF-8 (the file starts with a UTF-16 byte-order mark)"),
+       Encode("Tails.def", "utf-16"), registry=None),
+    _c("catalogue-missing", "CATALOGUE-MISSING", "the catalogue directory removed",
+       "catalogue directory not found", RemoveTree("."), registry=None),
+    _c("header-missing", "HEADER-MISSING", "the catalogue's include/ directory removed",
+       "the catalogue's include/ directory not found", RemoveTree("include"), registry=None),
+    _c("header-vocabulary", "HEADER-VOCABULARY", "MGPipe.h: enum MGPipeSetterBump renamed",
+       "the headers declare no enum MGPipeSetterBump",
+       Replace("include/MGPipe.h", "enum MGPipeSetterBump :", "enum SelfTestRenamedBump :"),
+       registry=None),
     _c("header-compile", "HEADER-COMPILE", "MGPipeTypes.h: MGPFlush's ';' after Flags removed",
        ("include/MGPipeTypes.h:", "expected ';'"),
        Replace(TYPES, "struct MGPFlush {\n    Uint32 Flags;", "struct MGPFlush {\n    Uint32 Flags"),
-       registry=None),
-    _c("header-unsupported", "HEADER-UNSUPPORTED", "MGPipeTypes.h: MGPFlush.Flags made a bit-field",
-       "bit-field MGPFlush::Flags",
-       Replace(TYPES, "struct MGPFlush {\n    Uint32 Flags;", "struct MGPFlush {\n    Uint32 Flags : 4;"),
        registry=None),
     _c("header-duplicate", "HEADER-DUPLICATE", "MGPipeTypes.h: a second struct MGPFlush in a namespace",
        "struct 'MGPFlush' is declared again",
@@ -209,7 +269,7 @@ CONTROLS: tuple[Control, ...] = (
        "PipeCalls.def: valid call SelfTestPing (MGPFlush) appended; generated/ not regenerated",
        ("{catalogue}/PipeCalls.lock", "generated/PipeTables.inc", "generated/PipeWire.inc",
         "generated/pipe_tables.py"),
-       Append(CALLS, LAST_CALL, "X(SelfTestPing, MGPFlush, kCtxVerb, kNone, kWaitNone)"),
+       AppendRow(CALLS, CALL_LIST, "X(SelfTestPing, MGPFlush, kCtxVerb, kNone, kWaitNone)"),
        registry=None, kind=STALE),
     # ---- G4: floats compared by bits -------------------------------------------------------------
     _c("g4-float-bits", "G4-BITS",

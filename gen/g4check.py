@@ -18,7 +18,7 @@ from pathlib import Path
 from mgpipe.gen import g4_verify
 from mgpipe.gen.build import build
 from mgpipe.gen.errors import GenError, GenErrors
-from mgpipe.gen.render import _env, render_one
+from mgpipe.gen.render import ModelView, _env, provenance, render_one
 
 FIELD = "LineWidth"
 CASES = ("zero", "nan", "same")
@@ -72,8 +72,10 @@ def by_value(comparators: list) -> list:  # type: ignore[type-arg]
 def render_pair(model) -> tuple[str, str]:  # type: ignore[no-untyped-def]
     env = _env()
     real = render_one(g4_verify, model, env).text
-    ctx = {"model": model, "title": g4_verify.TITLE, "file": g4_verify.FILE,
-           "comparators": by_value(g4_verify.context(model)["comparators"])}
+    view = ModelView(model, g4_verify.READS)
+    ctx = {"model": view, "title": g4_verify.TITLE, "file": g4_verify.FILE,
+           **provenance(model, g4_verify.READS),
+           "comparators": by_value(g4_verify.context(view)["comparators"])}
     planted = env.get_template(g4_verify.TEMPLATE).render(**ctx)
     return real, planted
 

@@ -446,9 +446,13 @@ def missing_vocabulary(lay: Layouts) -> list[str]:
 
 GateFn = Callable[[Ctx], None]
 
+from mgpipe.gen.wiregates import gate_names, gate_wire_pod  # noqa: E402 (needs Ctx above)
+
 #: Every catalogue-level gate, in run order. Render-state gates (CHUNK-PARTITION,
 #: RS-CLASS, SETTER-CONSISTENCY) live in :mod:`mgpipe.gen.rsgates`.
 GATES: tuple[tuple[str, GateFn], ...] = (
+    ("wire-pod", gate_wire_pod),
+    ("names", gate_names),
     ("call-tokens", gate_call_tokens),
     ("wait-class", gate_wait_class),
     ("blob-ref", gate_blob_ref),

@@ -70,7 +70,7 @@ def fingerprint(include_dir: Path, headers: list[str] | None = None) -> str:
     except metadata.PackageNotFoundError:
         h.update(b"libclang ?\0")
     here = Path(__file__).parent
-    for src in ("layout.py", "layout_model.py", "layout_reader.py"):
+    for src in ("layout.py", "layout_model.py", "layout_reader.py", "pod.py"):
         h.update((here / src).read_bytes() + b"\0")
     h.update(repr((headers, _extra_args(), sys.platform)).encode())
     return h.hexdigest()

@@ -38,6 +38,7 @@ class Member:
     dims: tuple[int, ...]
     line: int
     col: int
+    pod: str | None = None  # why the type cannot travel on the wire (WIRE-POD), or None
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +51,7 @@ class Struct:
     line: int
     col: int
     members: tuple[Member, ...]
+    pod: str | None = None  # a union, or packing that moved the alignment (WIRE-POD), or None
 
     def member(self, name: str) -> Member:
         for m in self.members:

@@ -14,6 +14,7 @@ from clang.cindex import Cursor, CursorKind, Type, TypeKind, TranslationUnit
 
 from .errors import ErrorCollector
 from .layout_model import SCALAR_CODES, Constant, Enum, Enumerator, Member, Struct
+from .pod import kind_of, member_problem, packing_problem
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _RECORD_KINDS = {
@@ -70,18 +71,19 @@ def _decls(cursor: Cursor, inside: _Scope) -> Iterator[Cursor]:
 def scalar_code(t: Type) -> str | None:
     """``u8 … f64 b8`` for an integer/float/bool/enum type (through typedefs), else None."""
     c = t.get_canonical()
-    if c.kind == TypeKind.ENUM:
+    kind = kind_of(c)
+    if kind == TypeKind.ENUM:
         return scalar_code(c.get_declaration().enum_type)
     size = c.get_size()
-    if c.kind == TypeKind.BOOL:
+    if kind == TypeKind.BOOL:
         code = f"b{8 * size}"
-    elif c.kind == TypeKind.FLOAT:
+    elif kind == TypeKind.FLOAT:
         code = "f32"
-    elif c.kind == TypeKind.DOUBLE:
+    elif kind == TypeKind.DOUBLE:
         code = "f64"
-    elif c.kind in _UNSIGNED:
+    elif kind in _UNSIGNED:
         code = f"u{8 * size}"
-    elif c.kind in _SIGNED:
+    elif kind in _SIGNED:
         code = f"i{8 * size}"
     else:
         return None
@@ -93,35 +95,36 @@ def _name(decl: Cursor) -> str | None:
     return name if _IDENT.match(name or "") else None
 
 
-def _member(field: Cursor, owner: str, path: str, errors: ErrorCollector) -> Member | None:
+def _spelling(text: str, problem: str | None) -> str:
+    """A name or type spelling fit for the tables: an anonymous record's spelling carries
+    the absolute path of its header, so it is replaced by what the record is."""
+    if "(anonymous" in text or "(unnamed" in text or "/" in text:
+        return f"({problem or 'anonymous'})"
+    return text
+
+
+def _member(field: Cursor, owner: str, inside: _Scope) -> Member:
     loc = field.location
-    if not field.spelling:
-        errors.error(path, loc.line, loc.column, "HEADER-UNSUPPORTED",
-                     f"anonymous member in {owner}, expected every member to be named")  # fmt: skip
-        return None
-    if field.is_bitfield():
-        errors.error(path, loc.line, loc.column, "HEADER-UNSUPPORTED",
-                     f"bit-field {owner}::{field.spelling}, expected whole-byte members")  # fmt: skip
-        return None
+    problem = member_problem(field, inside)
     t = field.type
     elem = t.get_canonical()
     dims: list[int] = []
-    while elem.kind in (TypeKind.CONSTANTARRAY, TypeKind.INCOMPLETEARRAY):
-        dims.append(elem.element_count if elem.kind == TypeKind.CONSTANTARRAY else 0)
+    while kind_of(elem) in (TypeKind.CONSTANTARRAY, TypeKind.INCOMPLETEARRAY):
+        dims.append(elem.element_count if kind_of(elem) == TypeKind.CONSTANTARRAY else 0)
         elem = elem.element_type.get_canonical()
     count = 1
     for d in dims:
         count *= d
     struct = enum = None
-    if elem.kind == TypeKind.RECORD:
+    if kind_of(elem) == TypeKind.RECORD:
         struct = _name(elem.get_declaration())
-    elif elem.kind == TypeKind.ENUM:
+    elif kind_of(elem) == TypeKind.ENUM:
         enum = _name(elem.get_declaration())
     return Member(
-        name=field.spelling,
-        offset=field.get_field_offsetof() // 8,
+        name=field.spelling if _IDENT.match(field.spelling or "") else "(anonymous)",
+        offset=max(field.get_field_offsetof(), 0) // 8,
         size=max(t.get_size(), 0),
-        type=t.spelling,
+        type=_spelling(t.spelling, problem),
         scalar=scalar_code(elem),
         struct=struct,
         enum=enum,
@@ -130,20 +133,20 @@ def _member(field: Cursor, owner: str, path: str, errors: ErrorCollector) -> Mem
         dims=tuple(dims),
         line=loc.line,
         col=loc.column,
+        pod=problem,
     )
 
 
-def _struct(c: Cursor, name: str, path: str, errors: ErrorCollector) -> Struct | None:
+def _struct(c: Cursor, name: str, path: str, inside: _Scope) -> Struct | None:
     t = c.type
     size, align = t.get_size(), t.get_align()
     if size < 0 or align < 0:
         return None  # dependent (template) or otherwise layout-less
-    members = [_member(f, name, path, errors) for f in t.get_fields()]
+    members = tuple(_member(f, name, inside) for f in t.get_fields())
     loc = c.location
-    return Struct(
-        name, _RECORD_KINDS[c.kind], size, align, path, loc.line, loc.column,
-        tuple(m for m in members if m is not None),
-    )  # fmt: skip
+    kind = _RECORD_KINDS[c.kind]
+    pod = f"union {name}" if kind == "union" else packing_problem(c)
+    return Struct(name, kind, size, align, path, loc.line, loc.column, members, pod)
 
 
 def _enumerators(c: Cursor, underlying: str | None) -> list[Enumerator]:
@@ -186,7 +189,7 @@ def collect(
         if c.kind in _RECORD_KINDS:
             if name is None:
                 continue
-            s = _struct(c, name, path, errors)
+            s = _struct(c, name, path, inside)
             if s is None:
                 continue
             if name in structs:

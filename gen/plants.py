@@ -11,6 +11,7 @@ control that planted it FAILS. A plant can never silently turn into a no-op.
 from __future__ import annotations
 
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -189,6 +190,64 @@ class Append(Edit):
 
 
 @dataclass(frozen=True)
+class AppendRow(Edit):
+    """Append ``row`` as the new last row of the ``#define`` list ``list_name``, wherever
+    that list ends today (the catalogue is read, never assumed)."""
+
+    list_name: str
+    row: str
+
+    def apply(self, text: str) -> str:
+        lines = text.splitlines(keepends=True)
+        starts = [i for i, line in enumerate(lines)
+                  if re.match(rf"\s*#\s*define\s+{re.escape(self.list_name)}\(", line)]
+        if len(starts) != 1:
+            raise PlantError(f"{self.file}: {len(starts)} '#define {self.list_name}(' lines, expected one")
+        i = starts[0]
+        while i < len(lines) and _continued(lines[i]):
+            i += 1
+        if i >= len(lines) or i == starts[0]:
+            raise PlantError(f"{self.file}: list {self.list_name} has no last row to append after")
+        lines[i] = lines[i].rstrip("\n") + " \\\n"
+        lines.insert(i + 1, "    " + self.row.strip() + "\n")
+        return "".join(lines)
+
+
+@dataclass(frozen=True)
+class AppendText(Edit):
+    """Append ``text`` (whole lines) at the end of the file."""
+
+    text: str
+
+    def apply(self, text: str) -> str:
+        return text + ("" if text.endswith("\n") else "\n") + self.text.rstrip("\n") + "\n"
+
+
+@dataclass(frozen=True)
+class Encode(Edit):
+    """Re-encode the whole file (e.g. as UTF-16): the same text in bytes that are not UTF-8."""
+
+    encoding: str
+
+    def run(self, tree: Path, catalogue_name: str) -> None:
+        path = plant_path(tree, catalogue_name, self.file)
+        if not path.is_file():
+            raise PlantError(f"{self.file}: no such file in the copied tree")
+        path.write_bytes(path.read_text(encoding="utf-8").encode(self.encoding))
+
+
+@dataclass(frozen=True)
+class RemoveTree(Edit):
+    """Remove a directory of the copy (``"."``: the whole catalogue)."""
+
+    def run(self, tree: Path, catalogue_name: str) -> None:
+        path = plant_path(tree, catalogue_name, self.file)
+        if not path.is_dir():
+            raise PlantError(f"{self.file}: no such directory to remove")
+        shutil.rmtree(path)
+
+
+@dataclass(frozen=True)
 class Remove(Edit):
     """Remove the file."""
 
@@ -202,5 +261,5 @@ class Remove(Edit):
         path.unlink()
 
 
-__all__ = ["Append", "Delete", "Edit", "InsertAfter", "Move", "PlantError", "Remove",
+__all__ = ["Append", "AppendRow", "AppendText", "Delete", "Edit", "Encode", "InsertAfter", "Move", "PlantError", "Remove", "RemoveTree",
            "Replace", "Rewrite", "Sub", "plant_path"]

@@ -113,6 +113,9 @@ def gen_check(cat: Path, disabled: frozenset[str]) -> Run:
         return Run(exit_code_for(exc, out), out.getvalue())
     except Exception as exc:  # noqa: BLE001 - a crash is a verdict, not an escape
         tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
+        if disabled:  # the defect the disabled gate would refuse reached the model builder
+            return Run(None, f"with {', '.join(sorted(disabled))} disabled the defect reached the "
+                             f"model builder ({tb})")
         return Run(None, f"generator crashed: {tb}")
 
 
