@@ -12,6 +12,7 @@ from mgpipe.gen.catalogue import LOCK_FILE, Catalogue, load_catalogue, root_name
 from mgpipe.gen.gates import GATES, missing_vocabulary, INPUTS_STRUCT, RS_STRUCT, Ctx, holds
 from mgpipe.gen.layout import read_headers
 from mgpipe.gen.layout_model import Layouts
+from mgpipe.gen.lock import LockPolicy
 from mgpipe.gen.layout_model import Struct as LStruct
 from mgpipe.gen.model import (
     Call, Enum, FieldList, HandleField, InputFile, Member, Model, PipeInput, RenderState, Span, Struct, Tail,
@@ -165,12 +166,14 @@ def require_catalogue(catalogue_dir: Path) -> Path:
     return catalogue_dir
 
 
-def build(catalogue_dir: Path, disabled: frozenset[str] = frozenset(), use_cache: bool = True) -> Built:
+def build(catalogue_dir: Path, disabled: frozenset[str] = frozenset(), use_cache: bool = True,
+          lock: LockPolicy | None = None) -> Built:
     """Load, gate and model the catalogue at ``catalogue_dir``; raise GenError(s) on refusal.
 
     A fault in reading the inputs (a missing/unparsable/misshapen file, a header that does
     not compile) is a root cause: the gates still run on what could be read, and their
-    errors travel as follow-on errors of the refusal (counted, not printed).
+    errors travel as follow-on errors of the refusal (counted, not printed). ``lock``
+    (generating only) checks PipeCalls.lock against the opcodes already in the output dir.
     """
     catalogue_dir = require_catalogue(catalogue_dir)
     shown_root = root_name(catalogue_dir)
@@ -178,7 +181,7 @@ def build(catalogue_dir: Path, disabled: frozenset[str] = frozenset(), use_cache
     cat = load_catalogue(catalogue_dir, shown_root, errors=roots)
     lay = _read_layouts(catalogue_dir, shown_root, roots, use_cache)
     after_root = bool(roots)
-    ctx = Ctx(cat, lay, disabled=disabled)
+    ctx = Ctx(cat, lay, disabled=disabled, lock=lock)
     for name, gate in GATES:
         if name not in disabled:
             _gate(gate, ctx, after_root)

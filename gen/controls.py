@@ -29,6 +29,7 @@ CALLS, FIELDS, SIZES = "PipeCalls.def", "PipeFields.def", "PayloadSizes.def"
 SETTERS, OWNERS, COVER = "RenderStateSetters.def", "FieldOwnership.def", "Coverage.def"
 TYPES, VALUES = "include/MGPipeTypes.h", "include/MGPipeValueTypes.h"
 CALL_LIST = "MGP_CALL_LIST"
+LOCK = "PipeCalls.lock"
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,21 @@ CONTROLS: tuple[Control, ...] = (
     _c("append-only-deleted", "APPEND-ONLY", "PipeCalls.def: row QueryDestroy deleted mid-file",
        "locked call QueryDestroy (opcode 17) has no row",
        Delete(CALLS, "X(QueryDestroy,"), registry="append-only", also=("HANDLE-FIELDS",)),
+    # ---- the lock has a witness: generated/PipeWire.inc (lock) --------------------------------
+    _c("lock-missing", "LOCK-MISSING", "PipeCalls.lock deleted (generated/ still there)",
+       "PipeCalls.lock not found next to existing outputs",
+       Remove(LOCK), registry="lock"),
+    _c("lock-swap-and-unlock", "LOCK-WITNESS",
+       "PipeCalls.def: rows QueryBegin and QueryEnd swapped, and both lock rows deleted",
+       "call QueryBegin would move from opcode 13 (generated/PipeWire.inc:",
+       Move(CALLS, "X(QueryBegin,", "X(QueryEnd,"), Delete(LOCK, "L(QueryBegin,"),
+       Delete(LOCK, "L(QueryEnd,"), registry="lock"),
+    _c("lock-row-deleted", "LOCK-WITNESS", "PipeCalls.lock: the QueryDestroy row deleted",
+       "numbers QueryDestroy opcode 17 but catalogue/PipeCalls.lock has no row for it",
+       Delete(LOCK, "L(QueryDestroy,"), registry="lock"),
+    _c("lock-opcode-edited", "LOCK-WITNESS", "PipeCalls.lock: QueryEnd re-pinned to opcode 15",
+       "catalogue/PipeCalls.lock pins QueryEnd at opcode 15 but generated/PipeWire.inc:",
+       Sub(LOCK, "L(QueryEnd,", "14", "15"), registry="lock", also=("APPEND-ONLY",)),
     _c("wait-class-reply-slot", "WAIT-CLASS", "PipeCalls.def: GetCaps (kReplySlot) given kWaitNone",
        "GetCaps has kReplySlot but wait class kWaitNone",
        Sub(CALLS, "X(GetCaps,", "kWaitReply", "kWaitNone"), registry="wait-class"),

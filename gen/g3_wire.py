@@ -10,6 +10,8 @@ TITLE = "G3: wire opcodes, per-call flag/wait tables, layout asserts, decoder bo
 #: the model fields this output reads: its header lists exactly their inputs
 READS = ("calls", "structs", "constants", "enums")
 HEADER_STRUCT = "MGPWireRecHeader"
+OP_PREFIX = "kMGPWireOp"  # enumerator prefix of the opcode enum (the lock's witness reads it)
+OP_SENTINELS = ("Pad", "Count")  # the enum's own entries: opcode 0 and the table size
 RECORD_ALIGN = "kMGPipeRecordAlign"  # the header constant (seed 001 section 4)
 
 
@@ -35,4 +37,5 @@ def context(model: Model) -> dict:
         "asserted": asserted,
         "flag_enum": model.enum("MGPipeCallFlag").values,
         "record_align": RECORD_ALIGN,
+        "op_prefix": OP_PREFIX,
     }

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from mgpipe.gen.catalogue import Catalogue, Loc, Row
 from mgpipe.gen.errors import ErrorCollector, one_of
 from mgpipe.gen.layout_model import Layouts, Struct
+
+if TYPE_CHECKING:
+    from mgpipe.gen.lock import LockPolicy
 
 CLIENT_RESOLVED = "kClientResolved"
 REPLY_FLAG, REPLY_WAIT = "kReplySlot", "kWaitReply"
@@ -27,6 +31,7 @@ class Ctx:
     lay: Layouts
     errors: ErrorCollector = field(default_factory=ErrorCollector)
     disabled: frozenset[str] = frozenset()
+    lock: LockPolicy | None = None  # generating: check the lock against the outputs' opcodes
 
     def enum(self, name: str) -> dict[str, int]:
         e = self.lay.enums.get(name)
@@ -446,6 +451,7 @@ def missing_vocabulary(lay: Layouts) -> list[str]:
 
 GateFn = Callable[[Ctx], None]
 
+from mgpipe.gen.lock import gate_lock  # noqa: E402
 from mgpipe.gen.wiregates import gate_names, gate_wire_pod  # noqa: E402 (needs Ctx above)
 
 #: Every catalogue-level gate, in run order. Render-state gates (CHUNK-PARTITION,
@@ -457,6 +463,7 @@ GATES: tuple[tuple[str, GateFn], ...] = (
     ("wait-class", gate_wait_class),
     ("blob-ref", gate_blob_ref),
     ("append-only", gate_append_only),
+    ("lock", gate_lock),
     ("sizes", gate_sizes),
     ("field-lists", gate_field_lists),
     ("pipe-inputs", gate_pipe_inputs),

@@ -101,11 +101,13 @@ def gen_check(cat: Path, disabled: frozenset[str]) -> Run:
     """`mgpipe gen --check` on ``cat`` in-process: exit code and everything it printed."""
     from mgpipe.cmd_gen import check
     from mgpipe.gen.build import LOCK_FILE, build
+    from mgpipe.gen.lock import LockPolicy
     from mgpipe.gen.render import render_all
 
     out = io.StringIO()
     try:
-        built = build(cat, disabled=disabled, use_cache=False)
+        built = build(cat, disabled=disabled, use_cache=False,
+                      lock=LockPolicy(cat.parent / "generated"))
         files = {cat.parent / "generated" / o.name: o.text for o in render_all(built.model)}
         files[cat / LOCK_FILE] = built.lock_text
         return Run(EXIT_STALE if check(files, out) else 0, out.getvalue())

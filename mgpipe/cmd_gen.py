@@ -11,6 +11,7 @@ from mgpipe.gen import CATALOGUE_DIR
 from mgpipe.gen.build import LOCK_FILE, build
 from mgpipe.gen.catalogue import display
 from mgpipe.gen.errors import GenError
+from mgpipe.gen.lock import LockPolicy
 from mgpipe.gen.render import render_all
 
 EXIT_STALE = 1
@@ -32,9 +33,9 @@ def catalogue_of(args: argparse.Namespace) -> Path:
     return args.catalogue if args.catalogue is not None else default_catalogue()
 
 
-def planned_files(catalogue: Path, out: Path) -> dict[Path, str]:
+def planned_files(catalogue: Path, out: Path, init_lock: bool = False) -> dict[Path, str]:
     """Every file a generation owns -> its expected content."""
-    built = build(catalogue)
+    built = build(catalogue, lock=LockPolicy(out, init_lock))
     files = {out / o.name: o.text for o in render_all(built.model)}
     files[catalogue / LOCK_FILE] = built.lock_text
     return files
@@ -78,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     catalogue = catalogue_of(args)
     out = args.out if args.out is not None else catalogue.parent / "generated"
     check_out_dir(out, must_exist=args.check)
-    files = planned_files(catalogue, out)
+    files = planned_files(catalogue, out, init_lock=args.init_lock)
     if args.check:
         stale = check(files)
         if stale:
@@ -105,4 +106,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="output directory (default: generated/ beside the catalogue)")
     p.add_argument("--check", action="store_true",
                    help="regenerate in memory; exit 1 naming each stale file with a unified diff")
+    p.add_argument("--init-lock", action="store_true",
+                   help="start a new catalogue: write PipeCalls.lock where there is none "
+                        "(a missing lock is otherwise refused)")
     p.set_defaults(func=run)
