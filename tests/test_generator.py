@@ -20,48 +20,11 @@ import pytest
 from mgpipe import cli
 from mgpipe.gen import CATALOGUE_DIR, GENERATED_DIR, REPO_ROOT
 
-# Seed 001 §3.2 (76 documented rows) + the four rows appended by seed 002.
-DOCUMENTED_CLASS_COUNTS = {"kScreen": 11, "kCtxQuery": 8, "kCtxCso": 13, "kCtxState": 17,
-                           "kCtxObject": 9, "kCtxVerb": 18}
-APPENDED = ["ObjectDeath", "ApplierReset", "SetContextValues", "SetProgramBindings"]
-# The payload sizes the issue and seeds state.
-SEED_SIZES = {
-    "MGPipeHandle": 8, "MGPBlobRef": 24, "MGHostSpan": 32, "MGPWireRecHeader": 8,
-    "MGPStateChunk": 4, "MGPResourceDesc": 88, "MGPRenderStateDesc": 48,
-    "MGPBindRenderState": 12, "MGPDynamicState": 32, "MGPVertexElements": 40,
-    "MGPSamplerDesc": 32, "MGPSamplerView": 36, "MGPTextureParams": 40, "MGPProgramDesc": 200,
-    "MGPFramebufferState": 304, "MGPSubData": 72, "MGPSubRegion": 40, "MGPDrawInfo": 56,
-    "MGPDrawRange": 12, "MGPDrawIndirect": 40, "MGPShaderBuffers": 32, "MGPBufferRange": 24,
-    "MGPPixelPackState": 28, "MGPPatchState": 40, "MGPClear": 48, "MGPGlobalConstants": 40,
-    "MGPSubDataComplete": 24, "MGPProgramBindings": 32, "MGPProgramSamplerUnit": 8,
-    "MGPProgramStorageOverride": 40, "ResidualValueBlock": 8, "PerBufferBlendState": 28,
-    "StencilFaceState": 28, "PixelStoreParameters": 28, "RenderStateParameters": 1168,
-}
-# Seed 000 §1.2: every member's offset (65 members), plus the three P2 enables.
-SEED_OFFSETS = {
-    "Viewports": 0, "LineWidth": 256, "PointSize": 260, "PatchVertices": 264,
-    "PatchDefaultOuterLevel": 268, "PatchDefaultInnerLevel": 284, "PolygonOffsetFactor": 292,
-    "PolygonOffsetUnits": 296, "PolygonOffsetClamp": 300, "ClipOrigin": 304, "ClipDepthMode": 308,
-    "BlendStates": 312, "LogicOp": 536, "DepthTestEnabled": 540, "DepthFunc": 544,
-    "DepthMask": 548, "ColorMasks": 549, "ClearColor": 584, "ClearDepth": 600,
-    "ClearStencil": 604, "BlendColor": 608, "DepthRanges": 624, "SampleCoverageValue": 752,
-    "SampleCoverageInvert": 756, "SampleMaskValue": 760, "MinSampleShadingValue": 764,
-    "StencilStates": 768, "CullFaceEnabled": 824, "CullFaceModeSetting": 828,
-    "FrontFaceModeSetting": 832, "ProvokingVertexModeSetting": 836, "LineSmoothHint": 840,
-    "PolygonSmoothHint": 844, "TextureCompressionHint": 848, "FragmentShaderDerivativeHint": 852,
-    "PointFadeThresholdSize": 856, "PointSpriteCoordOrigin": 860, "ClampReadColor": 864,
-    "PolygonModeFront": 868, "PolygonModeBack": 872, "PrimitiveRestartIndex": 876,
-    "ColorLogicOpEnabled": 880, "DebugOutputEnabled": 881, "DebugOutputSynchronousEnabled": 882,
-    "DitherEnabled": 883, "LineSmoothEnabled": 884, "MultisampleEnabled": 885,
-    "PolygonOffsetFillEnabled": 886, "PolygonOffsetLineEnabled": 887,
-    "PolygonOffsetPointEnabled": 888, "PolygonSmoothEnabled": 889, "PrimitiveRestartEnabled": 890,
-    "PrimitiveRestartFixedIndexEnabled": 891, "RasterizerDiscardEnabled": 892,
-    "SampleAlphaToCoverageEnabled": 893, "SampleAlphaToOneEnabled": 894,
-    "SampleCoverageEnabled": 895, "SampleMaskEnabled": 896, "SampleShadingEnabled": 897,
-    "StencilTestEnabled": 898, "ProgramPointSizeEnabled": 899, "ScissorTestEnabledMask": 900,
-    "ScissorBoxes": 904, "ScissorBoxWrittenMask": 1160, "ClipDistanceEnabledMask": 1164,
-    "FramebufferSrgbEnabled": 581, "DepthClampEnabled": 582, "TextureCubeMapSeamlessEnabled": 583,
-}
+from seed_numbers import (  # noqa: E402 - the seeds' numbers, pinned once
+    DOCUMENTED_CALLS, DOCUMENTED_CLASS_COUNTS, DYNAMIC_BYTES, DYNAMIC_CHUNKS, PIPELINE_BYTES,
+    PIPELINE_CHUNKS, SEED_002_APPENDED, SEED_OFFSETS, SEED_SIZES,
+)
+
 INC_ORDER = ["PipeTables.inc", "PipeThunks.inc", "PipeWire.inc", "PipeVerify.inc",
              "PipeFilled.inc", "PipeCoverage.inc", "PipeSpanTable.inc", "PipeFieldOwnership.inc"]
 
@@ -71,14 +34,15 @@ def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-def test_calls_json_lists_80_calls_with_the_documented_classes(capsys) -> None:
+def test_calls_json_lists_the_documented_calls_then_the_seed_002_rows(capsys) -> None:
     calls = run_json(capsys, "calls")["calls"]
-    assert [c["opcode"] for c in calls] == list(range(1, 81))
+    assert [c["opcode"] for c in calls] == list(range(1, len(calls) + 1))
     assert set(calls[0]) == {"opcode", "name", "payload", "class", "flags", "wait_class"}
-    assert Counter(c["class"] for c in calls[:76]) == DOCUMENTED_CLASS_COUNTS
-    assert [c["name"] for c in calls[76:]] == APPENDED
+    assert Counter(c["class"] for c in calls[:DOCUMENTED_CALLS]) == DOCUMENTED_CLASS_COUNTS
+    appended = calls[DOCUMENTED_CALLS:DOCUMENTED_CALLS + len(SEED_002_APPENDED)]
+    assert [c["name"] for c in appended] == SEED_002_APPENDED
     by_name = {c["name"]: c for c in calls}
-    assert by_name["SetProgramBindings"]["opcode"] == 80
+    assert by_name["SetProgramBindings"]["opcode"] == DOCUMENTED_CALLS + len(SEED_002_APPENDED)
     assert by_name["SetProgramBindings"]["flags"] == ["kVarTail", "kHostSpan"]
     assert by_name["Present"]["wait_class"] == "kWaitPresent"
     for c in calls:  # seed 002 §1: kReplySlot <=> kWaitReply, in both directions
@@ -87,7 +51,7 @@ def test_calls_json_lists_80_calls_with_the_documented_classes(capsys) -> None:
 
 def test_render_state_layout_matches_seed_000(capsys) -> None:
     doc = run_json(capsys, "layout", "RenderStateParameters")
-    assert doc["size"] == 1168
+    assert doc["size"] == SEED_SIZES["RenderStateParameters"]
     assert len(doc["members"]) == 68
     assert {m["name"]: m["offset"] for m in doc["members"]} == SEED_OFFSETS
     assert set(doc["members"][0]) == {"name", "offset", "size", "type", "class"}
@@ -105,8 +69,8 @@ def test_every_payload_size_is_as_the_seeds_state(capsys, struct: str, size: int
 def test_chunk_table_is_the_decided_design(capsys) -> None:
     doc = run_json(capsys, "chunks")
     pipeline, dynamic = doc["pipeline"], doc["dynamic"]
-    assert (len(pipeline), sum(c["length"] for c in pipeline)) == (7, 396)
-    assert (len(dynamic), sum(c["length"] for c in dynamic)) == (8, 772)
+    assert (len(pipeline), sum(c["length"] for c in pipeline)) == (PIPELINE_CHUNKS, PIPELINE_BYTES)
+    assert (len(dynamic), sum(c["length"] for c in dynamic)) == (DYNAMIC_CHUNKS, DYNAMIC_BYTES)
     both = sorted([(c["offset"], c["length"], "p") for c in pipeline]
                   + [(c["offset"], c["length"], "d") for c in dynamic])
     at = 0
@@ -115,7 +79,7 @@ def test_chunk_table_is_the_decided_design(capsys) -> None:
         if i:
             assert half != both[i - 1][2]
         at += length
-    assert at == 1168
+    assert at == SEED_SIZES["RenderStateParameters"]
 
 
 def test_gen_check_is_clean_on_the_committed_tree() -> None:

@@ -176,3 +176,25 @@ def test_self_test_leaves_the_catalogue_untouched(full_run: dict) -> None:
 def test_catalogue_dir_option(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["self-test", "--catalogue", str(CATALOGUE_DIR), "-k", "clean", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["controls"][0]["status"] == PASS
+
+
+def test_adding_a_call_is_a_catalogue_change_only(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Append a valid call to a copy, regenerate, and the whole self-test is still green:
+    no control (and no count) assumes which call comes last or how many there are."""
+    import shutil
+
+    from mgpipe.gen import GENERATED_DIR
+    from mgpipe.gen.plants import AppendRow
+
+    cat = tmp_path / "catalogue"
+    shutil.copytree(CATALOGUE_DIR, cat)
+    shutil.copytree(GENERATED_DIR, tmp_path / "generated")
+    AppendRow("PipeCalls.def", "MGP_CALL_LIST",
+              "X(SelfTestAdded, MGPFlush, kCtxVerb, kNone, kWaitNone)").run(tmp_path, cat.name)
+    assert cli.main(["gen", "--catalogue", str(cat), "--out", str(tmp_path / "generated")]) == 0
+    capsys.readouterr()
+    assert "L(SelfTestAdded," in (cat / "PipeCalls.lock").read_text()
+    assert cli.main(["self-test", "--catalogue", str(cat), "--json"]) == 0, capsys.readouterr().err
+    doc = json.loads(capsys.readouterr().out)
+    assert [r["name"] for r in doc["controls"]] == NAMES
+    assert all(r["status"] == PASS for r in doc["controls"])
