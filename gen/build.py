@@ -88,12 +88,13 @@ def _tails(cat: Catalogue, lay: Layouts) -> tuple[Tail, ...]:
     sizes = {"i32": 4, "u32": 4}
     out = []
     for r in cat.tails:
-        call, elem, count, bound, cfield, cbit, when = (t.text for t in r.toks)
+        call, elem, count, bound = r.call.text, r.element.text, r.count.text, r.bound.text
+        cfield, cbit, when = r.cond_field.text, r.cond_bit.text, r.when.text
         scalar = SCALAR_TAILS.get(elem)
         out.append(Tail(
             call=call, element=elem,
             elem_size=sizes[scalar] if scalar else lay.structs[elem].size, scalar=scalar,
-            count_field=None if r.toks[2].kind == "int" else count,
+            count_field=None if r.count.kind == "int" else count,
             bound=None if bound == "-" else bound,
             bound_value=None if bound == "-" else lay.constants[bound].value,
             cond_field=None if when == "kAlways" else cfield,
@@ -105,11 +106,11 @@ def _tails(cat: Catalogue, lay: Layouts) -> tuple[Tail, ...]:
 
 def lock_text(cat: Catalogue) -> str:
     """The append-only name -> opcode lock: existing pins kept, new rows appended."""
-    rows = [(r.toks[0].text, int(r.toks[1].text)) for r in cat.lock]
+    rows = [(r.name.text, int(r.opcode.text)) for r in cat.lock]
     known = {n for n, _ in rows}
     for i, r in enumerate(cat.calls):
-        if r.toks[0].text not in known:
-            rows.append((r.toks[0].text, i + 1))
+        if r.name.text not in known:
+            rows.append((r.name.text, i + 1))
     width = max((len(n) for n, _ in rows), default=0) + 1
     body = " \\\n".join(f"    L({n + ',':<{width}} {op})" for n, op in rows)
     return (
@@ -200,15 +201,15 @@ def build(catalogue_dir: Path, disabled: frozenset[str] = frozenset(), use_cache
 
 
 def _model(cat: Catalogue, lay: Layouts, rs) -> Model:  # type: ignore[no-untyped-def]
-    pins = {r.toks[0].text: int(r.toks[1].text) for r in cat.sizes}
+    pins = {r.struct.text: int(r.size.text) for r in cat.sizes}
     flag_bits = lay.enums["MGPipeCallFlag"].values()
-    vclass = {r.toks[0].text: r.toks[1].text for r in cat.verb_classes}
+    vclass = {r.call.text: r.cls.text for r in cat.verb_classes}
     calls = tuple(
-        Call(opcode=i + 1, name=r.toks[0].text, payload=r.toks[1].text, cls=r.toks[2].text,
-             flags=tuple(p for p in r.toks[3].parts if p != "kNone"),
-             flag_bits=sum(flag_bits[p] for p in r.toks[3].parts), wait_class=r.toks[4].text,
-             validate_class=vclass.get(r.toks[0].text), payload_size=lay.structs[r.toks[1].text].size,
-             table=SCREEN_TABLE if r.toks[2].text == SCREEN_CLASS else CONTEXT_TABLE)
+        Call(opcode=i + 1, name=r.name.text, payload=r.payload.text, cls=r.cls.text,
+             flags=tuple(p for p in r.flags.parts if p != "kNone"),
+             flag_bits=sum(flag_bits[p] for p in r.flags.parts), wait_class=r.wait.text,
+             validate_class=vclass.get(r.name.text), payload_size=lay.structs[r.payload.text].size,
+             table=SCREEN_TABLE if r.cls.text == SCREEN_CLASS else CONTEXT_TABLE)
         for i, r in enumerate(cat.calls)
     )
     split_types = {m.struct for m in lay.structs[RS_STRUCT].members
@@ -217,18 +218,18 @@ def _model(cat: Catalogue, lay: Layouts, rs) -> Model:  # type: ignore[no-untype
     structs = tuple(_struct(lay, s, pins, classes) for s in ordered_structs(lay))
     rs_struct = next(s for s in structs if s.name == RS_STRUCT)
     offs = {m.name: m.offset for m in rs_struct.members}
-    owner = {r.toks[0].text: r.toks[1].text for r in cat.ownership}
-    cover = {r.toks[0].text: r.toks[1].text for r in cat.coverage}
+    owner = {r.field.text: r.ownership.text for r in cat.ownership}
+    cover = {r.accessor.text: r.call.text for r in cat.coverage}
     fill: dict[str, list[str]] = {c: [] for c in lay.enums["MGPipeValidateClass"].values()}
     for r in cat.fill_points:
-        fill[r.toks[0].text].append(r.toks[1].text)
+        fill[r.cls.text].append(r.field.text)
     inputs_struct = lay.structs[INPUTS_STRUCT]
     ftype = {m.name: m.type for m in inputs_struct.members}
     pipe_inputs = tuple(
-        PipeInput(id=i, accessor=r.toks[0].text, field=r.toks[1].text, lifetime=r.toks[2].text,
-                  ownership=owner[r.toks[1].text], call=cover[r.toks[0].text],
-                  type=ftype[r.toks[1].text],
-                  fill_classes=tuple(c for c, fs in fill.items() if r.toks[1].text in fs))
+        PipeInput(id=i, accessor=r.accessor.text, field=r.field.text, lifetime=r.lifetime.text,
+                  ownership=owner[r.field.text], call=cover[r.accessor.text],
+                  type=ftype[r.field.text],
+                  fill_classes=tuple(c for c, fs in fill.items() if r.field.text in fs))
         for i, r in enumerate(cat.pipe_inputs)
     )
     inputs = []
@@ -255,19 +256,19 @@ def _model(cat: Catalogue, lay: Layouts, rs) -> Model:  # type: ignore[no-untype
                     for e in sorted(lay.enums.values(), key=lambda e: (e.path, e.line, e.name))),
         constants=tuple((c.name, c.value) for c in
                         sorted(lay.constants.values(), key=lambda c: (c.path, c.line, c.name))),
-        field_lists=tuple(FieldList(struct=s, fields=tuple(r.toks[0].text for r in rows))
+        field_lists=tuple(FieldList(struct=s, fields=tuple(r.member.text for r in rows))
                           for s, rows in cat.field_lists.items()),
         render_state=RenderState(
             struct=RS_STRUCT, size=rs_struct.size, members=rs_struct.members,
             sub_members=rs.sub_members, chunks=rs.chunks,
-            spans=tuple(Span(constant=r.toks[0].text, member=r.toks[1].text, offset=offs[r.toks[1].text])
+            spans=tuple(Span(constant=r.constant.text, member=r.member.text, offset=offs[r.member.text])
                         for r in cat.spans),
             pipeline_members=tuple(m for m, c in rs.member_classes.items() if c in ("kPipeline", "kSplit")),
         ),
         setters=rs.setters,
         tails=_tails(cat, lay),
-        handle_fields=tuple(HandleField(call=r.toks[0].text, field=r.toks[1].text, kind=r.toks[2].text,
-                                        nullable=r.toks[3].text == "kNullable")
+        handle_fields=tuple(HandleField(call=r.call.text, field=r.field.text, kind=r.kind.text,
+                                        nullable=r.null.text == "kNullable")
                             for r in cat.handle_fields),
         pipe_inputs=pipe_inputs,
         validate_classes=tuple(lay.enums["MGPipeValidateClass"].values()),

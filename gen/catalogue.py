@@ -11,36 +11,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from mgpipe.gen.defparse import DefArg, DefEntry, DefList, parse_def_text
+from mgpipe.gen.defparse import DefArg, DefList, parse_def_text
 from mgpipe.gen.errors import ErrorCollector, GenError, decode_utf8, one_of
-
-
-@dataclass(frozen=True, slots=True)
-class Loc:
-    path: str
-    line: int
-    col: int
-
-    def error(self, gate: str, text: str) -> GenError:
-        return GenError(self.path, self.line, self.col, gate, text)
-
-
-@dataclass(frozen=True, slots=True)
-class Tok:
-    """One argument reduced to its text, its parts (for A|B) and its location."""
-
-    text: str
-    parts: tuple[str, ...]
-    kind: str
-    loc: Loc
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    macro: str
-    toks: tuple[Tok, ...]
-    loc: Loc
-    row: int  # 1-based position within its list
+from mgpipe.gen.rows import (
+    CallRow, CoverageRow, FieldRow, FillRow, HandleRow, InputRow, Loc, LockRow, OwnershipRow,
+    SetterRow, SizeRow, SpanRow, TailRow, Tok, VerbClassRow, arity, make_row,
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,41 +24,43 @@ class Catalogue:
     root: Path
     display_root: str
     files: dict[str, str]  # display path -> text (every input, headers included)
-    calls: tuple[Row, ...]  # PipeCalls.def MGP_CALL_LIST
-    lock: tuple[Row, ...]  # PipeCalls.lock MGP_CALL_LOCK (empty when absent)
+    calls: tuple[CallRow, ...]  # PipeCalls.def MGP_CALL_LIST
+    lock: tuple[LockRow, ...]  # PipeCalls.lock MGP_CALL_LOCK (empty when absent)
     lock_path: str
-    field_lists: dict[str, tuple[Row, ...]]  # struct -> rows (PipeFields.def)
+    field_lists: dict[str, tuple[FieldRow, ...]]  # struct -> rows (PipeFields.def)
     field_list_locs: dict[str, Loc]
-    sizes: tuple[Row, ...]  # PayloadSizes.def
-    pipe_inputs: tuple[Row, ...]  # PipeInputs.def
-    coverage: tuple[Row, ...]  # Coverage.def
-    ownership: tuple[Row, ...]  # FieldOwnership.def
-    verb_classes: tuple[Row, ...]  # FillPoints.def MGP_VERB_CLASSES
-    fill_points: tuple[Row, ...]  # FillPoints.def MGP_FILL_POINTS
-    setters: tuple[Row, ...]  # RenderStateSetters.def
-    tails: tuple[Row, ...]  # Tails.def
-    spans: tuple[Row, ...]  # EsprytSpans.def
-    handle_fields: tuple[Row, ...]  # HandleFields.def
+    sizes: tuple[SizeRow, ...]  # PayloadSizes.def
+    pipe_inputs: tuple[InputRow, ...]  # PipeInputs.def
+    coverage: tuple[CoverageRow, ...]  # Coverage.def
+    ownership: tuple[OwnershipRow, ...]  # FieldOwnership.def
+    verb_classes: tuple[VerbClassRow, ...]  # FillPoints.def MGP_VERB_CLASSES
+    fill_points: tuple[FillRow, ...]  # FillPoints.def MGP_FILL_POINTS
+    setters: tuple[SetterRow, ...]  # RenderStateSetters.def
+    tails: tuple[TailRow, ...]  # Tails.def
+    spans: tuple[SpanRow, ...]  # EsprytSpans.def
+    handle_fields: tuple[HandleRow, ...]  # HandleFields.def
 
     def path_of(self, name: str) -> str:
         return display(self.root / name, self.root, self.display_root)
 
 
-#: file -> {list name or prefix*: (param, min args, max args)}
-SHAPES: dict[str, dict[str, tuple[str, int, int]]] = {
-    "PipeCalls.def": {"MGP_CALL_LIST": ("X", 5, 5)},
-    "PipeFields.def": {"MGP_FIELDS_*": ("F", 1, 2)},
-    "PayloadSizes.def": {"MGP_PAYLOAD_SIZES": ("S", 2, 2)},
-    "PipeInputs.def": {"MGP_PIPE_INPUTS": ("X", 3, 3)},
-    "Coverage.def": {"MGP_COVERAGE": ("C", 2, 2)},
-    "FieldOwnership.def": {"MGP_FIELD_OWNERSHIP": ("O", 2, 2)},
-    "FillPoints.def": {"MGP_VERB_CLASSES": ("V", 2, 2), "MGP_FILL_POINTS": ("F", 2, 2)},
-    "RenderStateSetters.def": {"MGP_RENDER_STATE_SETTERS": ("S", 4, 4)},
-    "Tails.def": {"MGP_TAILS": ("T", 7, 7)},
-    "EsprytSpans.def": {"MGP_ESPRYT_SPANS": ("E", 2, 2)},
-    "HandleFields.def": {"MGP_HANDLE_FIELDS": ("H", 4, 4)},
+#: file -> {list name or prefix*: (param, row type)}; a list's arity is its row type's
+Shape = tuple[str, type]
+SHAPES: dict[str, dict[str, Shape]] = {
+    "PipeCalls.def": {"MGP_CALL_LIST": ("X", CallRow)},
+    "PipeFields.def": {"MGP_FIELDS_*": ("F", FieldRow)},
+    "PayloadSizes.def": {"MGP_PAYLOAD_SIZES": ("S", SizeRow)},
+    "PipeInputs.def": {"MGP_PIPE_INPUTS": ("X", InputRow)},
+    "Coverage.def": {"MGP_COVERAGE": ("C", CoverageRow)},
+    "FieldOwnership.def": {"MGP_FIELD_OWNERSHIP": ("O", OwnershipRow)},
+    "FillPoints.def": {"MGP_VERB_CLASSES": ("V", VerbClassRow), "MGP_FILL_POINTS": ("F", FillRow)},
+    "RenderStateSetters.def": {"MGP_RENDER_STATE_SETTERS": ("S", SetterRow)},
+    "Tails.def": {"MGP_TAILS": ("T", TailRow)},
+    "EsprytSpans.def": {"MGP_ESPRYT_SPANS": ("E", SpanRow)},
+    "HandleFields.def": {"MGP_HANDLE_FIELDS": ("H", HandleRow)},
 }
 LOCK_FILE = "PipeCalls.lock"
+LOCK_SHAPES: dict[str, Shape] = {"MGP_CALL_LOCK": ("L", LockRow)}
 #: lists that must hold at least one row (every other list may be empty)
 NON_EMPTY = ("MGP_CALL_LIST",)
 
@@ -111,8 +89,9 @@ def _tok(arg: DefArg, path: str) -> Tok:
     return Tok(str(arg.value), parts, arg.kind, Loc(path, arg.line, arg.col))
 
 
-def _rows(lst: DefList, lo: int, hi: int, errors: ErrorCollector) -> tuple[Row, ...]:
-    rows: list[Row] = []
+def _rows(lst: DefList, row_type: type, errors: ErrorCollector) -> tuple:  # type: ignore[type-arg]
+    lo, hi = arity(row_type)
+    rows = []
     for entry in lst.entries:
         if not lo <= len(entry.args) <= hi:
             want = str(lo) if lo == hi else f"{lo} to {hi}"
@@ -124,20 +103,12 @@ def _rows(lst: DefList, lo: int, hi: int, errors: ErrorCollector) -> tuple[Row, 
                 f"{entry.macro}(...) in {lst.name} has {len(entry.args)} arguments, expected {want}",
             )
             continue
-        rows.append(_row(entry, lst.path))
+        toks = [_tok(a, lst.path) for a in entry.args]
+        rows.append(make_row(row_type, toks, Loc(lst.path, entry.line, entry.col), entry.row))
     return tuple(rows)
 
 
-def _row(entry: DefEntry, path: str) -> Row:
-    return Row(
-        entry.macro,
-        tuple(_tok(a, path) for a in entry.args),
-        Loc(path, entry.line, entry.col),
-        entry.row,
-    )
-
-
-def _match(name: str, patterns: dict[str, tuple[str, int, int]]) -> tuple[str, int, int] | None:
+def _match(name: str, patterns: dict[str, Shape]) -> Shape | None:
     for pat, shape in patterns.items():
         if pat.endswith("*") and name.startswith(pat[:-1]) or pat == name:
             return shape
@@ -173,7 +144,7 @@ def _load_file(
     lists = errors.run(lambda: parse_def_text(text, shown))
     if lists is None:
         return {}
-    shapes = SHAPES.get(fname, {"MGP_CALL_LOCK": ("L", 2, 2)})
+    shapes = SHAPES.get(fname, LOCK_SHAPES)
     out: dict[str, DefList] = {}
     for lst in lists:
         shape = _match(lst.name, shapes)
@@ -226,22 +197,21 @@ def load_catalogue(root: Path, display_root: str | None = None,
     loaded = {f: _load_file(root, f, shown_root, errors, files) for f in SHAPES}
     lock_lists = _load_file(root, LOCK_FILE, shown_root, errors, files, required=False)
 
-    def rows(fname: str, lname: str) -> tuple[Row, ...]:
+    def rows(fname: str, lname: str) -> tuple:  # type: ignore[type-arg]
         lst = loaded[fname].get(lname)
         if lst is None:
             return ()
-        _, lo, hi = SHAPES[fname][lname]
-        return _rows(lst, lo, hi, errors)
+        return _rows(lst, SHAPES[fname][lname][1], errors)
 
-    field_lists: dict[str, tuple[Row, ...]] = {}
+    field_lists: dict[str, tuple[FieldRow, ...]] = {}
     field_locs: dict[str, Loc] = {}
     for name, lst in loaded["PipeFields.def"].items():
         struct = name[len("MGP_FIELDS_") :]
-        field_lists[struct] = _rows(lst, 1, 2, errors)
+        field_lists[struct] = _rows(lst, FieldRow, errors)
         field_locs[struct] = Loc(lst.path, lst.line, lst.col)
-    lock_rows: tuple[Row, ...] = ()
+    lock_rows: tuple[LockRow, ...] = ()
     if "MGP_CALL_LOCK" in lock_lists:
-        lock_rows = _rows(lock_lists["MGP_CALL_LOCK"], 2, 2, errors)
+        lock_rows = _rows(lock_lists["MGP_CALL_LOCK"], LockRow, errors)
     cat = Catalogue(
         root=root,
         display_root=shown_root,
@@ -267,4 +237,4 @@ def load_catalogue(root: Path, display_root: str | None = None,
     return cat
 
 
-__all__ = ["Catalogue", "Loc", "Row", "Tok", "display", "load_catalogue", "root_name", "LOCK_FILE"]
+__all__ = ["Catalogue", "Loc", "Tok", "display", "load_catalogue", "root_name", "LOCK_FILE"]

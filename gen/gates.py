@@ -11,7 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from mgpipe.gen.catalogue import Catalogue, Loc, Row
+from mgpipe.gen.catalogue import Catalogue, Loc
+from mgpipe.gen.rows import CallRow, InputRow, OwnershipRow, SizeRow, CoverageRow
 from mgpipe.gen.errors import ErrorCollector, one_of
 from mgpipe.gen.layout_model import Layouts, Struct
 
@@ -63,9 +64,9 @@ def gate_call_tokens(ctx: Ctx) -> None:
     """UNKNOWN-PAYLOAD / UNKNOWN-CLASS / UNKNOWN-FLAG / UNKNOWN-WAIT-CLASS / DUPLICATE-CALL."""
     classes, flags, waits = (ctx.enum("MGPipeCallClass"), ctx.enum("MGPipeCallFlag"),
                              ctx.enum("MGPipeWaitClass"))
-    seen: dict[str, Row] = {}
+    seen: dict[str, CallRow] = {}
     for row in ctx.cat.calls:
-        name, payload, cls, flg, wait = row.toks
+        name, payload, cls, flg, wait = row.name, row.payload, row.cls, row.flags, row.wait
         if name.text in seen:
             ctx.err(name.loc, "DUPLICATE-CALL",
                     f"call {name.text} already has row {seen[name.text].row}, expected unique names")
@@ -90,7 +91,7 @@ def gate_call_tokens(ctx: Ctx) -> None:
 def gate_wait_class(ctx: Ctx) -> None:
     """WAIT-CLASS: every kReplySlot row is kWaitReply and no other row is (seed 002 §1)."""
     for row in ctx.cat.calls:
-        name, _, _, flg, wait = row.toks
+        name, flg, wait = row.name, row.flags, row.wait
         has_slot = REPLY_FLAG in flg.parts
         if has_slot and wait.text != REPLY_WAIT:
             ctx.err(wait.loc, "WAIT-CLASS",
@@ -105,7 +106,7 @@ def gate_wait_class(ctx: Ctx) -> None:
 def gate_blob_ref(ctx: Ctx) -> None:
     """BLOB-REF: a kHasBlob row's payload owns an MGPBlobRef member."""
     for row in ctx.cat.calls:
-        name, payload, _, flg, _ = row.toks
+        name, payload, flg = row.name, row.payload, row.flags
         if "kHasBlob" in flg.parts and payload.text in ctx.lay.structs:
             if not holds(ctx.lay, payload.text, BLOB_STRUCT):
                 ctx.err(flg.loc, "BLOB-REF",
@@ -115,11 +116,11 @@ def gate_blob_ref(ctx: Ctx) -> None:
 
 def gate_append_only(ctx: Ctx) -> None:
     """APPEND-ONLY: a locked call keeps its opcode; a retired call keeps its row."""
-    now = {r.toks[0].text: (i + 1, r) for i, r in enumerate(ctx.cat.calls)}
+    now = {r.name.text: (i + 1, r) for i, r in enumerate(ctx.cat.calls)}
     for lock in ctx.cat.lock:
-        name, op = lock.toks[0].text, lock.toks[1].text
+        name, op = lock.name.text, lock.opcode.text
         if name not in now:
-            ctx.err(lock.toks[0].loc, "APPEND-ONLY",
+            ctx.err(lock.name.loc, "APPEND-ONLY",
                     f"locked call {name} (opcode {op}) has no row in PipeCalls.def: a retired call "
                     f"keeps its row so no opcode after it moves, expected the row back")
         elif str(now[name][0]) != op:
@@ -132,9 +133,9 @@ def gate_append_only(ctx: Ctx) -> None:
 
 def gate_sizes(ctx: Ctx) -> None:
     """SIZE-PIN / SIZE-DRIFT: every payload is pinned, and libclang agrees with its pin."""
-    pins: dict[str, Row] = {}
+    pins: dict[str, SizeRow] = {}
     for row in ctx.cat.sizes:
-        name, size = row.toks
+        name, size = row.struct, row.size
         if name.text not in ctx.lay.structs:
             ctx.err(name.loc, "SIZE-PIN", f"pinned struct {name.text} is not declared, expected a struct")
             continue
@@ -146,7 +147,7 @@ def gate_sizes(ctx: Ctx) -> None:
                     f"sizeof({name.text}) is {actual} bytes but PayloadSizes.def pins {size.text}: "
                     f"a wire payload changed size, expected {size.text} (or a reviewed new pin)")
     for row in ctx.cat.calls:
-        payload = row.toks[1]
+        payload = row.payload
         if payload.text in ctx.lay.structs and payload.text not in pins:
             ctx.err(payload.loc, "SIZE-PIN",
                     f"payload {payload.text} has no PayloadSizes.def pin, expected S({payload.text}, "
@@ -162,11 +163,11 @@ def gate_field_lists(ctx: Ctx) -> None:
                     f"MGP_FIELDS_{struct} names no struct in catalogue/include, expected a declared struct")
             continue
         declared = [m.name for m in s.members]
-        listed = [r.toks[0].text for r in rows]
+        listed = [r.member.text for r in rows]
         for r in rows:
-            if r.toks[0].text not in declared:
-                ctx.err(r.toks[0].loc, "FIELD-UNKNOWN",
-                        f"{struct} has no member {r.toks[0].text!r}, expected one of its members")
+            if r.member.text not in declared:
+                ctx.err(r.member.loc, "FIELD-UNKNOWN",
+                        f"{struct} has no member {r.member.text!r}, expected one of its members")
         for m in s.members:
             if m.name not in listed:
                 ctx.err(Loc(s.path, m.line, m.col), "FIELD-MISSING",
@@ -174,14 +175,14 @@ def gate_field_lists(ctx: Ctx) -> None:
                         f"expected F({m.name}) in declaration order")
         common = [n for n in listed if n in declared]
         order = [n for n in declared if n in common]
-        for r, want in zip([r for r in rows if r.toks[0].text in declared], order):
-            if r.toks[0].text != want:
-                ctx.err(r.toks[0].loc, "FIELD-ORDER",
-                        f"MGP_FIELDS_{struct} lists {r.toks[0].text} where {struct} declares {want}, "
+        for r, want in zip([r for r in rows if r.member.text in declared], order):
+            if r.member.text != want:
+                ctx.err(r.member.loc, "FIELD-ORDER",
+                        f"MGP_FIELDS_{struct} lists {r.member.text} where {struct} declares {want}, "
                         f"expected declaration order")
                 break
     for row in ctx.cat.calls:
-        payload = row.toks[1]
+        payload = row.payload
         if payload.text in ctx.lay.structs and payload.text not in ctx.cat.field_lists:
             ctx.err(payload.loc, "FIELD-LIST",
                     f"payload {payload.text} has no MGP_FIELDS_{payload.text} list in PipeFields.def, "
@@ -201,7 +202,7 @@ def gate_pipe_inputs(ctx: Ctx) -> None:
     seen_acc: set[str] = set()
     seen_field: set[str] = set()
     for r in ctx.cat.pipe_inputs:
-        acc, fld, life = r.toks
+        acc, fld, life = r.accessor, r.field, r.lifetime
         if acc.text in seen_acc:
             ctx.err(acc.loc, "PIPE-INPUTS", f"accessor {acc.text} has two rows, expected one")
         if fld.text in seen_field:
@@ -219,17 +220,17 @@ def gate_pipe_inputs(ctx: Ctx) -> None:
                     f"PipeInputs::{m.name} has no accessor row in PipeInputs.def, expected X(Get..., {m.name}, kPerVerb)")
 
 
-def _fields(ctx: Ctx) -> dict[str, Row]:
-    return {r.toks[1].text: r for r in ctx.cat.pipe_inputs}
+def _fields(ctx: Ctx) -> dict[str, InputRow]:
+    return {r.field.text: r for r in ctx.cat.pipe_inputs}
 
 
 def gate_ownership(ctx: Ctx) -> None:
     """OWNERSHIP: every PipeInputs field in exactly one ownership class (G8)."""
     classes = ctx.enum("MGPipeFieldOwnership")
     fields = _fields(ctx)
-    owned: dict[str, list[tuple[str, Row]]] = {}
+    owned: dict[str, list[tuple[str, OwnershipRow]]] = {}
     for r in ctx.cat.ownership:
-        fld, own = r.toks
+        fld, own = r.field, r.ownership
         if fld.text not in fields:
             ctx.err(fld.loc, "OWNERSHIP", f"{fld.text} is not a PipeInputs field, expected one of PipeInputs.def's fields")
             continue
@@ -240,22 +241,22 @@ def gate_ownership(ctx: Ctx) -> None:
     for name, r in fields.items():
         got = owned.get(name, [])
         if not got:
-            ctx.err(r.toks[1].loc, "OWNERSHIP",
+            ctx.err(r.field.loc, "OWNERSHIP",
                     f"PipeInputs field {name} is in no ownership class, expected exactly one O({name}, ...) "
                     f"row in FieldOwnership.def")
         elif len(got) > 1:
-            ctx.err(got[1][1].toks[1].loc, "OWNERSHIP",
+            ctx.err(got[1][1].field.loc, "OWNERSHIP",
                     f"PipeInputs field {name} is in {len(got)} ownership classes "
                     f"({', '.join(g[0] for g in got)}), expected exactly one")
 
 
 def gate_coverage(ctx: Ctx) -> None:
     """COVERAGE-ACCESSOR / COVERAGE-CALL / COVERAGE-UNMAPPED (G6: zero unmapped)."""
-    accessors = {r.toks[0].text: r for r in ctx.cat.pipe_inputs}
-    calls = {r.toks[0].text for r in ctx.cat.calls}
-    mapped: dict[str, Row] = {}
+    accessors = {r.accessor.text: r for r in ctx.cat.pipe_inputs}
+    calls = {r.name.text for r in ctx.cat.calls}
+    mapped: dict[str, CoverageRow] = {}
     for r in ctx.cat.coverage:
-        acc, call = r.toks
+        acc, call = r.accessor, r.call
         if acc.text not in accessors:
             ctx.err(acc.loc, "COVERAGE-ACCESSOR",
                     f"coverage row names accessor {acc.text!r}, which PipeInputs.def does not declare, "
@@ -269,7 +270,7 @@ def gate_coverage(ctx: Ctx) -> None:
                     f"expected a call name or {CLIENT_RESOLVED}")
     for name, r in accessors.items():
         if name not in mapped:
-            ctx.err(r.toks[0].loc, "COVERAGE-UNMAPPED",
+            ctx.err(r.accessor.loc, "COVERAGE-UNMAPPED",
                     f"accessor {name} is UNMAPPED: no Coverage.def row says which call answers it, "
                     f"expected C({name}, <Call>) or C({name}, {CLIENT_RESOLVED})")
 
@@ -277,11 +278,11 @@ def gate_coverage(ctx: Ctx) -> None:
 def gate_fill_points(ctx: Ctx) -> None:
     """FILL-POINTS: verbs and fields of FillPoints.def exist; every per-verb field is filled."""
     vclasses = ctx.enum("MGPipeValidateClass")
-    calls = {r.toks[0].text for r in ctx.cat.calls}
+    calls = {r.name.text for r in ctx.cat.calls}
     fields = _fields(ctx)
     seen: set[str] = set()
     for r in ctx.cat.verb_classes:
-        call, cls = r.toks
+        call, cls = r.call, r.cls
         if call.text not in calls:
             ctx.err(call.loc, "FILL-POINTS", f"V({call.text}, ...) names no call, expected a PipeCalls.def name")
         if call.text in seen:
@@ -291,7 +292,7 @@ def gate_fill_points(ctx: Ctx) -> None:
             ctx.err(cls.loc, "FILL-POINTS", f"unknown validate class {cls.text!r}, expected {_one_of(vclasses)}")
     filled: set[str] = set()
     for r in ctx.cat.fill_points:
-        cls, fld = r.toks
+        cls, fld = r.cls, r.field
         if cls.text not in vclasses:
             ctx.err(cls.loc, "FILL-POINTS", f"unknown validate class {cls.text!r}, expected {_one_of(vclasses)}")
         if fld.text not in fields:
@@ -299,7 +300,7 @@ def gate_fill_points(ctx: Ctx) -> None:
         filled.add(fld.text)
     for name, r in fields.items():
         if name not in filled:
-            ctx.err(r.toks[1].loc, "FILL-POINTS",
+            ctx.err(r.field.loc, "FILL-POINTS",
                     f"PipeInputs field {name} is filled by no validate class: every read would be "
                     f"Fatal{{UnmigratedPipeInput}}, expected an F(<class>, {name}) row")
 
@@ -310,25 +311,26 @@ WHEN = ("kAlways", "kWhenSet", "kWhenClear")
 
 def gate_tails(ctx: Ctx) -> None:
     """TAILS: every kVarTail call has tails, and every tail names real members and bounds."""
-    calls = {r.toks[0].text: r for r in ctx.cat.calls}
+    calls = {r.name.text: r for r in ctx.cat.calls}
     consts = ctx.lay.constants
     enumerators = {e.name: e.value for en in ctx.lay.enums.values() for e in en.enumerators}
     has_tail: set[str] = set()
     for r in ctx.cat.tails:
-        call, elem, count, bound, cfield, cbit, when = r.toks
+        call, elem, count, bound = r.call, r.element, r.count, r.bound
+        cfield, cbit, when = r.cond_field, r.cond_bit, r.when
         has_tail.add(call.text)
         row = calls.get(call.text)
         if row is None:
             ctx.err(call.loc, "TAILS", f"tail of unknown call {call.text!r}, expected a PipeCalls.def name")
             continue
-        if "kVarTail" not in row.toks[3].parts:
+        if "kVarTail" not in row.flags.parts:
             ctx.err(call.loc, "TAILS", f"{call.text} has a tail but no kVarTail flag, expected kVarTail")
         if elem.text not in ctx.lay.structs and elem.text not in SCALAR_TAILS:
             ctx.err(elem.loc, "TAILS", f"tail element {elem.text!r} is no struct or scalar, expected one")
-        payload = ctx.lay.structs.get(row.toks[1].text)
+        payload = ctx.lay.structs.get(row.payload.text)
         members = {m.name for m in payload.members} if payload else set()
         if count.kind != "int" and count.text not in members:
-            ctx.err(count.loc, "TAILS", f"{row.toks[1].text} has no count member {count.text!r}, expected a member or 1")
+            ctx.err(count.loc, "TAILS", f"{row.payload.text} has no count member {count.text!r}, expected a member or 1")
         elif count.kind == "int" and count.text != "1":
             ctx.err(count.loc, "TAILS", f"a literal count must be 1, not {count.text}")
         if bound.kind != "dash" and bound.text not in consts:
@@ -339,12 +341,12 @@ def gate_tails(ctx: Ctx) -> None:
             ctx.err(when.loc, "TAILS", f"unknown condition {when.text!r}, expected one of {', '.join(WHEN)}")
         elif when.text != "kAlways":
             if cfield.text not in members:
-                ctx.err(cfield.loc, "TAILS", f"{row.toks[1].text} has no member {cfield.text!r}, expected a flags member")
+                ctx.err(cfield.loc, "TAILS", f"{row.payload.text} has no member {cfield.text!r}, expected a flags member")
             if cbit.text not in enumerators:
                 ctx.err(cbit.loc, "TAILS", f"condition bit {cbit.text!r} is no enumerator, expected one")
     for r in ctx.cat.calls:
-        if "kVarTail" in r.toks[3].parts and r.toks[0].text not in has_tail:
-            ctx.err(r.toks[3].loc, "TAILS", f"{r.toks[0].text} is kVarTail but Tails.def describes no tail, expected T({r.toks[0].text}, ...) rows")
+        if "kVarTail" in r.flags.parts and r.name.text not in has_tail:
+            ctx.err(r.flags.loc, "TAILS", f"{r.name.text} is kVarTail but Tails.def describes no tail, expected T({r.name.text}, ...) rows")
 
 
 def gate_spans(ctx: Ctx) -> None:
@@ -355,7 +357,7 @@ def gate_spans(ctx: Ctx) -> None:
     offs = {m.name: m.offset for m in rs.members}
     last = -1
     for r in ctx.cat.spans:
-        const, member = r.toks
+        const, member = r.constant, r.member
         if member.text not in offs:
             ctx.err(member.loc, "SPANS", f"{RS_STRUCT} has no member {member.text!r}, expected a member name")
             continue
@@ -385,12 +387,12 @@ def handle_paths(lay: Layouts, struct: str, prefix: str = "", depth: int = 0) ->
     return out
 
 
-def call_handle_paths(ctx: Ctx, call: Row) -> list[str]:
-    paths = handle_paths(ctx.lay, call.toks[1].text)
+def call_handle_paths(ctx: Ctx, call: CallRow) -> list[str]:
+    paths = handle_paths(ctx.lay, call.payload.text)
     for t in ctx.cat.tails:
-        if t.toks[0].text != call.toks[0].text:
+        if t.call.text != call.name.text:
             continue
-        elem = t.toks[1].text
+        elem = t.element.text
         if elem == HANDLE_STRUCT:
             paths.append(f"{elem}[]")
         else:
@@ -401,10 +403,10 @@ def call_handle_paths(ctx: Ctx, call: Row) -> list[str]:
 def gate_handle_fields(ctx: Ctx) -> None:
     """HANDLE-FIELDS: every handle a record carries is mapped to a kind, and only those."""
     kinds = set(ctx.enum(HANDLE_KIND_ENUM)) | set(EXTRA_HANDLE_KINDS)
-    calls = {r.toks[0].text: r for r in ctx.cat.calls}
+    calls = {r.name.text: r for r in ctx.cat.calls}
     mapped: dict[str, set[str]] = {}
     for r in ctx.cat.handle_fields:
-        call, fld, kind, null = r.toks
+        call, fld, kind, null = r.call, r.field, r.kind, r.null
         if call.text not in calls:
             ctx.err(call.loc, "HANDLE-FIELDS", f"row names unknown call {call.text!r}, expected a PipeCalls.def name")
             continue
@@ -423,11 +425,11 @@ def gate_handle_fields(ctx: Ctx) -> None:
         if null.text not in NULL_RULES:
             ctx.err(null.loc, "HANDLE-FIELDS", f"unknown null rule {null.text!r}, expected {' or '.join(NULL_RULES)}")
     for name, row in calls.items():
-        if row.toks[1].text not in ctx.lay.structs:
+        if row.payload.text not in ctx.lay.structs:
             continue
         for path in call_handle_paths(ctx, row):
             if path not in mapped.get(name, set()):
-                ctx.err(row.toks[1].loc, "HANDLE-FIELDS",
+                ctx.err(row.payload.loc, "HANDLE-FIELDS",
                         f"{name} carries a handle at {path} that HandleFields.def does not map, "
                         f"expected H({name}, {path}, <Kind>, kNullable|kNonNull)")
 

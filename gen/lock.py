@@ -78,14 +78,14 @@ def check_lock(ctx, policy: LockPolicy) -> None:  # type: ignore[no-untyped-def]
         return
     if witness is None:
         return
-    locked = {r.toks[0].text: (int(r.toks[1].text), r) for r in cat.lock if r.toks[1].kind == "int"}
-    rows = {r.toks[0].text: i + 1 for i, r in enumerate(cat.calls)}
+    locked = {r.name.text: (int(r.opcode.text), r) for r in cat.lock if r.opcode.kind == "int"}
+    rows = {r.name.text: i + 1 for i, r in enumerate(cat.calls)}
     for name, (op, line) in sorted(witness.opcodes.items(), key=lambda kv: kv[1]):
         at = Loc(witness.path, line, 1)
         if name in locked:
             lop, row = locked[name]
             if lop != op:
-                ctx.err(row.toks[1].loc, "LOCK-WITNESS",
+                ctx.err(row.opcode.loc, "LOCK-WITNESS",
                         f"{lock_path} pins {name} at opcode {lop} but {witness.path}:{line} numbers "
                         f"it {op}: the lock was edited, expected {op}")
             continue

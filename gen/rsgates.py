@@ -34,11 +34,11 @@ def _class_rows(ctx: Ctx, struct: str) -> dict[str, ClassRow]:
     allowed = ctx.enum("MGPipeRenderStateClass")
     out: dict[str, ClassRow] = {}
     for r in ctx.cat.field_lists.get(struct, ()):
-        name = r.toks[0].text
-        if len(r.toks) < 2:
-            out[name] = ClassRow(frozenset(), r.toks[0].loc)
+        name = r.member.text
+        if r.cls is None:
+            out[name] = ClassRow(frozenset(), r.member.loc)
             continue
-        tok = r.toks[1]
+        tok = r.cls
         for part in tok.parts:
             if part not in allowed:
                 ctx.err(tok.loc, "RS-CLASS",
@@ -94,7 +94,7 @@ def check_setters(ctx: Ctx, classes: dict[str, ClassRow],
     written: set[str] = set()
     setters: list[Setter] = []
     for r in ctx.cat.setters:
-        name, arm, bump, writes = r.toks
+        name, arm, bump, writes = r.setter, r.arm, r.bump, r.writes
         label = name.text + (f"({arm.text})" if arm.text != "kNoArm" else "")
         if bump.text not in bumps:
             ctx.err(bump.loc, "SETTER-CONSISTENCY",

@@ -65,7 +65,7 @@ def gate_wire_pod(ctx: Ctx) -> None:
 def gate_names(ctx: Ctx) -> None:
     """NAME-RESERVED: call, struct and member names are identifiers C++ leaves to us."""
     for row in ctx.cat.calls:
-        tok = row.toks[0]
+        tok = row.name
         why = name_problem(tok.text, namespace_scope=True)
         if why:
             ctx.err(tok.loc, "NAME-RESERVED",

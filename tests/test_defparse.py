@@ -189,3 +189,21 @@ def test_arbitrary_input_never_escapes_as_anything_but_gen_error(src: str) -> No
             m = re.match(r"^fuzz\.def:(\d+):(\d+): DEF-SYNTAX: .+", line)
             assert m, line
             assert 1 <= int(m.group(1)) <= src.count("\n") + 1, line
+
+
+def test_each_catalogue_list_reads_into_its_own_typed_row() -> None:
+    from mgpipe.gen import CATALOGUE_DIR
+    from mgpipe.gen.catalogue import SHAPES, load_catalogue
+    from mgpipe.gen.rows import CallRow, FieldRow, TailRow, arity
+
+    cat = load_catalogue(CATALOGUE_DIR)
+    first = cat.calls[0]
+    assert isinstance(first, CallRow)
+    assert (first.name.text, first.payload.text, first.wait.text) == ("GetCaps", "MGPCaps", "kWaitReply")
+    assert first.flags.parts == ("kReplySlot",) and first.name.loc.line == first.loc.line
+    assert all(isinstance(r, TailRow) for r in cat.tails)
+    rows = cat.field_lists["RenderStateParameters"]
+    assert all(isinstance(r, FieldRow) and r.cls is not None for r in rows)
+    assert all(r.cls is None for r in cat.field_lists["MGPFlush"])  # the optional column
+    assert arity(FieldRow) == (1, 2) and arity(CallRow) == (5, 5)
+    assert {t for shapes in SHAPES.values() for _, t in shapes.values()} >= {CallRow, FieldRow, TailRow}
