@@ -31,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mgpipe.runtime.scenes import BACKENDS, SCENES, UnknownBackend, run_scene
+    from mgpipe.runtime.harness.runner import BACKENDS, SCENES, UnknownBackend, run_scene
 
     if args.backend not in BACKENDS:
         raise unknown("UNKNOWN-BACKEND", "backend", args.backend, sorted(BACKENDS))

@@ -6,16 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mgpipe.runtime import tables as t
+from mgpipe.runtime.schema import tables as t
 from mgpipe.runtime.errors import HandleRefused, ProtocolCorruption
-from mgpipe.runtime.handles import (
-    DEFAULT_FRAMEBUFFER,
-    NULL,
-    Handle,
-    HandleTable,
-    SlotAllocator,
-    handle_kinds,
-)
+from mgpipe.runtime.client.slots import SlotAllocator
+from mgpipe.runtime.schema.kinds import handle_kinds
+from mgpipe.runtime.server.handle_table import HandleTable
+from mgpipe.runtime.wire.handle import DEFAULT_FRAMEBUFFER, NULL, Handle
 
 KINDS = (
     "Buffer", "Texture", "Renderbuffer", "Framebuffer", "Xfb", "RenderStateCso",
@@ -116,6 +112,15 @@ def test_gen_moves_only_on_reuse_and_reuse_is_lifo(ops: list[object]) -> None:
             freed.append(h)
         assert a.high_water == len(last_gen) and a.live_count == len(live)
         assert len({h.slot for h in live}) == len(live)
+
+
+def test_composite_base_is_the_high_sixteenth_of_a_2_20_table() -> None:
+    """seed 002 §4.3: a pipeline program lives at slot >= 983040 (0xF0000)."""
+    assert COMPOSITE_BASE == 983040 == (1 << 20) - (1 << 20) // 16
+    table = HandleTable[str]("ShaderCso")
+    table.create(Handle(COMPOSITE_BASE, 1), "pipeline", "CreateShaderState.Cso")
+    table.create(Handle(COMPOSITE_BASE - 1, 1), "program", "CreateShaderState.Cso")
+    assert len(table.rows) == 2
 
 
 def test_composite_band_is_reserved_for_shader_cso() -> None:

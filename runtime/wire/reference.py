@@ -1,4 +1,11 @@
-"""The wire codec: one record per call (seed 001 §4; layouts from the generated tables).
+"""The reference decoder: the wire rules written plainly over numpy views (the fuzz oracle).
+
+The production decoder (:mod:`.codec`) is compiled per call for speed; this one walks
+the same tables one rule at a time and is the differential oracle the decoder fuzzer
+compares it against (same refusal reason, or the same decoded values). It is never on
+a hot path.
+
+The wire rules (seed 001 §4; layouts from the generated tables):
 
 Record = ``MGPWireRecHeader{Op, Flags, Size}`` + payload + tails. Each tail (a ``TAILS``
 row of the call, in order) starts at the next 8-byte boundary and is present only when
@@ -6,9 +13,7 @@ its condition holds; its element count is the payload's count field, or exactly 
 ``Size`` includes the header and is a multiple of 8. ``Flags`` is ring framing: the
 encoder writes 0 and the decoder ignores it (R-17).
 
-:class:`Encoder` refuses a client bug (a tail whose length disagrees with its count
-field, a count over its bound, a blob on a call without ``kHasBlob``) with
-``ValueError`` naming the call. :class:`Decoder` validates every byte it relies on before
+:class:`ReferenceDecoder` validates every byte it relies on before
 it touches it and refuses with ``ProtocolCorruption(reason)`` only:
 
 =====================================  =================================
@@ -35,111 +40,34 @@ while the buffer is); the blob is a view into the stage segment.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import layouts
-from . import tables as _t
-from .errors import ProtocolCorruption
-from .ring import RECORD_ALIGN, header_size, pack_header, read_header
+from ..errors import ProtocolCorruption
+from ..schema import layouts
+from ..schema import tables as _t
+from .header import RECORD_ALIGN, header_size, read_header
 from .stage import StageSegment
-from .wire_spec import CallSpec, TailSpec, align8, call_spec, spec_for_opcode
+from .spec import CallSpec, align8, call_spec, spec_for_opcode
 
-__all__ = ["Encoder", "Decoder", "Decoded", "tails_by_element", "IMAGE_ACCESS_MAX"]
+__all__ = ["ReferenceDecoder", "RefDecoded", "IMAGE_ACCESS_MAX", "OracleMismatch", "differential"]
 
 #: ``MGPImageView::Access``: 0 read-only, 1 write-only, 2 read-write (seed 002 §1).
 IMAGE_ACCESS_MAX = 2
 _IMAGE_VIEW = "MGPImageView"
 _ACCESS = "Access"
 
-TailInput = np.ndarray | Sequence[Mapping[str, Any]] | Sequence[int] | bytes
 
-
-class Decoded(NamedTuple):
+class RefDecoded(NamedTuple):
     op: int
     name: str
     payload: np.void
     tails: tuple[np.ndarray, ...]  # the PRESENT tails, in TAILS order
     blob: memoryview | None  # the first MGPBlobRef of a kHasBlob call, else None
     size: int
-
-
-def tails_by_element(decoded: Decoded) -> dict[str, np.ndarray]:
-    """The present tails of ``decoded`` keyed by element name (unique within a call)."""
-    spec = call_spec(decoded.name)
-    return {t.element: arr for t, arr in zip(spec.present_tails(decoded.payload), decoded.tails)}
-
-
-def _layout(spec: CallSpec, tails: Sequence[tuple[TailSpec, int]]) -> tuple[list[int], int]:
-    """Offsets of each present tail and the record's Size."""
-    cursor = spec.header_size + spec.payload_size
-    offsets = []
-    for t, count in tails:
-        cursor = align8(cursor)
-        offsets.append(cursor)
-        cursor += count * t.dtype.itemsize
-    return offsets, align8(cursor)
-
-
-class Encoder:
-    """Client side: builds records; stages ``kHasBlob`` bytes into ``stage``."""
-
-    def __init__(self, stage: StageSegment) -> None:
-        self.stage = stage
-        self.encoded = 0
-
-    def encode(
-        self,
-        call: str,
-        payload: Mapping[str, Any] | np.void | None = None,
-        tails: Sequence[TailInput] = (),
-        blob: bytes | bytearray | memoryview | None = None,
-    ) -> bytes:
-        spec = call_spec(call)
-        holder = np.zeros(1, spec.dtype)
-        rec = holder[0]
-        if isinstance(payload, np.void):
-            if payload.dtype != spec.dtype:
-                raise ValueError(f"{call}: payload record is {payload.dtype}, not {spec.payload}")
-            holder[0] = payload
-        elif payload is not None:
-            layouts.fill(rec, payload, call)
-        if blob is not None:
-            if not spec.blob_paths:
-                raise ValueError(f"{call}: not a kHasBlob call, cannot carry a blob")
-            offset, size, seg = self.stage.stage(blob)
-            ref = layouts.get_path(rec, spec.blob_paths[0])
-            layouts.fill(ref, {"Offset": offset, "Size": size, "Seg": seg}, f"{call}.Blob")
-        present = spec.present_tails(rec)
-        if len(tails) != len(present):
-            names = ", ".join(t.element for t in present) or "none"
-            raise ValueError(f"{call}: {len(tails)} tails given, present tails are: {names}")
-        arrays: list[np.ndarray] = []
-        counted: list[tuple[TailSpec, int]] = []
-        for t, rows in zip(present, tails):
-            arr = layouts.array(t.dtype, rows, f"{call}.{t.element}")
-            count = t.count(rec)
-            if len(arr) != count:
-                raise ValueError(
-                    f"{call}: tail {t.element} has {len(arr)} elements but "
-                    f"{t.count_field or 'the record'} says {count}"
-                )
-            if t.bound is not None and count > t.bound:
-                raise ValueError(f"{call}: {t.count_field} = {count} exceeds its bound {t.bound}")
-            arrays.append(arr)
-            counted.append((t, count))
-        offsets, size = _layout(spec, counted)
-        out = bytearray(size)
-        out[: spec.header_size] = pack_header(spec.opcode, 0, size)
-        out[spec.header_size : spec.header_size + spec.payload_size] = rec.tobytes()
-        for off, arr in zip(offsets, arrays):
-            raw = arr.tobytes()
-            out[off : off + len(raw)] = raw
-        self.encoded += 1
-        return bytes(out)
 
 
 def _as_bytes_view(record: Any) -> memoryview:
@@ -168,15 +96,15 @@ def _semantic_checks() -> dict[str, tuple[tuple[str, Check], ...]]:
     }
 
 
-class Decoder:
-    """Server side: validates a record, then returns zero-copy views of it."""
+class ReferenceDecoder:
+    """The reference decoder: validates a record, then returns zero-copy numpy views of it."""
 
     def __init__(self, stage: StageSegment) -> None:
         self.stage = stage
         self.decoded = 0
         self._hdr = header_size()
 
-    def decode(self, record: memoryview | bytes | bytearray) -> Decoded:
+    def decode(self, record: memoryview | bytes | bytearray) -> RefDecoded:
         mv = _as_bytes_view(record)
         hdr = self._hdr
         if len(mv) < hdr:
@@ -198,9 +126,9 @@ class Decoder:
                 raise ProtocolCorruption(reason)
         self._check_image_views(spec, payload, tails)
         self.decoded += 1
-        return Decoded(spec.opcode, name, payload, tails, blob, size)
+        return RefDecoded(spec.opcode, name, payload, tails, blob, size)
 
-    def blob_views(self, decoded: Decoded) -> dict[str, memoryview]:
+    def blob_views(self, decoded: RefDecoded) -> dict[str, memoryview]:
         """Every ``MGPBlobRef`` of a ``kHasBlob`` payload, by path (``"Spirv[2]"``)."""
         spec = call_spec(decoded.name)
         return {
@@ -251,3 +179,62 @@ class Decoder:
         for t, arr in zip(spec.present_tails(payload), tails):
             if t.element == _IMAGE_VIEW and arr.size and int(arr[_ACCESS].max()) > IMAGE_ACCESS_MAX:
                 raise ProtocolCorruption("ImageView.Access")
+
+
+class OracleMismatch(AssertionError):
+    """The production decoder and the reference disagree on one record."""
+
+
+def _outcome(decode: Callable[[bytes], Any], record: bytes) -> tuple[str, Any]:
+    try:
+        return "ok", decode(record)
+    except ProtocolCorruption as exc:
+        return "refused", exc.reason
+
+
+def _carried(struct_name: str, raw: bytes) -> bytes:
+    """``raw`` as a decoded record carries it (floats through one unpack / pack)."""
+    from .records import pack_record, unpack_record
+
+    return pack_record(struct_name, unpack_record(struct_name, raw))
+
+
+def differential(fast: Any, reference: ReferenceDecoder, record: bytes) -> str:
+    """Decode ``record`` with both decoders; "refused:<reason>" or "decoded:<call>" when
+    they agree, :class:`OracleMismatch` naming the difference when they do not (a bounds
+    check missing from one of them shows up here, not only as a crash)."""
+    from .records import pack_record
+
+    kind_f, got = _outcome(fast.decode, record)
+    kind_r, want = _outcome(reference.decode, record)
+    if kind_f != kind_r:
+        raise OracleMismatch(f"decoder {kind_f} ({_brief(got)}), reference {kind_r} ({_brief(want)})")
+    if kind_f == "refused":
+        if got != want:
+            raise OracleMismatch(f"refusal reasons differ: {got!r} vs reference {want!r}")
+        return f"refused:{got}"
+    spec = call_spec(want.name)
+    if (got.op, got.name, got.size) != (want.op, want.name, want.size):
+        raise OracleMismatch(f"header differs: {got[:2]}/{got.size} vs {want[:2]}/{want.size}")
+    if pack_record(spec.payload, got.payload) != _carried(spec.payload, want.payload.tobytes()):
+        raise OracleMismatch(f"{want.name}: payload differs")
+    present = spec.present_tails(want.payload)
+    if len(got.tails) != len(want.tails):
+        raise OracleMismatch(f"{want.name}: {len(got.tails)} tails vs {len(want.tails)}")
+    for t, g, w in zip(present, got.tails, want.tails):
+        if len(g) != len(w):
+            raise OracleMismatch(f"{want.name}.{t.element}: {len(g)} elements vs {len(w)}")
+        if t.dtype.names:
+            if any(pack_record(t.element, a) != _carried(t.element, b.tobytes()) for a, b in zip(g, w)):
+                raise OracleMismatch(f"{want.name}.{t.element}: elements differ")
+        elif t.dtype.kind != "f" and list(g) != [x.item() for x in w]:
+            raise OracleMismatch(f"{want.name}.{t.element}: values differ")
+    if (got.blob is None) != (want.blob is None) or (
+        got.blob is not None and bytes(got.blob) != bytes(want.blob)
+    ):
+        raise OracleMismatch(f"{want.name}: blob differs")
+    return f"decoded:{want.name}"
+
+
+def _brief(value: Any) -> str:
+    return value if isinstance(value, str) else getattr(value, "name", type(value).__name__)

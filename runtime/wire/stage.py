@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from . import tables as _t
-from .errors import PipeFatal, ProtocolCorruption
+from ..errors import PipeFatal, ProtocolCorruption
+from ..schema import tables as _t
 
 __all__ = ["STAGE_ALIGN", "DEFAULT_CAPACITY", "StageOverflow", "StageSegment", "stage_seg_id"]
 
@@ -109,6 +109,13 @@ class StageSegment:
         if seg != self.seg and not (size == 0 and seg == _t.constant("kMGHostSpanSegNone")):
             raise ProtocolCorruption(what)
         return (self._buf if writable else self._ro)[offset : offset + size]
+
+    def write_at(self, offset: int, data: bytes | bytearray | memoryview) -> None:
+        """Put ``data`` at ``offset`` (a replay restoring the bytes a record named)."""
+        end = offset + len(data)
+        if offset < 0 or end > self.capacity:
+            raise StageOverflow(f"Stage.{len(data)}B")
+        self._buf[offset:end] = data
 
     def reset(self) -> None:
         """Rewind the bump pointer (only once everything staged has been applied)."""

@@ -1,0 +1,207 @@
+"""The wire codec: one record per call (seed 001 §4; layouts from the generated tables).
+
+Record = ``MGPWireRecHeader{Op, Flags, Size}`` + payload + tails. Each tail (a ``TAILS``
+row of the call, in order) starts at the next 8-byte boundary and is present only when
+its condition holds; its element count is the payload's count field, or exactly 1.
+``Size`` includes the header and is a multiple of 8. ``Flags`` is ring framing: the
+encoder writes 0 and the decoder ignores it (R-17).
+
+:class:`Encoder` builds a record from a nested dict (or a record) and refuses a client bug
+(a tail whose length disagrees with its count field, a count over its bound, a blob on a
+call without ``kHasBlob``) with ``ValueError`` naming the call; the hot paths use the
+compiled :func:`~.compiled.packer` instead. :class:`Decoder` copies the record's bytes
+once, validates every byte it relies on before it touches it, and refuses with
+``ProtocolCorruption(reason)`` only:
+
+=====================================  =================================
+fault                                   reason
+=====================================  =================================
+fewer bytes than a header               ``Wire.Header``
+Size < header, not 8-aligned, > bytes   ``Wire.Size``
+Op 0 (wrap pad) or not a catalogue row  ``Wire.Op``
+Size below the fixed record, or not     ``<Call>.Size``
+exactly it for a non-kVarTail call
+count over its bound, or a window       ``<Call>.<CountField>``
+Start + Count past its bound
+tails do not fill Size exactly          ``<Call>.Tail``
+blob outside SEG_STAGE                  ``<Call>.Blob``
+semantic checks (seed 002 §1)           ``SetShaderBuffers.Class``,
+                                        ``Present.FrameSerial``,
+                                        ``ImageView.Access``,
+                                        ``SetVertexAttribDefaults.Count``
+=====================================  =================================
+
+A decoded record (:class:`Decoded`) is immutable: the payload is a generated named
+record (:mod:`.records`), the tails are tuples, the blob is a copy. It never refers to
+the buffer it came from (docs/BACKENDS.md).
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..errors import ProtocolCorruption
+from ..schema import layouts
+from ..schema import tables as _t
+from .compiled import IMAGE_ACCESS_MAX, decoder_for
+from .header import PAD_OP, RECORD_ALIGN, header_size, pack_header
+from .records import is_record, pack_record
+from .spec import TailSpec, align8, call_spec, spec_for_opcode
+from .stage import StageSegment
+
+__all__ = ["Encoder", "Decoder", "Decoded", "tails_by_element", "IMAGE_ACCESS_MAX"]
+
+TailInput = np.ndarray | Sequence[Any] | bytes
+
+
+class Decoded(NamedTuple):
+    op: int
+    name: str
+    payload: Any  # the payload's generated named record
+    tails: tuple[tuple[Any, ...], ...]  # the PRESENT tails, in TAILS order
+    blob: bytes | None  # the first MGPBlobRef of a kHasBlob call (a copy), else None
+    size: int
+
+
+def tails_by_element(decoded: Decoded) -> dict[str, tuple[Any, ...]]:
+    """The present tails of ``decoded`` keyed by element name (unique within a call)."""
+    spec = call_spec(decoded.name)
+    present = [t for t in spec.tails if t.present(decoded.payload)]
+    return {t.element: arr for t, arr in zip(present, decoded.tails)}
+
+
+def _rows_array(t: TailSpec, rows: TailInput, where: str) -> np.ndarray:
+    if isinstance(rows, (list, tuple)) and rows and is_record(rows[0]):
+        rows = b"".join(pack_record(t.element, r) for r in rows)
+    return layouts.array(t.dtype, rows, where)
+
+
+class Encoder:
+    """Client side: builds records; stages ``kHasBlob`` bytes into ``stage``."""
+
+    def __init__(self, stage: StageSegment) -> None:
+        self.stage = stage
+        self.encoded = 0
+
+    def encode(
+        self,
+        call: str,
+        payload: Mapping[str, Any] | Any = None,
+        tails: Sequence[TailInput] = (),
+        blob: bytes | bytearray | memoryview | None = None,
+    ) -> bytes:
+        spec = call_spec(call)
+        holder = np.zeros(1, spec.dtype)
+        rec = holder[0]
+        if is_record(payload):
+            holder[0] = np.frombuffer(pack_record(spec.payload, payload), spec.dtype)[0]
+        elif isinstance(payload, np.void):
+            if payload.dtype != spec.dtype:
+                raise ValueError(f"{call}: payload record is {payload.dtype}, not {spec.payload}")
+            holder[0] = payload
+        elif payload is not None:
+            layouts.fill(rec, payload, call)
+        if blob is not None:
+            if not spec.blob_paths:
+                raise ValueError(f"{call}: not a kHasBlob call, cannot carry a blob")
+            offset, size, seg = self.stage.stage(blob)
+            ref = layouts.get_path(rec, spec.blob_paths[0])
+            layouts.fill(ref, {"Offset": offset, "Size": size, "Seg": seg}, f"{call}.Blob")
+        present = spec.present_tails(rec)
+        if len(tails) != len(present):
+            names = ", ".join(t.element for t in present) or "none"
+            raise ValueError(f"{call}: {len(tails)} tails given, present tails are: {names}")
+        cursor = spec.header_size + spec.payload_size
+        parts: list[tuple[int, bytes]] = []
+        for t, rows in zip(present, tails):
+            arr = _rows_array(t, rows, f"{call}.{t.element}")
+            count = t.count(rec)
+            if len(arr) != count:
+                raise ValueError(
+                    f"{call}: tail {t.element} has {len(arr)} elements but "
+                    f"{t.count_field or 'the record'} says {count}"
+                )
+            if t.bound is not None and count > t.bound:
+                raise ValueError(f"{call}: {t.count_field} = {count} exceeds its bound {t.bound}")
+            cursor = align8(cursor)
+            raw = arr.tobytes()
+            parts.append((cursor, raw))
+            cursor += len(raw)
+        size = align8(cursor)
+        out = bytearray(size)
+        out[: spec.header_size] = pack_header(spec.opcode, 0, size)
+        out[spec.header_size : spec.header_size + spec.payload_size] = rec.tobytes()
+        for off, raw in parts:
+            out[off : off + len(raw)] = raw
+        self.encoded += 1
+        return bytes(out)
+
+
+
+class Decoder:
+    """Server side: copies a record once, validates it, returns an immutable :class:`Decoded`."""
+
+    def __init__(self, stage: StageSegment) -> None:
+        self.stage = stage
+        self.decoded = 0
+        self._hdr = header_size()
+        self._fns: dict[int, Callable[[bytes, int], Decoded]] = {}
+        self._read_header = _header_reader()
+
+    def function(self, op: int) -> Callable[[bytes, int], Decoded] | None:
+        """The compiled decoder of opcode ``op`` (None for no catalogue row)."""
+        fn = self._fns.get(op)
+        if fn is None:
+            spec = spec_for_opcode(op)
+            if spec is None or op == PAD_OP:
+                return None
+            fn = self._fns[op] = decoder_for(spec.name, self.stage.view, Decoded)
+        return fn
+
+    def decode(self, record: memoryview | bytes | bytearray) -> Decoded:
+        raw = record if type(record) is bytes else bytes(record)
+        if len(raw) < self._hdr:
+            raise ProtocolCorruption("Wire.Header")
+        op, size = self._read_header(raw)
+        if size < self._hdr or size % RECORD_ALIGN or size > len(raw):
+            raise ProtocolCorruption("Wire.Size")
+        fn = self.function(op)
+        if fn is None:
+            raise ProtocolCorruption("Wire.Op")
+        d = fn(raw, size)
+        self.decoded += 1
+        return d
+
+    def blob_views(self, decoded: Decoded) -> dict[str, memoryview]:
+        """Every ``MGPBlobRef`` of a ``kHasBlob`` payload, by path (``"Spirv[2]"``)."""
+        spec = call_spec(decoded.name)
+        out = {}
+        for p in spec.blob_paths:
+            ref = decoded.payload
+            for key in p:
+                ref = ref[key] if isinstance(key, int) else getattr(ref, key)
+            out[layouts.path_name(p)] = self.stage.view(
+                (ref.Offset, ref.Size, ref.Seg), f"{spec.name}.Blob"
+            )
+        return out
+
+
+def _header_reader() -> Callable[[bytes], tuple[int, int]]:
+    """``read(raw) -> (op, size)`` compiled from the header layout of the tables."""
+    from .records import layout
+
+    lay = layout("MGPWireRecHeader")
+    names = [f.path for f in lay.flat]
+    st = struct.Struct("<" + lay.fmt)
+    i_op, i_size = names.index("Op"), names.index("Size")
+    unpack = st.unpack_from
+
+    def read(raw: bytes) -> tuple[int, int]:
+        v = unpack(raw)
+        return v[i_op], v[i_size]
+
+    return read
