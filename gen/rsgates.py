@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from mgpipe.gen.catalogue import Loc
 from mgpipe.gen.errors import one_of
 from mgpipe.gen.chunks import DYNAMIC, PIPELINE, SPLIT, ClassRow, chunk_table, member_extents
-from mgpipe.gen.gates import RS_STRUCT, Ctx
+from mgpipe.gen.ctx import RS_STRUCT, Ctx
 from mgpipe.gen.model import Chunk, Setter, SubMember
 
 MASK_BITS_MEMBER = ("MGPDynamicState", "ChunkMask")

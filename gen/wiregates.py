@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from mgpipe.gen.catalogue import Loc
 
 if TYPE_CHECKING:
-    from mgpipe.gen.gates import Ctx
+    from mgpipe.gen.ctx import Ctx
 
 #: C++17 keywords and alternative tokens ([lex.key], [lex.digraph]).
 CPP_KEYWORDS: frozenset[str] = frozenset("""
