@@ -1,22 +1,32 @@
 """The mgpipe generator: catalogue parsers, model, gates and output renderers.
 
-Installed as ``mgpipe.gen`` (``gen/`` in the source tree). Inputs are located
-relative to the source tree, never relative to the current directory.
+Installed as ``mgpipe.gen`` (``gen/`` in the source tree). The bundled catalogue, the
+templates and the committed outputs are packages of their own (``mgpipe.catalogue``,
+``mgpipe.templates``, ``mgpipe.generated``) and are found through ``importlib.resources``,
+so the same paths hold in a source checkout, an editable install and an installed wheel --
+never relative to the current directory.
 """
 
 from __future__ import annotations
 
+from importlib.resources import files
 from pathlib import Path
 
-#: Root of the source tree (the directory that holds ``catalogue/``, ``templates/``).
-REPO_ROOT: Path = Path(__file__).resolve().parent.parent
-#: The X-macro catalogues and ``include/`` headers.
-CATALOGUE_DIR: Path = REPO_ROOT / "catalogue"
+
+def _package_dir(package: str) -> Path:
+    return Path(str(files(package)))
+
+
+#: The X-macro catalogues and ``include/`` headers shipped with mgpipe.
+CATALOGUE_DIR: Path = _package_dir("mgpipe.catalogue")
 #: The C++ headers libclang reads.
 INCLUDE_DIR: Path = CATALOGUE_DIR / "include"
 #: One Jinja2 template per output.
-TEMPLATES_DIR: Path = REPO_ROOT / "templates"
-#: Committed outputs.
-GENERATED_DIR: Path = REPO_ROOT / "generated"
+TEMPLATES_DIR: Path = _package_dir("mgpipe.templates")
+#: The committed outputs (``generated/`` beside the bundled catalogue).
+GENERATED_DIR: Path = _package_dir("mgpipe.generated")
+#: The directory that holds the catalogue: the source tree's root in a checkout (where
+#: ``tests/`` and ``pyproject.toml`` live), the installed ``mgpipe`` package otherwise.
+REPO_ROOT: Path = CATALOGUE_DIR.parent
 
 __all__ = ["REPO_ROOT", "CATALOGUE_DIR", "INCLUDE_DIR", "TEMPLATES_DIR", "GENERATED_DIR"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib.resources import files
 from pathlib import Path
 from typing import Literal
 
@@ -21,7 +22,7 @@ from lark.exceptions import LarkError
 from .def_diagnostics import GATE, translate
 from .errors import ErrorCollector, GenError, decode_utf8
 
-GRAMMAR_FILE = Path(__file__).with_name("def_grammar.lark")
+GRAMMAR = "def_grammar.lark"  # package data of mgpipe.gen
 
 ArgKind = Literal["ident", "flags", "int", "string", "dash"]
 
@@ -112,7 +113,7 @@ _LOCK = threading.Lock()
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
     return Lark(
-        GRAMMAR_FILE.read_text(encoding="utf-8"),
+        files("mgpipe.gen").joinpath(GRAMMAR).read_text(encoding="utf-8"),
         parser="lalr",
         lexer="contextual",
         propagate_positions=True,

@@ -236,6 +236,8 @@ def _parse_with_libclang(include_dir: Path, headers: list[str], root: Path, fp: 
         raise GenError(_display(inc, root), 1, 1, "HEADER-COMPILE", f"libclang failed: {exc}")
     found = [_locate(d, inc, umbrella, headers, root) for d in tu.diagnostics
              if d.severity >= cindex.Diagnostic.Error]
+    if len(found) == 1:
+        raise found[0]
     if found:  # clang's first error is the root cause; what follows it may be its echo
         raise GenErrors([found[0]], follow_on=found[1:])
     errors = ErrorCollector()

@@ -1,0 +1,117 @@
+"""`pip install .` works as well as `pip install -e .`: build the wheel, install it into a
+fresh venv, and use it from a directory outside the repository.
+
+The venv reuses the system site-packages for the dependencies and the wheel is installed
+with --no-deps --no-index, so the test needs no network. About a minute on a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from mgpipe.gen import REPO_ROOT
+
+DATA_SUFFIXES = (".lark", ".def", ".lock", ".h", ".inc", ".j2", ".spv", ".glsl", ".vert", ".frag",
+                 ".comp", ".json", ".png")
+SOURCE_DIRS = {"mgpipe": "mgpipe", "gen": "mgpipe/gen", "runtime": "mgpipe/runtime",
+               "generated": "mgpipe/generated", "catalogue": "mgpipe/catalogue",
+               "templates": "mgpipe/templates"}
+
+
+def _source_files() -> list[str]:
+    """What a checkout holds: tracked files and new files git does not ignore."""
+    out = subprocess.run(["git", "-C", str(REPO_ROOT), "ls-files", "--cached", "--others",
+                          "--exclude-standard"], capture_output=True, text=True, check=True).stdout
+    return [f for f in out.splitlines() if (REPO_ROOT / f).is_file()]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    root = tmp_path_factory.mktemp("wheel")
+    src = root / "src"
+    files = _source_files()
+    for f in files:
+        (src / f).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO_ROOT / f, src / f)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+                    "--no-index", "-w", str(root / "dist"), str(src)], check=True, env=env,
+                   capture_output=True)
+    (wheel,) = (root / "dist").glob("mgpipe-*.whl")
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip",
+                    str(root / "venv")], check=True)
+    py = root / "venv" / "bin" / "python"
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps",
+                    "--no-index", str(wheel)], check=True, env=env, capture_output=True)
+    work = root / "elsewhere"
+    work.mkdir()
+    return {"root": root, "wheel": wheel, "py": py, "mgpipe": root / "venv" / "bin" / "mgpipe",
+            "work": work, "env": {**env, "MGPIPE_CACHE_DIR": str(root / "cache")}, "files": files}
+
+
+def _run(inst: dict, *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(inst["mgpipe"]), *argv], cwd=inst["work"], env=inst["env"],
+                          capture_output=True, text=True)
+
+
+def test_the_wheel_ships_every_package_and_data_file(installed: dict) -> None:
+    names = set(zipfile.ZipFile(installed["wheel"]).namelist())
+    shipped = [f for f in installed["files"] if "/" in f and f.split("/", 1)[0] in SOURCE_DIRS
+               and f.endswith((".py", *DATA_SUFFIXES))]
+    assert any(f.startswith("runtime/") and "/" in f[len("runtime/"):] for f in shipped)
+    for f in shipped:
+        top, rest = f.split("/", 1)
+        assert f"{SOURCE_DIRS[top]}/{rest}" in names, f"{f} is not in the wheel"
+
+
+def test_the_installed_tool_runs_outside_the_repository(installed: dict) -> None:
+    where = subprocess.run([str(installed["py"]), "-c", "import mgpipe, mgpipe.gen as g; "
+                            "print(mgpipe.__file__); print(g.CATALOGUE_DIR)"],
+                           cwd=installed["work"], env=installed["env"], capture_output=True, text=True)
+    assert where.returncode == 0, where.stderr
+    for line in where.stdout.splitlines():
+        assert line.startswith(str(installed["root"] / "venv")), line
+    assert _run(installed, "--version").stdout.startswith("mgpipe ")
+    calls = json.loads(_run(installed, "calls", "--json").stdout)["calls"]
+    assert calls[0]["name"] == "GetCaps"
+    layout = _run(installed, "layout", "RenderStateParameters", "--json")
+    assert json.loads(layout.stdout)["size"] > 0, layout.stderr
+    chunks = _run(installed, "chunks", "--json")
+    assert json.loads(chunks.stdout)["pipeline"], chunks.stderr
+    check = _run(installed, "gen", "--check")  # the bundled catalogue against its own outputs
+    assert check.returncode == 0, check.stdout[-2000:] + check.stderr
+
+
+def test_the_installed_tool_generates_a_catalogue_directory(installed: dict) -> None:
+    cat = installed["work"] / "project" / "catalogue"
+    shutil.copytree(REPO_ROOT / "catalogue", cat, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
+    out = installed["work"] / "out"
+    gen = _run(installed, "gen", "--catalogue", str(cat), "--out", str(out))
+    assert gen.returncode == 0, gen.stderr
+    made = sorted(p.name for p in out.iterdir())
+    assert made == sorted(p.name for p in (REPO_ROOT / "generated").iterdir() if p.suffix in (".inc", ".py")
+                          and p.name != "__init__.py")
+    for name in made:  # the same bytes as the committed outputs, from another place
+        assert (out / name).read_bytes() == (REPO_ROOT / "generated" / name).read_bytes(), name
+    shutil.copytree(out, cat.parent / "generated")
+    st = _run(installed, "self-test", "--catalogue", str(cat), "-k", "clean", "-k", "pod-pointer",
+              "-k", "lock-missing", "--json")
+    assert st.returncode == 0, st.stderr
+    assert {r["status"] for r in json.loads(st.stdout)["controls"]} == {"PASS"}
+
+
+def test_the_installed_runtime_imports_every_subpackage(installed: dict) -> None:
+    pkgs = sorted({"mgpipe.runtime." + str(p.parent.relative_to(REPO_ROOT / "runtime")).replace("/", ".")
+                   for p in (REPO_ROOT / "runtime").rglob("__init__.py")} - {"mgpipe.runtime.."})
+    code = "import importlib, sys\nfor m in sys.argv[1:]: importlib.import_module(m.rstrip('.'))"
+    r = subprocess.run([str(installed["py"]), "-c", code, *pkgs], cwd=installed["work"],
+                       env=installed["env"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
