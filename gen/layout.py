@@ -20,7 +20,8 @@ from pathlib import Path
 
 import xxhash
 
-from . import REPO_ROOT
+from . import REPO_ROOT, cache
+from .cache import cache_dir
 from .errors import ErrorCollector, GenError, GenErrors
 from .layout_model import (
     Constant, Enum, Enumerator, FlatMember, Layouts, Member, Struct, flatten,
@@ -30,11 +31,6 @@ HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".inc")
 UMBRELLA_NAME = "__mgpipe_umbrella__.cpp"
 BASE_ARGS = ("-x", "c++", "-std=c++17")
 _PROBE = "#include <cstdint>\n#include <cstddef>\n"
-
-
-def cache_dir() -> Path:
-    env = os.environ.get("MGPIPE_CACHE_DIR")
-    return Path(env) if env else Path.home() / ".cache" / "mgpipe"
 
 
 def _display(file: str | Path, root: Path) -> str:
@@ -70,7 +66,7 @@ def fingerprint(include_dir: Path, headers: list[str] | None = None) -> str:
     except metadata.PackageNotFoundError:
         h.update(b"libclang ?\0")
     here = Path(__file__).parent
-    for src in ("layout.py", "layout_model.py", "layout_reader.py", "pod.py"):
+    for src in ("layout.py", "layout_model.py", "layout_reader.py", "pod.py", "cache.py"):
         h.update((here / src).read_bytes() + b"\0")
     h.update(repr((headers, _extra_args(), sys.platform)).encode())
     return h.hexdigest()
@@ -96,7 +92,7 @@ def read_headers(
     if headers is None:
         headers = sorted(p.name for p in include_dir.glob("*.h") if p.is_file())
     fp = fingerprint(include_dir, headers)
-    cache_file = cache_dir() / f"layout-{fp}.json"
+    cache_file = cache.entry("layout", fp, "json")
     if use_cache:
         cached = _load_cache(cache_file, root)
         if cached is not None:
@@ -108,24 +104,21 @@ def read_headers(
 
 
 def _load_cache(cache_file: Path, root: Path) -> Layouts | None:
+    text = cache.read(cache_file)
+    if text is None:
+        return None
     try:
-        data = json.loads(cache_file.read_text(encoding="utf-8"))
+        data = json.loads(text)
         if data.get("display_root") != str(root.resolve()):
             return None
         return Layouts.from_json(data["layouts"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):
         return None
 
 
 def _store_cache(cache_file: Path, layouts: Layouts, root: Path) -> None:
     payload = {"display_root": str(root.resolve()), "layouts": layouts.to_json()}
-    try:
-        cache_file.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache_file.with_name(f"{cache_file.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(payload, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, cache_file)
-    except OSError:
-        pass  # the cache is an optimisation; an unwritable cache dir is not an error
+    cache.write(cache_file, json.dumps(payload, sort_keys=True))
 
 
 # --------------------------------------------------------------------- libclang side

@@ -16,7 +16,7 @@ import jinja2
 import xxhash
 
 from mgpipe.gen import TEMPLATES_DIR
-from mgpipe.gen.layout import cache_dir
+from mgpipe.gen import cache
 from mgpipe.gen.model import Model
 
 #: Every output, in generation order (G1..G8, then the Python tables).
@@ -113,19 +113,14 @@ def format_python(text: str) -> str:
     black is imported only on a cache miss: a warm `gen --check` never pays for it.
     """
     key = xxhash.xxh64(f"{_black_version()}\0{text}".encode()).hexdigest()
-    cached = cache_dir() / f"black-{key}.py"
-    if cached.is_file():
-        return cached.read_text(encoding="utf-8")
+    path = cache.entry("black", key, "py")
+    hit = cache.read(path)
+    if hit is not None:
+        return hit
     import black
 
     out = black.format_str(text, mode=black.Mode(line_length=100))
-    try:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_suffix(".tmp")
-        tmp.write_text(out, encoding="utf-8")
-        tmp.replace(cached)
-    except OSError:
-        pass
+    cache.write(path, out)
     return out
 
 
