@@ -198,3 +198,11 @@ def test_adding_a_call_is_a_catalogue_change_only(tmp_path, capsys: pytest.Captu
     doc = json.loads(capsys.readouterr().out)
     assert [r["name"] for r in doc["controls"]] == NAMES
     assert all(r["status"] == PASS for r in doc["controls"])
+
+
+def test_the_documented_controls_table_lists_every_control() -> None:
+    from mgpipe.gen.control_docs import PROTECTS, markdown_table
+
+    assert set(PROTECTS) == set(NAMES)
+    doc = (REPO_ROOT / "docs" / "SELFTEST.md").read_text()
+    assert doc.endswith(markdown_table()), "docs/SELFTEST.md: run python -m mgpipe.gen.control_docs"
