@@ -87,7 +87,8 @@ def check_lock(ctx, policy: LockPolicy) -> None:  # type: ignore[no-untyped-def]
             if lop != op:
                 ctx.err(row.opcode.loc, "LOCK-WITNESS",
                         f"{lock_path} pins {name} at opcode {lop} but {witness.path}:{line} numbers "
-                        f"it {op}: the lock was edited, expected {op}")
+                        f"it {op}: one of them was edited, expected them to agree (restore the "
+                        f"edited one from version control)")
             continue
         now = rows.get(name)
         if now is None:

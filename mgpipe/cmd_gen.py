@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     written = 0
     for path, text in files.items():
-        if path.is_file() and path.read_text(encoding="utf-8") == text:
+        if path.is_file() and path.read_text(encoding="utf-8", errors="replace") == text:
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
