@@ -145,7 +145,9 @@ def _struct(c: Cursor, name: str, path: str, inside: _Scope) -> Struct | None:
     members = tuple(_member(f, name, inside) for f in t.get_fields())
     loc = c.location
     kind = _RECORD_KINDS[c.kind]
-    pod = f"union {name}" if kind == "union" else packing_problem(c)
+    # alignment is judged only over wire-able members (a reference has no natural alignment)
+    pod = (f"union {name}" if kind == "union"
+           else packing_problem(c) if all(m.pod is None for m in members) else None)
     return Struct(name, kind, size, align, path, loc.line, loc.column, members, pod)
 
 

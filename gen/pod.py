@@ -28,7 +28,8 @@ _NAMED: dict[TypeKind, str] = {
     TypeKind.MEMBERPOINTER: "a member pointer", TypeKind.LONGDOUBLE: "long double",
     TypeKind.INT128: "__int128", TypeKind.UINT128: "unsigned __int128",
     TypeKind.FLOAT128: "__float128", TypeKind.HALF: "half", TypeKind.COMPLEX: "a complex number",
-    TypeKind.VECTOR: "a vector type", TypeKind.LONG: "long (32 bits on LLP64, 64 on LP64)",
+    TypeKind.VECTOR: "a vector type", TypeKind.EXTVECTOR: "a vector type",
+    TypeKind.ATOMIC: "an _Atomic type", TypeKind.IBM128: "__ibm128", TypeKind.LONG: "long (32 bits on LLP64, 64 on LP64)",
     TypeKind.ULONG: "unsigned long (32 bits on LLP64, 64 on LP64)",
     TypeKind.WCHAR: "wchar_t (16 or 32 bits by platform)", TypeKind.NULLPTR: "std::nullptr_t",
     TypeKind.FUNCTIONPROTO: "a function", TypeKind.FUNCTIONNOPROTO: "a function",
@@ -37,7 +38,7 @@ _NAMED: dict[TypeKind, str] = {
     TypeKind.DEPENDENTSIZEDARRAY: "an array without a fixed size",
 }  # fmt: skip
 #: Kinds newer than the Python bindings (libclang's CXTypeKind numbers).
-_RAW_NAMES: dict[int, str] = {32: "_Float16", 39: "__bf16", 40: "__ibm128", 177: "an ext_vector type"}
+_RAW_NAMES: dict[int, str] = {32: "_Float16", 39: "__bf16"}
 
 
 def kind_of(t: Type) -> TypeKind | None:

@@ -78,8 +78,9 @@ def test_cli_run_table(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize("argv,needle", [
-    (["run", "blend-toggle", "--backend", "gles"], "unknown backend 'gles' (registered: recorder)"),
-    (["run", "no-such-scene"], "unknown scene 'no-such-scene'"),
+    (["run", "blend-toggle", "--backend", "no-such-backend"],
+     "<command line>:1:1: UNKNOWN-BACKEND: no backend named 'no-such-backend', expected "),
+    (["run", "no-such-scene"], "<command line>:1:1: UNKNOWN-SCENE: no scene named 'no-such-scene', expected "),
 ])  # fmt: skip
 def test_cli_run_refuses_unknown_names(argv: list[str], needle: str,
                                        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
