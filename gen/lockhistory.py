@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         n = check(args.repo, args.path)
     except (GenError, GenErrors) as exc:
         return exit_code_for(exc)
-    print(f"{args.path}: {n} commits, no lock row ever removed or renumbered")
+    print(f"{args.path}: {n} commit{'s' if n != 1 else ''} read, no lock row ever removed or renumbered")
     return 0
 
 
