@@ -190,6 +190,10 @@ class Packer:
     size: int
     names: tuple[str, ...]
     pack_into: Callable[..., None]
+    #: when ``names`` are in memory order: ``direct(buf, off, *prefix, *values)`` is the
+    #: same write with no Python frame in between (``prefix`` = the header's values)
+    direct: Callable[..., None] | None = None
+    prefix: tuple[int, ...] = ()
 
 
 def _flat_at(struct_name: str, base: int, prefix: str) -> list[FlatScalar]:
@@ -237,7 +241,12 @@ def packer(call: str, names: tuple[str, ...], tail_names: tuple[str, ...] | None
            f"    _pi(buf, off, {', '.join(call_args)})\n")  # fmt: skip
     ns: dict[str, Any] = {"_pi": st.pack_into}
     exec(compile(src, f"<mgpipe pack {call}>", "exec"), ns)
-    return Packer(call, spec.opcode, size, tuple(wanted_all), ns["pack_into"])
+    hdr_order = [p for p in mem_order if p in hdr_paths]
+    in_order = mem_order[: len(hdr_order)] == hdr_order and (
+        mem_order[len(hdr_order) :] == wanted_all)  # fmt: skip
+    return Packer(call, spec.opcode, size, tuple(wanted_all), ns["pack_into"],
+                  st.pack_into if in_order else None,
+                  tuple(hdr_paths[p] for p in hdr_order))  # fmt: skip
 
 
 def packers_for(call: str, names: Sequence[str]) -> Packer:
