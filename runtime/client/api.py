@@ -82,10 +82,10 @@ class Client:
 
     # -- render state (no emission) ------------------------------------------
     def enable(self, cap: str) -> None:
-        self.state.set_capability(cap, True)
+        self.tr.rs.set_capability(cap, True)
 
     def disable(self, cap: str) -> None:
-        self.state.set_capability(cap, False)
+        self.tr.rs.set_capability(cap, False)
 
     def viewport(self, x: float, y: float, w: float, h: float) -> None:
         self.state.set_viewport(x, y, w, h)

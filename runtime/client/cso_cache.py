@@ -161,7 +161,9 @@ class RenderStateCsoCache:
                     self.stats.binds += 1
         else:
             self.stats.reuses += 1
-        if rs.version_wide != self._last_v or self._pushed_dyn is None:
+        if (rs.dyn_dirty or self._pushed_dyn is None) and (
+            rs.version_wide != self._last_v or self._pushed_dyn is None
+        ):
             self._push_dynamic(rs)
         self._last_pv, self._last_v = rs.pipeline_version_wide, rs.version_wide
 

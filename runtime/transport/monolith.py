@@ -21,7 +21,8 @@ class MonolithTransport(Lifecycle):
         self._grow(256)
 
     def _grow(self, size: int) -> None:
-        self._scratch = bytearray(max(size, 256))
+        self._room = max(size, 256)
+        self._scratch = bytearray(self._room)
         self._ro = memoryview(self._scratch).toreadonly()
 
     def put(self, size: int, pack: Callable[..., None], values: tuple) -> int:
@@ -32,7 +33,7 @@ class MonolithTransport(Lifecycle):
         """
         if self._error is not None or self._closed:
             self._raise_pending()
-        if size > len(self._scratch):
+        if size > self._room:
             self._grow(size)
         pack(self._scratch, 0, *values)
         self.emit_seq += 1

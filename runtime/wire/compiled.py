@@ -143,18 +143,18 @@ def decoder_source(name: str) -> str:
     if spec.tails and any(t.element == _IMAGE_VIEW for t in spec.tails):
         lines.append("    if views_bad:")
         lines.append("        raise _PC('ImageView.Access')")
-    lines.append(f"    return _new(Decoded, ({spec.opcode}, {name!r}, p, tails, {blob}, size))")
+    lines.append(f"    return Decoded(({spec.opcode}, {name!r}, p, tails, {blob}, size))")
     return "\n".join(lines) + "\n"
 
 
-def decoder_for(name: str, view: Callable[..., memoryview], decoded_type: type) -> Callable:
-    """The compiled ``decode(raw, size) -> Decoded`` of call ``name``.
+def decoder_namespace(name: str, view: Callable[..., memoryview], decoded_type: type) -> dict:
+    """The globals the decoder source of call ``name`` reads.
 
-    ``view(ref, what)`` resolves a blob reference (the stage segment's ``view``).
+    ``view(ref, what)`` resolves a blob reference (the stage segment's ``view``);
+    ``decoded_type((op, name, payload, tails, blob, size))`` builds the result.
     """
     spec = call_spec(name)
     ns: dict[str, Any] = dict(namespace_for({spec.payload}))
-    src = decoder_source(name)
     for t in spec.tails:  # tail element types and their unpackers
         if t.dtype.names is not None:
             ns.update(namespace_for({t.element}))
@@ -171,7 +171,14 @@ def decoder_for(name: str, view: Callable[..., memoryview], decoded_type: type) 
         _unpack_n=struct.unpack_from,
         Decoded=decoded_type,
     )
-    exec(compile(src, f"<mgpipe decode {name}>", "exec"), ns)
+    return ns
+
+
+def decoder_for(name: str, view: Callable[..., memoryview], decoded_type: type) -> Callable:
+    """The compiled ``decode(raw, size) -> Decoded`` of call ``name`` (see
+    :func:`decoder_namespace` for ``view`` and ``decoded_type``)."""
+    ns = decoder_namespace(name, view, decoded_type)
+    exec(compile(decoder_source(name), f"<mgpipe decode {name}>", "exec"), ns)
     return ns["decode"]
 
 
