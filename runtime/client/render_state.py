@@ -18,14 +18,13 @@ enumerator accept the enumerator's name or its value (``ENUMS`` of the member's 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from ..schema import tables as _t
 from ..schema.layouts import dtype as struct_dtype
+from .render_block import PIPE_LOG_LIMIT, RenderBlock, row_patch_plan
 from .setter_rows import (
     B8,
     F32,
@@ -51,47 +50,28 @@ from .setter_rows import (
     clear_cache,
     member,
     method_name,
-    RS_STRUCT,
-    row_for,
+    rs_struct,
     rows_of,
     setter_rows,
 )
 
-__all__ = ["Arg", "RenderState", "SetterRow", "setter_rows", "method_name", "clear_cache"]
+__all__ = [
+    "Arg", "RenderState", "SetterRow", "setter_rows", "method_name", "clear_cache",
+    "PIPE_LOG_LIMIT", "row_patch_plan",
+]  # fmt: skip
 
-_STRUCT = RS_STRUCT
 _PIXEL_STORE = "PixelStoreParameters"
-_VERSION_FIELD = ("MGPBindRenderState", "Version")  # the wire width of the counters
-
-
-@lru_cache(maxsize=None)
-def _counter_mask() -> int:
-    return _t.field(*_VERSION_FIELD).max_value
-
-
-class RenderState:
+class RenderState(RenderBlock):
     """GL render state: the parameter block, the two counters and the pixel-store pair."""
 
     def __init__(self) -> None:
-        info = _t.struct_info(_STRUCT)
-        self._buf = bytearray(info["size"])
-        self._arr = np.frombuffer(self._buf, dtype=struct_dtype(_STRUCT))
-        self.p = self._arr[0]  # a structured view into ``_buf``
+        super().__init__()
         ps = struct_dtype(_PIXEL_STORE)
         self.pixel_pack = np.zeros(1, dtype=ps)[0]
         self.pixel_unpack = np.zeros(1, dtype=ps)[0]
-        self.version = 0
-        self.pipeline_version = 0
         self._defaults()
-
-    # -- readers ------------------------------------------------------------
-    @property
-    def block(self) -> memoryview:
-        """The live ``RenderStateParameters`` bytes (read-only view)."""
-        return memoryview(self._buf).toreadonly()
-
-    def block_bytes(self) -> bytes:
-        return bytes(self._buf)
+        #: ``PrimitiveRestartIndex`` as an int, kept by its one setter (each draw carries it)
+        self.restart_index = int(self.p["PrimitiveRestartIndex"])
 
     def _defaults(self) -> None:
         """GL initial state (no counter moves: this is construction)."""
@@ -117,44 +97,14 @@ class RenderState:
             ps["Alignment"] = 4
 
     # -- the one commit path ------------------------------------------------
-    def _row(self, setter: str, arm: int | str | None = None, enum: str | None = None) -> SetterRow:
-        if arm is not None and enum is not None:
-            if not isinstance(arm, str):
-                names = {v: k for k, v in _t.enum(enum).items()}
-                if arm not in names:
-                    raise ValueError(f"{setter}: {arm!r} is not a {enum} value")
-                arm = names[arm]
-        row = row_for(setter, arm)
-        if row is None:
-            raise ValueError(f"{setter}: no SETTERS row for arm {arm!r}")
-        return row
-
-    def _commit(self, row: SetterRow, write: Callable[[], None]) -> None:
-        buf = self._buf
-        before = [bytes(buf[o : o + n]) for o, n, _ in row.ranges]
-        write()
-        moved = [before[i] != buf[o : o + n] for i, (o, n, _) in enumerate(row.ranges)]
-        if not any(moved):
-            return
-        bump, mask = row.bump, _counter_mask()
-        if bump == "kBumpNone":
-            return
-        self.version = (self.version + 1) & mask
-        if bump == "kBumpBoth" or (
-            bump == "kBumpConditional"
-            and any(m and r[2] == "kPipeline" for m, r in zip(moved, row.ranges))
-        ):
-            self.pipeline_version = (self.pipeline_version + 1) & mask
-
     def _set(self, setter: str, **members: Any) -> None:
         """Write whole members named in the row (value coerced to each member's enum)."""
-        row = self._row(setter)
 
-        def write() -> None:
+        def write(row: SetterRow) -> None:
             for name, value in members.items():
-                self.p[name] = _coerce(_STRUCT, name, value)
+                self.p[name] = _coerce(rs_struct(), name, value)
 
-        self._commit(row, write)
+        self._either(setter, tuple(members.items()), lambda: self._row(setter), write)
 
     def _faces(self, face: int | str) -> list[int]:
         names = {v: k for k, v in _t.enum("CullFaceMode").items()}
@@ -187,6 +137,7 @@ class RenderState:
 
     def set_primitive_restart_index(self, index: U32) -> None:
         self._set("SetPrimitiveRestartIndex", PrimitiveRestartIndex=index)
+        self.restart_index = int(self.p["PrimitiveRestartIndex"])
 
     def set_point_size(self, size: F32) -> None:
         self._set("SetPointSize", PointSize=size)
@@ -263,8 +214,21 @@ class RenderState:
         self._commit(self._row("SetPatchDefaultInnerLevel"), lambda: _put(v, (x, y)))
 
     def set_capability(self, cap: Cap, enabled: B8) -> None:
-        row = self._row("SetCapability", cap, "CapabilityInput")
-        self._commit(row, lambda: self._write_cap(row, None, enabled))
+        try:
+            row, patch = self._memo[("SetCapability", cap, enabled)]
+        except KeyError:
+            row = self._row("SetCapability", cap, "CapabilityInput")
+            if self._cap_is_mask(row):  # a read-modify-write of a bit mask: no memo
+                self._commit(row, lambda: self._write_cap(row, None, enabled))
+                return
+            self._memo_commit(("SetCapability", cap, enabled), lambda: row,
+                              lambda r: self._write_cap(r, None, enabled))  # fmt: skip
+            return
+        self._apply(row, patch)
+
+    def _cap_is_mask(self, row: SetterRow) -> bool:
+        head, _, sub = row.writes[0].partition(".")
+        return not sub and member(rs_struct(), head)["scalar"] != "b8"
 
     def set_capability_indexed(self, cap: Cap, index: DrawBufferIndex, enabled: B8) -> None:
         row = self._row("SetCapabilityIndexed", cap, "CapabilityInput")
@@ -281,7 +245,7 @@ class RenderState:
             else:
                 target[index] = on
             return
-        if member(_STRUCT, head)["scalar"] == "b8":
+        if member(rs_struct(), head)["scalar"] == "b8":
             p[head] = on
             return
         # a bit mask: the arm's rank among the rows writing the same member picks the bit
@@ -317,9 +281,8 @@ class RenderState:
     def _blend(self, setter: str, index: int | None, **subs: Any) -> None:
         states = self.p["BlendStates"]
         rows = range(len(states)) if index is None else [index]
-        self._commit(
-            self._row(setter), lambda: _each(states, rows, **_coerce_subs("BlendStates", subs))
-        )
+        self._either(setter, (("index", index),) + tuple(subs.items()), lambda: self._row(setter),
+                     lambda r: _each(states, rows, **_coerce_subs("BlendStates", subs)))
 
     def set_logic_op(self, op: LogicOpArg) -> None:
         self._set("SetLogicOp", LogicOp=op)
@@ -386,7 +349,7 @@ def _coerce(struct: str, name: str, value: Any) -> Any:
 
 
 def _coerce_subs(name: str, subs: dict[str, Any]) -> dict[str, Any]:
-    elem = member(_STRUCT, name)["struct"]
+    elem = member(rs_struct(), name)["struct"]
     return {k: _coerce(elem, k, v) for k, v in subs.items()}
 
 

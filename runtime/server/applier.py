@@ -14,7 +14,6 @@ docs/BACKENDS.md.
 
 from __future__ import annotations
 
-import struct
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -22,23 +21,18 @@ from typing import Any
 from ..backends.base import Entry, build_table
 from ..errors import HandleRefused, NullEntry, ProtocolCorruption
 from ..schema.kinds import handle_kinds
-from ..wire.codec import Decoded, Decoder
+from ..wire.codec import Decoded, Decoder, WireDecoded
+from ..wire.compiled import decoder_namespace
 from ..wire.handle import NULL, Handle, default_framebuffer
-from ..wire.header import RECORD_ALIGN, header_size
+from ..wire.header import record_align, header_size
 from ..wire.records import layout
 from ..wire.spec import spec_for_opcode
 from ..wire.stage import StageSegment
 from .apply_state import PREPARE, PUSH
 from .context import ServerContext, ServerObject
 from .dispatch import handler_source
-from .handle_fields import (
-    KIND_FROM_RECORD,
-    REISSUE_KINDS,
-    RESOURCE,
-    RESOURCE_KINDS,
-    sites,
-    table_of,
-)
+from ..schema.kinds import reissue_kinds, resource_kinds
+from .handle_fields import KIND_FROM_RECORD, RESOURCE, sites, table_of
 from .handle_table import HandleTable
 
 __all__ = ["Applier"]
@@ -54,7 +48,7 @@ def _make_tables(max_slots: int) -> dict[str, HandleTable]:
     for kind in handle_kinds():
         name = table_of(kind)
         if name not in out:
-            out[name] = HandleTable(RESOURCE_KINDS[0] if name == RESOURCE else kind, max_slots)
+            out[name] = HandleTable(resource_kinds()[0] if name == RESOURCE else kind, max_slots)
     return out
 
 
@@ -90,42 +84,57 @@ class Applier:
         # not yet seen
         self._awaiting_death: dict[str, dict[int, tuple[int, str]]] = {t: {} for t in self.tables}
         self._handlers: dict[int, Handler] = {}
-        self._hdr = header_size()
-        hl = layout("MGPWireRecHeader")
-        paths = [f.path for f in hl.flat]
-        self._hunpack = struct.Struct("<" + hl.fmt).unpack_from
-        self._i_op, self._i_size = paths.index("Op"), paths.index("Size")
+        #: ``apply(record) -> object``: the transport sink (compiled, see _compile_apply)
+        self.apply: Callable[[memoryview | bytes | bytearray], object] = self._compile_apply()
 
     def __call__(self, record: memoryview | bytes) -> object:
         return self.apply(record)
 
-    def apply(self, record: memoryview | bytes | bytearray) -> object:
-        raw = record if type(record) is bytes else bytes(record)
-        n = len(raw)
-        if n < self._hdr:
-            raise ProtocolCorruption("Wire.Header")
-        v = self._hunpack(raw)
-        size = v[self._i_size]
-        if size < self._hdr or size % RECORD_ALIGN or size > n:
-            raise ProtocolCorruption("Wire.Size")
-        try:
-            handler = self._handlers[v[self._i_op]]
-        except KeyError:
-            handler = self._compile(v[self._i_op])
-        return handler(raw, size)
+    def _compile_apply(self) -> Callable[[Any], object]:
+        """Snapshot the record, read ``Op`` and ``Size`` byte by byte (offsets from the
+        header layout of the tables), check the size, run the opcode's handler."""
+        hdr = header_size()
+        fields = {f.path: f for f in layout("MGPWireRecHeader").flat}
+
+        def read(name: str) -> str:
+            f = fields[name]
+            return " | ".join(f"raw[{f.offset + i}] << {8 * i}" if i else f"raw[{f.offset}]"
+                              for i in range(f.size))  # fmt: skip
+
+        src = (
+            "def apply(record):\n"
+            "    raw = record if type(record) is bytes else bytes(record)\n"
+            "    try:\n"
+            f"        raw[{hdr - 1}]\n"
+            f"        op = {read('Op')}\n"
+            f"        size = {read('Size')}\n"
+            "    except IndexError:\n"
+            "        raise _PC('Wire.Header') from None\n"
+            f"    if size < {hdr} or size % {record_align()} or not raw[size - 1 : size]:\n"
+            "        raise _PC('Wire.Size')\n"
+            "    try:\n"
+            "        handler = _handlers[op]\n"
+            "    except KeyError:\n"
+            "        handler = _compile(op)\n"
+            "    return handler(raw, size)\n"
+        )
+        ns: dict[str, Any] = {"_PC": ProtocolCorruption, "_handlers": self._handlers,
+                              "_compile": self._compile}  # fmt: skip
+        exec(compile(src, "<mgpipe apply>", "exec"), ns)
+        return ns["apply"]
 
     # -- compilation -----------------------------------------------------------
     def _compile(self, op: int) -> Handler:
         spec = spec_for_opcode(op)
-        fn = self.decoder.function(op)
-        if spec is None or fn is None:
+        if spec is None or self.decoder.function(op) is None:
             raise ProtocolCorruption("Wire.Op")
         call = spec.name
         entry = self.table[call]
         src, tables = handler_source(call, entry is not None)
         ctx = self.ctx
-        ns: dict[str, Any] = {
-            "_dec": fn, "_NullEntry": NullEntry, "_HR": HandleRefused, "_NULL": NULL,
+        ns: dict[str, Any] = decoder_namespace(call, self.decoder.stage.view, WireDecoded)
+        ns |= {
+            "_NullEntry": NullEntry, "_HR": HandleRefused, "_NULL": NULL,
             "_DFB": default_framebuffer(), "_ctx": ctx, "_EMPTY": _EMPTY,
             "_plan_implicit": _plan_implicit, "_make_implicit": self._make_implicit,
             "_plan_create": self._plan_create, "_plan_delete": self._plan_delete,
@@ -155,7 +164,7 @@ class Applier:
             raise HandleRefused(f"{what}.Null")
         table_name = table_of(kind)
         table = self.tables[table_name]
-        reissue = kind in REISSUE_KINDS and h in table
+        reissue = kind in reissue_kinds() and h in table
         if not reissue:
             table.check_create(h, what)
         obj = ServerObject(kind, h, d.payload, None, dict(prepared))
@@ -175,11 +184,11 @@ class Applier:
         table = self.tables[table_name]
         awaiting = self._awaiting_death[table_name].get(h[0])
         if d.name == "ObjectDeath" and awaiting is not None and awaiting[0] == h[1]:
-            if kind in RESOURCE_KINDS and awaiting[1] != kind:
+            if kind in resource_kinds() and awaiting[1] != kind:
                 raise HandleRefused(f"{what}.Kind")
             return ("death", table_name, table, h, what, name, None, False)
         obj = table.resolve(h, what)
-        if kind in RESOURCE_KINDS and obj.kind != kind:
+        if kind in resource_kinds() and obj.kind != kind:
             raise HandleRefused(f"{what}.Kind")
         return ("delete", table_name, table, h, what, name, obj, False)
 

@@ -87,8 +87,15 @@ class Layout:
         return ", ".join(_flatten_exprs(self.name, var))
 
 
-def _members(name: str) -> list[dict]:
-    return sorted(_t.struct_info(name)["members"], key=lambda m: int(m["offset"]))
+@lru_cache(maxsize=None)
+def _members(name: str) -> tuple[dict, ...]:
+    return tuple(sorted(_t.struct_info(name)["members"], key=lambda m: int(m["offset"])))
+
+
+@lru_cache(maxsize=None)
+def _member_info(name: str) -> dict[str, tuple[int, str | None]]:
+    """member -> (count, nested struct or None)."""
+    return {m["name"]: (int(m.get("count", 1)), m.get("struct")) for m in _members(name)}
 
 
 def is_record(value: object) -> bool:
@@ -105,12 +112,25 @@ def record_type(name: str) -> type:
             raise _t.TablesError(f"{_HANDLE} members are {got}, expected {_HANDLE_MEMBERS}")
         return Handle
     fields = [m["name"] for m in _members(name)]
-    cls = namedtuple(name, fields)  # type: ignore[misc]
-    cls.__module__ = __name__
+    base = namedtuple(name, fields)  # type: ignore[misc]
+    # construction from one iterable with tuple's own __new__: building a record is no
+    # Python frame at all (the decoders build thousands per second)
+    cls = type(name, (base,), {"__slots__": (), "__new__": tuple.__new__, "__module__": __name__})
     cls._scalars = {  # type: ignore[attr-defined]
         m["name"]: (m.get("scalar"), m.get("struct"), int(m.get("count", 1))) for m in _members(name)
     }
     return cls
+
+
+class WireHandle(Handle):
+    """A :class:`Handle` built by the decoders (``WireHandle((slot, gen))``, no Python
+    frame); equal to, hashing like and printing as the ``Handle`` of the same value."""
+
+    __slots__ = ()
+    __new__ = tuple.__new__  # type: ignore[assignment]
+
+
+WireHandle.__name__ = WireHandle.__qualname__ = "Handle"
 
 
 def _flat(name: str, base: int = 0, prefix: str = "") -> list[FlatScalar]:
@@ -168,7 +188,7 @@ def type_name(name: str) -> str:
 
 def namespace_for(names: set[str]) -> dict[str, Any]:
     """Globals the compiled source needs for the record types of ``names`` (nested included)."""
-    ns: dict[str, Any] = {"_new": tuple.__new__, "Handle": Handle}
+    ns: dict[str, Any] = {"Handle": WireHandle}
     todo = list(names)
     while todo:
         n = todo.pop()
@@ -185,7 +205,7 @@ def _build_expr(name: str, var: str, start: int) -> tuple[str, int]:
     if name == _HANDLE:
         order = [m["name"] for m in _members(name)]
         idx = {n: i + k for k, n in enumerate(order)}
-        return f"_new(Handle, ({var}[{idx['Slot']}], {var}[{idx['Gen']}]))", 2
+        return f"Handle(({var}[{idx['Slot']}], {var}[{idx['Gen']}]))", 2
     parts = []
     for m in _members(name):
         count = int(m.get("count", 1))
@@ -202,7 +222,7 @@ def _build_expr(name: str, var: str, start: int) -> tuple[str, int]:
         else:
             parts.append(f"{var}[{i}:{i + count}]")
             i += count
-    return f"_new({type_name(name)}, ({', '.join(parts)},))", i - start
+    return f"{type_name(name)}(({', '.join(parts)},))", i - start
 
 
 def _flatten_exprs(name: str, var: str) -> list[str]:
@@ -268,13 +288,11 @@ def make(name: str, values: Mapping[str, Any] | None = None, where: str = "") ->
     fields = base._fields
     where = where or name
     updates: dict[str, Any] = {}
-    info = {m["name"]: m for m in _members(name)}
+    info = _member_info(name)
     for key, value in values.items():
         if key not in info:
             raise ValueError(f"{where}.{key}: no such member (has: {', '.join(fields)})")
-        m = info[key]
-        count = int(m.get("count", 1))
-        sub = m.get("struct")
+        count, sub = info[key]
         if count == 1:
             updates[key] = _coerce_one(sub, value, f"{where}.{key}")
         else:
