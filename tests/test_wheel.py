@@ -27,10 +27,12 @@ SOURCE_DIRS = {"mgpipe": "mgpipe", "gen": "mgpipe/gen", "runtime": "mgpipe/runti
 
 
 def _source_files() -> list[str]:
-    """What a checkout holds: tracked files and new files git does not ignore."""
-    out = subprocess.run(["git", "-C", str(REPO_ROOT), "ls-files", "--cached", "--others",
-                          "--exclude-standard"], capture_output=True, text=True, check=True).stdout
-    return [f for f in out.splitlines() if (REPO_ROOT / f).is_file()]
+    """What the build reads: the package source directories and the build configuration."""
+    files = ["pyproject.toml", "setup.py", "README.md"]
+    for top in SOURCE_DIRS:
+        files += [p.relative_to(REPO_ROOT).as_posix() for p in sorted((REPO_ROOT / top).rglob("*"))
+                  if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"]
+    return files
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +47,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> dict:
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
                     "--no-index", "-w", str(root / "dist"), str(src)], check=True, env=env,
                    capture_output=True)
-    (wheel,) = (root / "dist").glob("mgpipe-*.whl")
+    (wheel,) = (root / "dist").glob("mgpipe-*.whl")  # built from a copy: the checkout stays clean
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip",
                     str(root / "venv")], check=True)
     py = root / "venv" / "bin" / "python"
