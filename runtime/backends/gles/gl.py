@@ -17,8 +17,45 @@ from typing import Any
 
 from . import egl as _egl  # noqa: F401  (sets the PyOpenGL platform before the import below)
 from OpenGL import GLES3 as GL  # noqa: E402
+from OpenGL import EGL  # noqa: E402
 
-__all__ = ["GL", "CountedGL", "gl_string"]
+__all__ = ["GL", "CountedGL", "gl_string", "has_entry"]
+
+_u, _b = ctypes.c_uint, ctypes.c_ubyte
+#: GLES 3.2 entry points PyOpenGL's GLES3 module lacks: loaded with eglGetProcAddress
+#: (argument types from the GLES 3.2 prototypes; all return void).
+_PROC_ARGS: dict[str, tuple] = {
+    "glEnablei": (_u, _u), "glDisablei": (_u, _u),
+    "glColorMaski": (_u, _b, _b, _b, _b),
+    "glBlendFuncSeparatei": (_u, _u, _u, _u, _u),
+    "glBlendEquationSeparatei": (_u, _u, _u),
+}  # fmt: skip
+_procs: dict[str, Callable[..., Any] | None] = {}
+
+
+def _proc(name: str) -> Callable[..., Any] | None:
+    if name not in _procs:
+        addr = EGL.eglGetProcAddress(name.encode())
+        ptr = ctypes.cast(addr, ctypes.c_void_p).value if addr else None
+        _procs[name] = ctypes.CFUNCTYPE(None, *_PROC_ARGS[name])(ptr) if ptr else None
+    return _procs[name]
+
+
+def _lookup(name: str) -> Callable[..., Any]:
+    if name in _PROC_ARGS:
+        fn = _proc(name)
+        if fn is None:
+            raise AttributeError(f"the driver exports no {name}")
+        return fn
+    return getattr(GL, name)
+
+
+def has_entry(name: str) -> bool:
+    """Whether the driver exports ``name`` (asked with a context current)."""
+    try:
+        return bool(_lookup(name))
+    except AttributeError:
+        return False
 
 
 class CountedGL:
@@ -30,7 +67,7 @@ class CountedGL:
     def __getattr__(self, name: str) -> Callable[..., Any]:
         if not name.startswith("gl"):
             raise AttributeError(name)
-        fn = getattr(GL, name)
+        fn = _lookup(name)
         counts = self.counts
 
         def call(*args: Any) -> Any:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ... import tables as _t
+from ...schema import tables as _t
 from .gl import GL
 
 __all__ = ["TRANSLATED", "gl_table", "gl_token"]

@@ -28,8 +28,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from ... import layouts
-from ... import tables as _t
+from ...schema import layouts
+from ...schema import tables as _t
 from .errors import DriverRefused
 from .gl import GL, CountedGL
 from .glenums import gl_table
@@ -89,7 +89,7 @@ class RenderStateSync:
         self.stats: Counter[str] = Counter()
         self._bf, self._be = gl_table("BlendFactor"), gl_table("BlendEquation")
         self._df, self._so = gl_table("DepthTestFunc"), gl_table("StencilOperation")
-        self._cull, self._front = gl_table("CullFaceMode"), gl_table("FrontFaceMode")
+        self._cullm, self._front = gl_table("CullFaceMode"), gl_table("FrontFaceMode")
 
     def invalidate(self) -> None:
         """The next sync compares nothing and issues every block (a new context / surface)."""
@@ -220,7 +220,7 @@ class RenderStateSync:
 
     def _cull(self, p: np.void, s: np.void, full: bool) -> None:
         if full or p["CullFaceModeSetting"] != s["CullFaceModeSetting"]:
-            self.gl.glCullFace(self._cull[_i(p["CullFaceModeSetting"])])
+            self.gl.glCullFace(self._cullm[_i(p["CullFaceModeSetting"])])
         if full or p["FrontFaceModeSetting"] != s["FrontFaceModeSetting"]:
             self.gl.glFrontFace(self._front[_i(p["FrontFaceModeSetting"])])
 
