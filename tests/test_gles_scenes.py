@@ -110,3 +110,40 @@ def test_the_gate_goes_red_without_the_spans() -> None:
     finally:
         sync_mod.RenderStateSync.sync = orig  # type: ignore[method-assign]
     assert many["glDepthFunc"] > one["glDepthFunc"] and many["glViewport"] > one["glViewport"]
+
+
+def test_cli_run_writes_png_and_stats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from mgpipe.cli import main
+
+    assert main(["run", "all", "--backend", "gles", "--transport", "inproc", "-n", "2",
+                 "--out", str(tmp_path)]) == 0  # fmt: skip
+    out, err = capsys.readouterr()
+    assert f"] {len(SCENES)}/{len(SCENES)} " in err  # the progress bar reached the end
+    assert "GL/draw" in out
+    for name in NAMES:
+        stats = json.loads((tmp_path / f"{name}.stats.json").read_text())
+        assert {"draws", "gl_calls", "csos_minted", "wire_bytes"} <= set(stats)
+        assert stats["backend"] == "gles" and stats["transport"] == "inproc"
+        img = decode((tmp_path / f"{name}.png").read_bytes())
+        if stats["images"] == [[img.width, img.height]]:  # one image: the PNG is the capture
+            assert _probe_failures(name, [img], 2) == []  # GL orientation survives the file
+
+
+def test_cli_run_refusal_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                     monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    from mgpipe.cli import main
+    from mgpipe.runtime.backends.gles import resources
+
+    monkeypatch.setattr(resources.Resources, "_limit", staticmethod(_refuse_all))
+    assert main(["run", "texture-upload", "--backend", "gles"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ['mgpipe run: texture-upload: Fatal{DriverRefused, "ResourceRespecify.Width"}: '
+                   "planted"]  # fmt: skip
+
+
+def _refuse_all(w: int, h: int, limit: int, name: str, what: str) -> None:
+    from mgpipe.runtime.backends.gles import DriverRefused
+
+    raise DriverRefused(f"{what}.Width", "planted")
