@@ -30,6 +30,7 @@ def scene_stats(res: SceneResult, backend: str, transport: str) -> dict[str, Any
         doc["gl_calls_by_name"] = be["gl_calls_by_name"]
         doc["sync"] = be["sync"]
         doc["renderer"] = be["renderer"]
+        doc["egl_platform"] = be.get("egl_platform", "")
     doc["images"] = [[i.width, i.height] for i in res.images]
     return doc
 

@@ -61,6 +61,7 @@ class GlesBackend:
     # -- life --------------------------------------------------------------------------
     def _start(self) -> None:
         self.egl = EglContext()
+        self.platform = self.egl.platform
         gl = self.gl
 
         def geti(name: int) -> int:
@@ -92,8 +93,9 @@ class GlesBackend:
 
     def stats(self) -> dict[str, Any]:
         return {"gl_calls": self.gl.total(), "gl_calls_by_name": dict(sorted(self.gl.counts.items())),
-                "sync": dict(sorted(self.sync.stats.items())) if self.egl else {},
+                "sync": dict(sorted(self.sync.stats.items())) if hasattr(self, "sync") else {},
                 "renderer": getattr(self, "renderer", ""), "draws": self.draws,
+                "egl_platform": getattr(self, "platform", ""),
                 "frames": self.frames}  # fmt: skip
 
     # -- resources -----------------------------------------------------------------------
