@@ -98,3 +98,25 @@ def test_spirv_that_spirv_cross_refuses(tmp_path: Path) -> None:
 def test_refusal_spells_the_place_and_the_log() -> None:
     e = DriverRefused("DrawVbo.VertexRange", "attribute 0 ...")
     assert str(e) == 'Fatal{DriverRefused, "DrawVbo.VertexRange"}: attribute 0 ...'
+
+
+def test_a_call_without_an_entry_is_refused_by_name() -> None:
+    """Sampling is not implemented: the first sampler view is a null entry, not a no-op."""
+    from mgpipe.runtime.errors import NullEntry
+
+    with pytest.raises(NullEntry) as info:
+        with gles_client() as (c, be):
+            setup(c, quad(-1, -1, 1, 1, 0, (1.0, 0.0, 0.0, 1.0)))
+            c.bind_texture(0, c.create_texture_2d(4, 4))
+            c.draw_arrays(GL.TRIANGLES, 0, 6)
+    assert str(info.value) == 'Fatal{UnimplementedCall, "CreateSamplerView"}'
+
+
+def test_a_gl_error_is_reported_at_present() -> None:
+    """Negative control for the per-frame error check: a planted GL error surfaces by name."""
+    with pytest.raises(DriverRefused) as info:
+        with gles_client() as (c, be):
+            c.clear()
+            be.gl.glEnable(0x7FFF)  # an invalid capability: GL_INVALID_ENUM
+            c.present()
+    assert info.value.reason == "Present.GlError" and "0x0500" in info.value.log

@@ -55,6 +55,7 @@ class GlesBackend:
         self.frames = 0
         self.draws = 0
         self._restart_flag = int(_t.enum("MGPDrawFlagBit")["kDrawPrimitiveRestart"])
+        self._clear_mask = int(_t.enum("MGPClearKind")["kClearMask"])
         self._program = 0
         self._bound_program: GlProgram | None = None
 
@@ -194,6 +195,8 @@ class GlesBackend:
 
     def Clear(self, ctx: Any, d: Any) -> None:
         self._ready()
+        if int(d.payload["Kind"]) != self._clear_mask:
+            raise DriverRefused(f"{d.name}.Kind", "gles clears by mask only (glClear)")
         self._sync(ctx)
         self.gl.glClear(int(d.payload["Mask"]))
 
@@ -260,9 +263,18 @@ class GlesBackend:
             raise DriverRefused(f"{d.name}.Dst", f"{len(dst)} bytes for {w}x{h}x{bpp}")
         out = (ctypes.c_ubyte * (w * h * bpp)).from_buffer(dst)  # straight into the stage
         self.gl.glReadPixels(int(p["X"]), int(p["Y"]), w, h, fmt, typ, out)
+        self._no_error(d.name)
+
+    def _no_error(self, what: str) -> None:
+        """Nothing the driver flagged since the last check goes unreported (once per frame
+        and per readback, not per call: the draw path stays at its own calls)."""
+        err = int(self.gl.glGetError())
+        if err:
+            raise DriverRefused(f"{what}.GlError", f"glGetError 0x{err:04x} since the last check")
 
     def Present(self, ctx: Any, d: Any) -> None:
         self._ready()
         self.gl.glFlush()
         self.frames += 1
+        self._no_error(d.name)
 
