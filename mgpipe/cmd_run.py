@@ -67,14 +67,14 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"scenes": [r.summary() for r in results]}, indent=1))
         return 0
-    gl = any(hasattr(r.backend, "stats") for r in results)
+    gl = any("gl_calls" in getattr(r.backend, "stats", dict)() for r in results)
     last = f"{'GL calls':>9} {'GL/draw':>7}" if gl else "recording digest"
     print(f"{'scene':<16} {'draws':>6} {'records':>8} {'wire B':>9} {'B/draw':>7} "
           f"{'stage B':>9} {'CSOs':>5}  {last}")  # fmt: skip
     for r in results:
         per = r.wire_bytes / r.draws if r.draws else 0.0
         if gl:
-            calls = r.backend.stats()["gl_calls"]
+            calls = getattr(r.backend, "stats", dict)().get("gl_calls", 0)
             tail = f"{calls:>9} {calls / r.draws if r.draws else 0.0:>7.2f}"
         else:
             tail = r.recording_digest or "-"

@@ -25,12 +25,13 @@ def scene_stats(res: SceneResult, backend: str, transport: str) -> dict[str, Any
     stats = getattr(res.backend, "stats", None)
     if stats is not None:
         be = stats()
-        doc["gl_calls"] = be["gl_calls"]
-        doc["gl_calls_per_draw"] = round(be["gl_calls"] / res.draws, 3) if res.draws else None
-        doc["gl_calls_by_name"] = be["gl_calls_by_name"]
-        doc["sync"] = be["sync"]
-        doc["renderer"] = be["renderer"]
-        doc["egl_platform"] = be.get("egl_platform", "")
+        doc["backend_stats"] = be
+        if "gl_calls" in be:
+            doc["gl_calls"] = be["gl_calls"]
+            doc["gl_calls_per_draw"] = round(be["gl_calls"] / res.draws, 3) if res.draws else None
+    info = getattr(res.backend, "info", None)
+    if info is not None:
+        doc.update(info())
     doc["images"] = [[i.width, i.height] for i in res.images]
     return doc
 

@@ -92,12 +92,19 @@ class GlesBackend:
             self.egl.destroy()
             self.egl = None
 
-    def stats(self) -> dict[str, Any]:
-        return {"gl_calls": self.gl.total(), "gl_calls_by_name": dict(sorted(self.gl.counts.items())),
-                "sync": dict(sorted(self.sync.stats.items())) if hasattr(self, "sync") else {},
-                "renderer": getattr(self, "renderer", ""), "draws": self.draws,
+    def stats(self) -> dict[str, int | float]:
+        """Flat counters: GL calls, draws, frames and the sync gate (``sync_<gate>``)."""
+        out: dict[str, int | float] = {"gl_calls": self.gl.total(), "draws": self.draws,
+                                       "frames": self.frames}  # fmt: skip
+        if hasattr(self, "sync"):
+            out.update((f"sync_{k}", v) for k, v in sorted(self.sync.stats.items()))
+        return out
+
+    def info(self) -> dict[str, Any]:
+        """Which driver ran, and every GL call by name."""
+        return {"renderer": getattr(self, "renderer", ""), "version": getattr(self, "version", ""),
                 "egl_platform": getattr(self, "platform", ""),
-                "frames": self.frames}  # fmt: skip
+                "gl_calls_by_name": dict(sorted(self.gl.counts.items()))}  # fmt: skip
 
     # -- resources -----------------------------------------------------------------------
     def ResourceCreate(self, ctx: Any, d: Any) -> None:

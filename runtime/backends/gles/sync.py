@@ -113,7 +113,7 @@ class RenderStateSync:
         head = full or data[:b] != shadow[:b]
         blend = full or data[b:e] != shadow[b:e]
         tail = full or data[e:n] != shadow[e:n]
-        self.stats["sync"] += 1
+        self.stats["runs"] += 1
         p, s = view, self.sv
         self._viewport(p)
         if tail:
