@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     for name in names:
         try:
             res = run_scene(name, args.backend, args.transport, args.n,
-                            whole_block=args.whole_block)  # fmt: skip
+                            whole_block=args.whole_block, capture=args.out is not None)  # fmt: skip
         except UnknownBackend as exc:
             print(f"mgpipe run: {exc}", file=sys.stderr)
             return 2

@@ -122,6 +122,8 @@ def test_cli_run_writes_png_and_stats(tmp_path: Path, capsys: pytest.CaptureFixt
     out, err = capsys.readouterr()
     assert f"] {len(SCENES)}/{len(SCENES)} " in err  # the progress bar reached the end
     assert "GL/draw" in out
+    for name in SCENES:  # every scene: its own read-backs, else the default framebuffer
+        assert (tmp_path / f"{name}.png").exists()
     for name in NAMES:
         stats = json.loads((tmp_path / f"{name}.stats.json").read_text())
         assert {"draws", "gl_calls", "csos_minted", "wire_bytes"} <= set(stats)
