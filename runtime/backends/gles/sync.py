@@ -123,16 +123,21 @@ class RenderStateSync:
         self._df, self._so = gl_table("DepthTestFunc"), gl_table("StencilOperation")
         self._cullm, self._front = gl_table("CullFaceMode"), gl_table("FrontFaceMode")
         self._blend_layout = blend_layout(self.struct)
+        vp = next(m for m in _t.struct_info(self.struct)["members"] if m["name"] == "Viewports")
+        self._vp_bytes = (int(vp["offset"]), int(vp["offset"]) + int(vp["elem_size"]))  # [0]
+        self._vp_raw = b""
 
     def invalidate(self) -> None:
         """The next sync compares nothing and issues every block (a new context)."""
         self.force_full = True
+        self.viewport = self.scissor = (-1, -1, -1, -1)
 
     def set_surface(self, width: int, height: int) -> None:
         """The bound draw surface: the viewport / scissor fallbacks read its size."""
         if (width, height) != self.surface:
             self.surface = (width, height)
             self.surface_moved = True
+            self._vp_raw = b""  # the fallback reads the surface: resolve again
 
     # -- SyncRenderState ---------------------------------------------------------
     def sync(self, data: bytearray, version: int, view: np.void) -> None:
@@ -149,7 +154,7 @@ class RenderStateSync:
         tail = full or data[e:n] != shadow[e:n]
         self.stats["runs"] += 1
         p, s = view, self.sv
-        self._viewport(p)
+        self._viewport(p, data)
         if self.surface_moved and not tail:
             self._scissor(p, s, full)  # only the resolved box can have moved
         self.surface_moved = False
@@ -181,7 +186,12 @@ class RenderStateSync:
         self.has_synced = True
 
     # -- ungated -------------------------------------------------------------------
-    def _viewport(self, p: np.void) -> None:
+    def _viewport(self, p: np.void, data: bytearray) -> None:
+        o, e = self._vp_bytes
+        raw = bytes(data[o:e])
+        if raw == self._vp_raw and self.viewport != (-1, -1, -1, -1):
+            return  # Viewports[0] and the surface as at the last resolve
+        self._vp_raw = raw
         x, y, w, h = (int(v) for v in p["Viewports"]["V"][0])
         if w <= 0 or h <= 0:  # never set: the surface (GL's initial viewport)
             x, y, (w, h) = 0, 0, self.surface
