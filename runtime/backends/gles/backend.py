@@ -311,4 +311,3 @@ class GlesBackend:
         self.gl.glFlush()
         self.frames += 1
         self._no_error(d.name)
-

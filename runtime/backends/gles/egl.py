@@ -149,7 +149,9 @@ def _find_display() -> _Display:
         vendor = (EGL.eglQueryString(handle, EGL.EGL_VENDOR) or b"").decode()
         return _Display(handle, name, version, vendor, tried)
     which = f" ({PLATFORM_ENV}={only})" if only else ""
-    raise EglError(f"no EGL display gives a GLES 3 context{which}: " + ("; ".join(tried) or "none listed"))
+    raise EglError(
+        f"no EGL display gives a GLES 3 context{which}: " + ("; ".join(tried) or "none listed")
+    )
 
 
 def _config(handle: object) -> object | None:
@@ -203,7 +205,9 @@ class EglContext:
         self._display = _get_display()
         ctx = _new_context(self._display.handle)
         if ctx is None:
-            raise EglError(f"eglCreateContext (GLES 3) failed on the {self._display.platform} display")
+            raise EglError(
+                f"eglCreateContext (GLES 3) failed on the {self._display.platform} display"
+            )
         self._ctx = ctx
         self.thread = threading.get_ident()
         self.make_current()
