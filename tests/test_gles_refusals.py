@@ -155,3 +155,22 @@ def test_a_shrunk_buffer_is_checked_again() -> None:
             c.draw_arrays(GL.TRIANGLES, 0, 6)
             c.present()
     assert info.value.reason == "DrawVbo.VertexRange" and "84-byte buffer" in info.value.log
+
+
+def test_readback_rows_follow_the_pack_alignment() -> None:
+    with gles_client() as (c, be):
+        c.clear_color(1.0, 0.0, 0.0, 1.0)
+        c.clear()
+        c.pixel_store(True, "Alignment", 8)
+        raw = c.read_pixels(0, 0, 3, 2)  # rows of 12 bytes padded to 16
+        c.present()
+    assert len(raw) == 16 + 12
+    assert raw[:12] == bytes((255, 0, 0, 255)) * 3 and raw[16:28] == bytes((255, 0, 0, 255)) * 3
+
+
+def test_pack_state_beyond_alignment_is_refused() -> None:
+    with pytest.raises(DriverRefused) as info:
+        with gles_client() as (c, be):
+            c.pixel_store(True, "RowLength", 5)
+            c.read_pixels(0, 0, 2, 2)
+    assert info.value.reason == "ReadPixels.PixelPack"

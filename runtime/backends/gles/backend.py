@@ -84,7 +84,7 @@ class GlesBackend:
         self.fbs = Framebuffers(gl, self.limits.max_draw_buffers)
         self.vtx = VertexInput(gl, self.limits.max_vertex_attribs)
         self.sync = RenderStateSync(gl, indexed)
-        gl.glPixelStorei(GL.GL_PACK_ALIGNMENT, 1)
+        self._pack_alignment = 4  # GL's initial value
 
     def _ready(self) -> None:
         if self.egl is None:
@@ -285,17 +285,36 @@ class GlesBackend:
         self.draws += len(ranges)
 
     def ReadPixels(self, ctx: Any, d: Any) -> None:
+        """``glReadPixels`` straight into the staged destination, honouring the pushed pack
+        alignment; pack row length / skips / swaps (which GLES could do but no client of
+        this backend sends yet) are refused by name rather than ignored."""
         self._ready()
         p = d.payload
         fmt, typ = int(p.Format), int(p.Type)
-        if (fmt, typ) not in {(f, t) for f, t, _ in PIXEL_FORMATS.values()}:
+        bpp = next((b for f, t, b in PIXEL_FORMATS.values() if (f, t) == (fmt, typ)), 0)
+        if not bpp:
             raise DriverRefused(f"{d.name}.Format", f"format 0x{fmt:04x} type 0x{typ:04x}")
+        align = 4  # GL's initial pack alignment
+        pushed = ctx.last.get("SetPixelPackState")
+        if pushed is not None:
+            pack = pushed.Pack
+            if any((pack.RowLength, pack.SkipPixels, pack.SkipRows, pack.SwapBytes, pack.LsbFirst)):
+                raise DriverRefused(f"{d.name}.PixelPack", f"pack state {pack} beyond alignment")
+            align = int(pack.Alignment)
+        if align not in (1, 2, 4, 8):
+            raise DriverRefused(f"{d.name}.PixelPack", f"pack alignment {align}")
         w, h = int(p.Width), int(p.Height)
-        bpp = next(b for f, t, b in PIXEL_FORMATS.values() if (f, t) == (fmt, typ))
+        stride = -(-w * bpp // align) * align
+        need = stride * (h - 1) + w * bpp if h else 0
         dst = _staged(ctx, p.Dst, f"{d.name}.Dst", writable=True)
-        if len(dst) < w * h * bpp:
-            raise DriverRefused(f"{d.name}.Dst", f"{len(dst)} bytes for {w}x{h}x{bpp}")
-        out = (ctypes.c_ubyte * (w * h * bpp)).from_buffer(dst)  # straight into the stage
+        if len(dst) < need:
+            raise DriverRefused(
+                f"{d.name}.Dst", f"{len(dst)} bytes for {w}x{h}, row stride {stride}"
+            )
+        if align != self._pack_alignment:
+            self.gl.glPixelStorei(GL.GL_PACK_ALIGNMENT, align)
+            self._pack_alignment = align
+        out = (ctypes.c_ubyte * len(dst)).from_buffer(dst)  # straight into the stage
         self.gl.glReadPixels(int(p.X), int(p.Y), w, h, fmt, typ, out)
         self._no_error(d.name)
 
