@@ -57,6 +57,8 @@ class GlesBackend:
         self.gl = CountedGL()
         self.egl: EglContext | None = None
         self.frames = 0
+        self.frame_gl_calls: list[int] = []
+        self._frame_start = 0
         self.draws = 0
         self._restart_flag = int(_t.enum("MGPDrawFlagBit")["kDrawPrimitiveRestart"])
         self._clear_mask = int(_t.enum("MGPClearKind")["kClearMask"])
@@ -98,8 +100,12 @@ class GlesBackend:
 
     def stats(self) -> dict[str, int | float]:
         """Flat counters: GL calls, draws, frames and the sync gate (``sync_<gate>``)."""
-        out: dict[str, int | float] = {"gl_calls": self.gl.total(), "draws": self.draws,
-                                       "frames": self.frames}  # fmt: skip
+        out: dict[str, int | float] = {
+            "gl_calls": self.gl.total(),
+            "draws": self.draws,
+            "frames": self.frames,
+            "gl_calls_last_frame": self.frame_gl_calls[-1] if self.frame_gl_calls else 0,
+        }
         if hasattr(self, "sync"):
             out.update((f"sync_{k}", v) for k, v in sorted(self.sync.stats.items()))
         return out
@@ -108,7 +114,8 @@ class GlesBackend:
         """Which driver ran, and every GL call by name."""
         return {"renderer": getattr(self, "renderer", ""), "version": getattr(self, "version", ""),
                 "egl_platform": getattr(self, "platform", ""),
-                "gl_calls_by_name": dict(sorted(self.gl.counts.items()))}  # fmt: skip
+                "gl_calls_by_name": dict(sorted(self.gl.counts.items())),
+                "gl_calls_per_frame": list(self.frame_gl_calls)}  # fmt: skip
 
     # -- resources -----------------------------------------------------------------------
     def ResourceCreate(self, ctx: Any, d: Any) -> None:
@@ -330,3 +337,6 @@ class GlesBackend:
         self.gl.glFlush()
         self.frames += 1
         self._no_error(d.name)
+        total = self.gl.total()
+        self.frame_gl_calls.append(total - self._frame_start)  # GL calls issued this frame
+        self._frame_start = total
