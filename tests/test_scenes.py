@@ -22,11 +22,15 @@ UPDATE = os.environ.get("MGPIPE_UPDATE_GOLDEN") == "1"
 GOLDEN_N = {"blend-toggle": 3, "viewport-churn": 12, "clear-present": 3, "readback": 2}
 
 
+#: Pixel scenes are checked by their probes and golden PNGs (tests/test_gles_scenes.py).
+RECORDED = sorted(n for n, s in SCENES.items() if s.probes is None)
+
+
 def test_every_scene_has_a_golden_size() -> None:
-    assert set(GOLDEN_N) == set(SCENES)
+    assert set(GOLDEN_N) == set(RECORDED)
 
 
-@pytest.mark.parametrize("name", sorted(SCENES))
+@pytest.mark.parametrize("name", RECORDED)
 def test_monolith_and_inproc_record_the_same(name: str) -> None:
     mono = run_scene(name, transport="monolith")
     inproc = run_scene(name, transport="inproc")
@@ -35,7 +39,7 @@ def test_monolith_and_inproc_record_the_same(name: str) -> None:
         inproc.draws, inproc.records, inproc.wire_bytes, inproc.csos_minted)  # fmt: skip
 
 
-@pytest.mark.parametrize("name", sorted(SCENES))
+@pytest.mark.parametrize("name", RECORDED)
 def test_scene_matches_its_golden_recording(name: str, tmp_path: Path) -> None:
     res = run_scene(name, n=GOLDEN_N[name])
     path = GOLDEN / f"{name}.json"
@@ -113,4 +117,9 @@ def test_ring_stream_is_byte_identical_to_the_pinned_one(key: str) -> None:
 
     with Client(sink, stage, transport=transport) as c:
         SCENES[name].run(c, int(n))
+    if UPDATE:  # re-pin (the scenes' programs changed: real SPIR-V replaced placeholder bytes)
+        pinned = json.loads((GOLDEN / "streams.json").read_text())
+        pinned[key] = [h.hexdigest(), count[0]]
+        (GOLDEN / "streams.json").write_text(json.dumps(pinned, indent=1, sort_keys=True) + "\n")
+        return
     assert [h.hexdigest(), count[0]] == STREAMS[key]

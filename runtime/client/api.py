@@ -56,6 +56,12 @@ class Client:
             "DrawVbo",
             ("Mode", "IndexSize", "InstanceCount", "RestartIndex", "NumDraws",
              "IndexResource.Slot", "IndexResource.Gen"), ("Start", "Count", "IndexBias"))  # fmt: skip
+        #: the indexed form also carries Flags (kDrawPrimitiveRestart)
+        self._draw_indexed = self.em.fast(
+            "DrawVbo",
+            ("Mode", "IndexSize", "InstanceCount", "RestartIndex", "NumDraws",
+             "IndexResource.Slot", "IndexResource.Gen", "Flags"), ("Start", "Count", "IndexBias"))  # fmt: skip
+        self._restart_flag = _t.enum("MGPDrawFlagBit")["kDrawPrimitiveRestart"]
         self.draws = 0
         self.frame_serial = 0
 
@@ -184,7 +190,8 @@ class Client:
                 self.tr.units[unit] = (None, s)
         if not tex.view.is_null:  # the view dies before its storage owner
             self.tr.death("SamplerViewCso", tex.view, "DeleteSamplerView")
-        self.tr.death("Texture", tex.handle, "ResourceDestroy")
+        kind = "Renderbuffer" if tex.target == "kResourceRenderbuffer" else "Texture"
+        self.tr.death(kind, tex.handle, "ResourceDestroy")
 
     # -- samplers ------------------------------------------------------------
     def create_sampler(self, **params: Any) -> Handle:
@@ -239,8 +246,11 @@ class Client:
 
     # -- vertex input --------------------------------------------------------
     def vertex_attrib_pointer(self, index: int, buf: Buffer, size: int, gl_type: int = GL_FLOAT,
-                              normalized: bool = False, stride: int = 0, offset: int = 0) -> None:  # fmt: skip
-        self.tr.attribs[index] = Attrib(buf.handle, size, gl_type, normalized, stride, offset)
+                              normalized: bool = False, stride: int = 0, offset: int = 0,
+                              divisor: int = 0) -> None:  # fmt: skip
+        """``glVertexAttribPointer`` (+ ``glVertexAttribDivisor``: 0 per vertex, n per n instances)."""
+        self.tr.attribs[index] = Attrib(buf.handle, size, gl_type, normalized, stride, offset,
+                                        divisor)  # fmt: skip
         self.tr.gen += 1
 
     def disable_vertex_attrib(self, index: int) -> None:
@@ -258,8 +268,34 @@ class Client:
     def framebuffer_texture(
         self, fb: Framebuffer, index: int, tex: Texture, level: int = 0
     ) -> None:
+        """Colour attachment ``index``: a 2D texture level or a renderbuffer (level 0)."""
         fb.color[index] = (tex, level)
         self.tr.gen += 1
+
+    def framebuffer_depth_stencil(self, fb: Framebuffer, depth: Texture | None,
+                                  stencil: Texture | None = None) -> None:  # fmt: skip
+        """Depth and stencil attachments (one packed renderbuffer may be both)."""
+        fb.depth = (depth, 0) if depth is not None else None
+        fb.stencil = (stencil, 0) if stencil is not None else None
+        self.tr.gen += 1
+
+    def read_buffer(self, fb: Framebuffer, index: int) -> None:
+        """``glReadBuffer(GL_COLOR_ATTACHMENT0 + index)`` of ``fb``."""
+        if index not in fb.color:
+            raise ValueError(f"read_buffer: colour attachment {index} is empty")
+        fb.read = index
+        self.tr.gen += 1
+
+    def create_renderbuffer(self, width: int, height: int, internal_format: int) -> Texture:
+        """A renderbuffer (``glRenderbufferStorage``); delete it with :meth:`delete_texture`."""
+        rb = Texture(self.tr.alloc["Renderbuffer"].alloc(), "kResourceRenderbuffer",
+                     internal_format, width, height, 1)  # fmt: skip
+        desc = {"Res": rb.handle, "Target": self._target(rb.target), "StorageKind": 0}
+        self.em.emit("ResourceCreate", desc)
+        self.em.emit("ResourceRespecify", dict(desc, InternalFormat=internal_format, Width=width,
+                                               Height=height, Depth=1, ArrayLayers=1, Levels=1,
+                                               Immutable=1))  # fmt: skip
+        return rb
 
     def bind_framebuffer(self, fb: Framebuffer | None) -> None:
         self.tr.draw_fbo = fb
@@ -292,8 +328,13 @@ class Client:
         else:
             tr.cso.validate(tr.rs)
         ib = tr.index_buffer.handle
-        self._draw_vbo(mode, index_size, instances, tr.rs.restart_index, 1, ib[0], ib[1],
-                       offset // index_size, count, 0)  # fmt: skip
+        p, restart, flags = tr.rs.p, tr.rs.restart_index, 0
+        if p["PrimitiveRestartFixedIndexEnabled"]:  # GL: the index type's maximum
+            restart, flags = (1 << (8 * index_size)) - 1, self._restart_flag
+        elif p["PrimitiveRestartEnabled"]:
+            flags = self._restart_flag
+        self._draw_indexed(mode, index_size, instances, restart, 1, ib[0], ib[1], flags,
+                           offset // index_size, count, 0)  # fmt: skip
         self.draws += 1
 
     def clear(self, mask: int = GL_COLOR_BUFFER_BIT) -> None:
@@ -316,9 +357,12 @@ class Client:
 
     def read_pixels(self, x: int, y: int, w: int, h: int, fmt: int = 0x1908,
                     type_: int = 0x1401, bytes_per_pixel: int = 4) -> bytes:  # fmt: skip
-        """ReadPixels into a staged destination; returns the bytes the server wrote there."""
+        """ReadPixels into a staged destination; returns the bytes the server wrote there
+        (rows padded to the pack alignment, as GL lays them out)."""
         self.tr.validate("ReadPixels")
-        size = w * h * bytes_per_pixel
+        align = int(self.state.pixel_pack["Alignment"]) or 1
+        stride = -(-w * bytes_per_pixel // align) * align
+        size = stride * (h - 1) + w * bytes_per_pixel if h else 0
         self.em.room(size)
         dst = self.em.stage_bytes(bytes(size))
         self.em.emit("ReadPixels", {"X": x, "Y": y, "Width": w, "Height": h, "Format": fmt,
