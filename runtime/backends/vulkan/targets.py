@@ -1,0 +1,215 @@
+"""Offscreen render targets, render passes cached by key, framebuffers and readback.
+
+Images live in ``VK_IMAGE_LAYOUT_GENERAL`` for their whole life (attachment, sampled,
+copy source): one layout means one render pass per (formats, load ops) and no per-draw
+layout tracking; a full memory barrier separates every render pass from what follows.
+
+A :class:`RenderPassKey` is the colour formats, the depth-stencil format (or none) and
+the load op of each; :meth:`RenderPassKey.compat` drops the load ops (every load op of a
+format set gives a compatible pass, so pipelines and framebuffers are made against the
+compatible one and the memo keys on it).
+
+GL orientation: the backend renders with a negative-height viewport (origin at the
+bottom-left, GL's winding unchanged), so image row 0 is GL's top row; :meth:`readback`
+returns rows bottom-up, as ``glReadPixels`` does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import vulkan as vk
+
+from .device import VulkanDevice
+from .memory import GpuBuffer, GpuImage, aspect_of
+
+__all__ = ["RenderPassKey", "RenderPassCache", "RenderTarget", "LOAD", "CLEAR", "full_barrier"]
+
+LOAD = vk.VK_ATTACHMENT_LOAD_OP_LOAD
+CLEAR = vk.VK_ATTACHMENT_LOAD_OP_CLEAR
+GENERAL = vk.VK_IMAGE_LAYOUT_GENERAL
+
+COLOR_USAGE = (
+    vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | vk.VK_IMAGE_USAGE_SAMPLED_BIT
+    | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT
+)  # fmt: skip
+DEPTH_USAGE = (
+    vk.VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT
+)
+_BYTES_PER_PIXEL = {vk.VK_FORMAT_R8G8B8A8_UNORM: 4, vk.VK_FORMAT_B8G8R8A8_UNORM: 4,
+                    vk.VK_FORMAT_R8_UNORM: 1, vk.VK_FORMAT_R16G16B16A16_SFLOAT: 8,
+                    vk.VK_FORMAT_R32G32B32A32_SFLOAT: 16}  # fmt: skip
+
+
+def full_barrier(cmd: Any) -> None:
+    """Every earlier write visible to every later access (between render passes/copies)."""
+    mb = vk.VkMemoryBarrier(
+        srcAccessMask=vk.VK_ACCESS_MEMORY_WRITE_BIT,
+        dstAccessMask=vk.VK_ACCESS_MEMORY_READ_BIT | vk.VK_ACCESS_MEMORY_WRITE_BIT,
+    )
+    vk.vkCmdPipelineBarrier(
+        cmd, vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+        0, 1, [mb], 0, None, 0, None,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class RenderPassKey:
+    colors: tuple[int, ...]  # VkFormat per colour attachment
+    depth: int | None  # VkFormat of the depth-stencil attachment
+    color_load: tuple[int, ...]
+    depth_load: int = LOAD
+
+    @classmethod
+    def loading(cls, colors: tuple[int, ...], depth: int | None) -> "RenderPassKey":
+        return cls(colors, depth, (LOAD,) * len(colors), LOAD)
+
+    def compat(self) -> "RenderPassKey":
+        return replace(self, color_load=(LOAD,) * len(self.colors), depth_load=LOAD)
+
+
+class RenderPassCache:
+    """``key -> VkRenderPass``; ``created`` counts passes made."""
+
+    def __init__(self, dev: VulkanDevice) -> None:
+        self.dev = dev
+        self._passes: dict[RenderPassKey, Any] = {}
+        self.created = 0
+
+    def get(self, key: RenderPassKey) -> Any:
+        rp = self._passes.get(key)
+        if rp is None:
+            rp = self._passes[key] = self._make(key)
+            self.created += 1
+        return rp
+
+    def _make(self, key: RenderPassKey) -> Any:
+        atts, refs = [], []
+        for i, (fmt, load) in enumerate(zip(key.colors, key.color_load)):
+            atts.append(self._attachment(fmt, load, vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE))
+            refs.append(vk.VkAttachmentReference(attachment=i, layout=GENERAL))
+        depth_ref = None
+        if key.depth is not None:
+            stencil = key.depth_load if aspect_of(key.depth) & vk.VK_IMAGE_ASPECT_STENCIL_BIT else (
+                vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE)  # fmt: skip
+            atts.append(self._attachment(key.depth, key.depth_load, stencil))
+            depth_ref = vk.VkAttachmentReference(attachment=len(key.colors), layout=GENERAL)
+        sub = vk.VkSubpassDescription(
+            pipelineBindPoint=vk.VK_PIPELINE_BIND_POINT_GRAPHICS,
+            colorAttachmentCount=len(refs), pColorAttachments=refs or None,
+            pDepthStencilAttachment=depth_ref,
+        )  # fmt: skip
+        info = vk.VkRenderPassCreateInfo(
+            attachmentCount=len(atts), pAttachments=atts, subpassCount=1, pSubpasses=[sub]
+        )
+        return vk.vkCreateRenderPass(self.dev.device, info, None)
+
+    @staticmethod
+    def _attachment(fmt: int, load: int, stencil_load: int) -> Any:
+        store = vk.VK_ATTACHMENT_STORE_OP_STORE
+        return vk.VkAttachmentDescription(
+            format=fmt, samples=vk.VK_SAMPLE_COUNT_1_BIT, loadOp=load, storeOp=store,
+            stencilLoadOp=stencil_load,
+            stencilStoreOp=store if stencil_load != vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE
+            else vk.VK_ATTACHMENT_STORE_OP_DONT_CARE,
+            initialLayout=GENERAL, finalLayout=GENERAL,
+        )  # fmt: skip
+
+    def destroy(self) -> None:
+        for rp in self._passes.values():
+            vk.vkDestroyRenderPass(self.dev.device, rp, None)
+        self._passes.clear()
+
+
+def pick_depth_format(dev: VulkanDevice) -> int:
+    """The first depth-stencil format the device can render to (D24S8, else D32S8)."""
+    for fmt in (vk.VK_FORMAT_D24_UNORM_S8_UINT, vk.VK_FORMAT_D32_SFLOAT_S8_UINT):
+        props = vk.vkGetPhysicalDeviceFormatProperties(dev.physical, fmt)
+        if props.optimalTilingFeatures & vk.VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT:
+            return fmt
+    raise RuntimeError(f"{dev.name}: no renderable depth-stencil format")
+
+
+def init_general(cmd: Any, images: list[GpuImage]) -> None:
+    """Move freshly made images to GENERAL (their one layout)."""
+    for img in images:
+        if img.layout != GENERAL:
+            img.barrier(cmd, GENERAL, 0,
+                        vk.VK_ACCESS_MEMORY_READ_BIT | vk.VK_ACCESS_MEMORY_WRITE_BIT,
+                        vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                        vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT)  # fmt: skip
+
+
+class RenderTarget:
+    """Colour attachments (owned or borrowed images) + an optional depth-stencil image."""
+
+    def __init__(self, dev: VulkanDevice, width: int, height: int,
+                 colors: list[GpuImage], depth: GpuImage | None, owned: list[GpuImage]) -> None:  # fmt: skip
+        self.dev = dev
+        self.width, self.height = width, height
+        self.colors = colors
+        self.depth = depth
+        self.owned = owned  # images this target made (destroyed with it)
+        self._framebuffers: dict[RenderPassKey, Any] = {}
+
+    @classmethod
+    def offscreen(cls, dev: VulkanDevice, width: int, height: int, color_formats: tuple[int, ...],
+                  depth_format: int | None) -> "RenderTarget":  # fmt: skip
+        colors = [GpuImage(dev, width, height, f, COLOR_USAGE) for f in color_formats]
+        depth = GpuImage(dev, width, height, depth_format, DEPTH_USAGE) if depth_format else None
+        return cls(dev, width, height, colors, depth, colors + ([depth] if depth else []))
+
+    def key(self) -> RenderPassKey:
+        return RenderPassKey.loading(
+            tuple(c.format for c in self.colors), self.depth.format if self.depth else None
+        )
+
+    def images(self) -> list[GpuImage]:
+        return self.colors + ([self.depth] if self.depth else [])
+
+    def framebuffer(self, passes: RenderPassCache) -> Any:
+        key = self.key()
+        fb = self._framebuffers.get(key)
+        if fb is None:
+            views = [img.view for img in self.images()]
+            info = vk.VkFramebufferCreateInfo(
+                renderPass=passes.get(key), attachmentCount=len(views), pAttachments=views,
+                width=self.width, height=self.height, layers=1,
+            )  # fmt: skip
+            fb = self._framebuffers[key] = vk.vkCreateFramebuffer(self.dev.device, info, None)
+        return fb
+
+    def record_readback(self, cmd: Any, index: int, x: int, y: int, w: int, h: int) -> GpuBuffer:
+        """Record a copy of GL rect (x, y, w, h) of colour ``index`` into a new host buffer."""
+        img = self.colors[index]
+        bpp = _BYTES_PER_PIXEL[img.format]
+        buf = GpuBuffer(self.dev, w * h * bpp, vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT)
+        region = vk.VkBufferImageCopy(
+            bufferOffset=0, bufferRowLength=0, bufferImageHeight=0,
+            imageSubresource=vk.VkImageSubresourceLayers(
+                aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, mipLevel=0, baseArrayLayer=0, layerCount=1),
+            imageOffset=vk.VkOffset3D(x=x, y=self.height - y - h, z=0),
+            imageExtent=vk.VkExtent3D(width=w, height=h, depth=1),
+        )  # fmt: skip
+        full_barrier(cmd)
+        vk.vkCmdCopyImageToBuffer(cmd, img.image, GENERAL, buf.buffer, 1, [region])
+        mb = vk.VkMemoryBarrier(srcAccessMask=vk.VK_ACCESS_TRANSFER_WRITE_BIT,
+                                dstAccessMask=vk.VK_ACCESS_HOST_READ_BIT)  # fmt: skip
+        vk.vkCmdPipelineBarrier(cmd, vk.VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                vk.VK_PIPELINE_STAGE_HOST_BIT, 0, 1, [mb], 0, None, 0, None)  # fmt: skip
+        return buf
+
+    @staticmethod
+    def gl_rows(raw: bytes, w: int, h: int, bpp: int) -> bytes:
+        """Image rows (top-down) -> GL rows (bottom-up)."""
+        return np.frombuffer(raw, np.uint8).reshape(h, w * bpp)[::-1].tobytes()
+
+    def destroy(self) -> None:
+        for fb in self._framebuffers.values():
+            vk.vkDestroyFramebuffer(self.dev.device, fb, None)
+        self._framebuffers.clear()
+        for img in self.owned:
+            img.destroy()
+        self.owned = []
