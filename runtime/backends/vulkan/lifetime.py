@@ -116,7 +116,9 @@ class FrameRing:
         """Retire every finished submission (in order) without blocking; the completed serial."""
         while self._inflight:
             serial, slot = self._inflight[0]
-            if vk.vkGetFenceStatus(self.dev.device, self.fences[slot]) != vk.VK_SUCCESS:
+            try:
+                vk.vkGetFenceStatus(self.dev.device, self.fences[slot])
+            except vk.VkNotReady:  # the binding raises for every result but VK_SUCCESS
                 break
             self._inflight.popleft()
             self.completed = serial

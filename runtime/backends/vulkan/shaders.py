@@ -52,6 +52,7 @@ class ShaderProgram:
         self.modules: dict[int, Any] = {}
         self.set_layouts: list[Any] = []
         self.layout = None
+        self._stages: list[Any] | None = None
         try:
             for slot, code in sorted(spirv.items()):
                 info = vk.VkShaderModuleCreateInfo(codeSize=len(code), pCode=code)
@@ -89,8 +90,14 @@ class ShaderProgram:
         self.layout = vk.vkCreatePipelineLayout(d, info, None)
 
     def stage_infos(self) -> list[Any]:
-        return [vk.VkPipelineShaderStageCreateInfo(stage=STAGE_BITS[slot], module=m, pName="main")
-                for slot, m in sorted(self.modules.items())]  # fmt: skip
+        """The stage create infos (kept on the program: their entry-point strings must
+        outlive every pipeline create call that copies them)."""
+        if self._stages is None:
+            self._stages = [
+                vk.VkPipelineShaderStageCreateInfo(stage=STAGE_BITS[slot], module=m, pName="main")
+                for slot, m in sorted(self.modules.items())
+            ]
+        return self._stages
 
     def destroy(self) -> None:
         d = self.dev.device

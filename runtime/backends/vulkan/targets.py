@@ -142,6 +142,15 @@ def init_general(cmd: Any, images: list[GpuImage]) -> None:
                         vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT)  # fmt: skip
 
 
+def with_layout(cmd: Any, img: GpuImage, layout: int, record: Any) -> None:
+    """Record ``record(layout)`` with ``img`` in ``layout`` (a transfer), then back to GENERAL."""
+    rw = vk.VK_ACCESS_MEMORY_READ_BIT | vk.VK_ACCESS_MEMORY_WRITE_BIT
+    every = vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT
+    img.barrier(cmd, layout, rw, rw, every, every)
+    record(layout)
+    img.barrier(cmd, GENERAL, rw, rw, every, every)
+
+
 class RenderTarget:
     """Colour attachments (owned or borrowed images) + an optional depth-stencil image."""
 
@@ -194,7 +203,9 @@ class RenderTarget:
             imageExtent=vk.VkExtent3D(width=w, height=h, depth=1),
         )  # fmt: skip
         full_barrier(cmd)
-        vk.vkCmdCopyImageToBuffer(cmd, img.image, GENERAL, buf.buffer, 1, [region])
+        with_layout(cmd, img, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                    lambda layout: vk.vkCmdCopyImageToBuffer(cmd, img.image, layout, buf.buffer,
+                                                             1, [region]))  # fmt: skip
         mb = vk.VkMemoryBarrier(srcAccessMask=vk.VK_ACCESS_TRANSFER_WRITE_BIT,
                                 dstAccessMask=vk.VK_ACCESS_HOST_READ_BIT)  # fmt: skip
         vk.vkCmdPipelineBarrier(cmd, vk.VK_PIPELINE_STAGE_TRANSFER_BIT,

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import vulkan as vk
 
-from ... import tables as _t
+from ...schema import tables as _t
 
 __all__ = ["catalogue_map", "TRANSLATED", "GL", "topology", "polygon_mode", "vertex_format",
            "texture_format", "DEPTH_FORMATS", "UnsupportedEnum"]  # fmt: skip
