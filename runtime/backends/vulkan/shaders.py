@@ -46,9 +46,12 @@ class ShaderProgram:
                 raise ShaderRefused(f"CreateShaderState.Spirv[{slot}]: not SPIR-V")
         try:
             self.reflection = json.loads(reflection.decode()) if reflection else {}
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            raise ShaderRefused("CreateShaderState.Reflection: not a JSON record") from None
-        self.inputs = frozenset(int(i["location"]) for i in self.reflection.get("inputs", ()))
+            self.inputs = frozenset(int(i["location"]) for i in self.reflection.get("inputs", ()))
+        except (UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
+            raise ShaderRefused(
+                "CreateShaderState.Reflection: not a reflection record (expected JSON with "
+                "'inputs': [{'location': N, ...}], 'uniforms', 'samplers')"
+            ) from None
         self.modules: dict[int, Any] = {}
         self.set_layouts: list[Any] = []
         self.layout = None

@@ -1,0 +1,239 @@
+"""The ``vulkan`` backend table: one entry per catalogue call the backend implements.
+
+Every entry takes the server context and the decoded record; the applier has already
+resolved handles, kept the bindings and windows and scattered the render-state chunks
+into the working block. State calls therefore only touch what Vulkan needs at once
+(render targets on ``SetFramebufferState``, pipelines retired on ``DeleteRenderState`` /
+``DeleteShaderState``); the verbs (``DrawVbo``, ``Clear``, ``ReadPixels``, ``Present``)
+read the pushed state and drive :class:`~.renderer.VulkanRenderer`.
+
+Options (constructor, else environment): ``device`` (``MGPIPE_VK_DEVICE``),
+``validation`` (``MGPIPE_VK_VALIDATION``), ``width`` / ``height`` of the default
+framebuffer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...schema import layouts
+from ...server.handle_fields import table_of
+from ...wire.handle import Handle
+from .counters import Counters
+from .pipelines import VertexLayout
+from .renderer import DrawCall, VulkanRenderer
+from .resources import VkBufferResource, VkTextureResource
+from .shaders import ShaderProgram
+from .targets import RenderTarget
+from .vk_enums import GL, UnsupportedEnum, topology, vertex_format
+
+__all__ = ["VulkanBackend"]
+
+_COLOR_BIT, _DEPTH_BIT, _STENCIL_BIT = 0x4000, 0x0100, 0x0400  # GL clear mask bits
+_TYPE_SIZE = {GL.FLOAT: 4, GL.UNSIGNED_BYTE: 1, GL.BYTE: 1, GL.SHORT: 2, GL.UNSIGNED_SHORT: 2,
+              GL.INT: 4, GL.UNSIGNED_INT: 4, GL.HALF_FLOAT: 2}  # fmt: skip
+_STATE_ONLY = (
+    "BindRenderState", "SetDynamicState", "CreateRenderState", "BindVertexElements",
+    "DeleteVertexElements", "SetVertexBuffers", "SetIndexBuffer", "SetDrawProgram",
+    "BindShaderState", "SetPixelPackState", "SetSamplerViews", "BindSamplerStates",
+    "SetVertexAttribDefaults", "ObjectDeath", "SetContextValues", "SetTextureParams",
+    "ApplierReset", "SetPatchState",
+)  # fmt: skip
+
+
+def _handle(rec: Any) -> Handle:
+    return Handle(int(rec["Slot"]), int(rec["Gen"]))
+
+
+def _obj(ctx: Any, kind: str, rec_or_handle: Any, what: str) -> Any:
+    """The live server object a handle (or an ``MGPipeHandle`` record) names."""
+    h = rec_or_handle if isinstance(rec_or_handle, Handle) else _handle(rec_or_handle)
+    return ctx.tables[table_of(kind)].resolve(h, what)
+
+
+class VulkanBackend:
+    """The backend object the applier builds its table from (see the module)."""
+
+    def __init__(self, *, width: int = 640, height: int = 480, device: str | int | None = None,
+                 validation: str | bool | None = None) -> None:  # fmt: skip
+        self.r = VulkanRenderer(width, height, device=device, validation=validation)
+        self.counters = Counters(self.r)
+        self._targets: dict[Any, tuple[int, RenderTarget]] = {}
+        self._target_ids = 0
+        for name in _STATE_ONLY:
+            setattr(self, name, _noop)
+
+    @property
+    def dev(self) -> Any:
+        return self.r.dev
+
+    # -- resources ---------------------------------------------------------------
+    def ResourceCreate(self, ctx: Any, d: Any) -> None:
+        obj = ctx.resolved["Res"]
+        if obj.kind == "Buffer":
+            obj.backend = VkBufferResource(self.dev, self.r.ring.defer)
+        else:
+            obj.backend = VkTextureResource(self.dev, self.r.ring.defer, self.r.depth_format)
+
+    def ResourceRespecify(self, ctx: Any, d: Any) -> None:
+        obj, p = ctx.resolved["Res"], d.payload
+        if obj.backend is None:
+            self.ResourceCreate(ctx, d)
+        if isinstance(obj.backend, VkBufferResource):
+            obj.backend.respecify(int(p["Width"]))
+        else:
+            obj.backend.respecify(int(p["InternalFormat"]), int(p["Width"]), int(p["Height"]),
+                                  int(p["Levels"]))  # fmt: skip
+
+    def ResourceSubData(self, ctx: Any, d: Any) -> None:
+        res, p = ctx.resolved["Res"].backend, d.payload
+        blob = bytes(d.blob) if d.blob is not None else b""
+        if isinstance(res, VkBufferResource):
+            res.write(int(p["UnionBox"]["X"]), blob[: int(p["UnionBox"]["W"])], self.r.ring.completed)
+            return
+        regions = []
+        for row in d.tails[0] if d.tails else ():
+            w, h, off = int(row["W"]), int(row["H"]), int(row["SrcOffset"])
+            stride = int(row["SrcRowStride"])
+            rows = b"".join(blob[off + i * stride : off + i * stride + w * 4] for i in range(h))
+            regions.append((int(row["X"]), int(row["Y"]), w, h, rows))
+        if regions:
+            cmd = self.r.cmd_outside_pass()
+            res.record_upload(cmd, int(p["Level"]), regions, self.r.ring.serial)
+
+    def ResourceDestroy(self, ctx: Any, d: Any) -> None:
+        obj = ctx.resolved["Res"]
+        if obj.backend is not None:
+            for key in [k for k, (_, t) in self._targets.items() if _uses(t, obj.backend)]:
+                self.r.forget_target(self._targets.pop(key)[1])
+            obj.backend.destroy()
+            obj.backend = None
+
+    # -- shader and render-state CSOs --------------------------------------------
+    def CreateShaderState(self, ctx: Any, d: Any) -> None:
+        obj = ctx.resolved["Cso"]
+        blobs = obj.data.get("blobs") or {}
+        spirv = {i: bytes(blobs.get(f"Spirv[{i}]", b"")) for i in range(6)}
+        spirv = {i: b for i, b in spirv.items() if int(d.payload["StageMask"]) >> i & 1 and b}
+        obj.backend = ShaderProgram(self.dev, spirv, bytes(blobs.get("Reflection", b"")))
+
+    def DeleteShaderState(self, ctx: Any, d: Any) -> None:
+        obj = ctx.resolved["Res"]
+        self.r.memo.retire(obj.handle)
+        if obj.backend is not None:
+            self.r.ring.defer(obj.backend.destroy)
+
+    def DeleteRenderState(self, ctx: Any, d: Any) -> None:
+        self.r.memo.retire(ctx.resolved["Res"].handle)
+
+    def CreateVertexElements(self, ctx: Any, d: Any) -> None:
+        obj, p = ctx.resolved["Cso"], d.payload
+        na, nb = int(p["AttribCount"]), int(p["BindingCount"])
+        raw = bytes(d.blob or b"")
+        adt, bdt = layouts.dtype("MGPVertexAttribWire"), layouts.dtype("MGPVertexBindingPointWire")
+        attrs = np.frombuffer(raw, adt, count=na)
+        binds = np.frombuffer(raw, bdt, count=nb, offset=na * adt.itemsize)
+        vattrs, strides = [], {}
+        for loc, a in enumerate(attrs):
+            if not int(a["Enabled"]):
+                continue
+            gl_type, size, b = int(a["Format"]), int(a["Size"]), int(a["BindingIndex"])
+            vattrs.append((loc, b, vertex_format(gl_type, size, bool(a["Normalized"])),
+                           int(a["RelativeOffset"])))  # fmt: skip
+            strides.setdefault(b, size * _TYPE_SIZE[gl_type])  # GL stride 0: tightly packed
+        vbinds = tuple((b, int(binds[b]["Stride"]) or tight, int(binds[b]["Divisor"]) > 0)
+                       for b, tight in sorted(strides.items()))  # fmt: skip
+        obj.backend = VertexLayout(vbinds, tuple(vattrs))
+
+    # -- framebuffers --------------------------------------------------------------
+    def SetFramebufferState(self, ctx: Any, d: Any) -> None:
+        p = d.payload
+        if int(p["IsDefault"]):
+            self.r.set_target(self.r.default, 0)
+            return
+        key = (_handle(p["Fbo"]), int(p["ContentHash"]))
+        entry = self._targets.get(key)
+        if entry is None:
+            colors = []
+            for i in range(len(p["Color"])):
+                s = p["Color"][i]
+                if int(s["Kind"]) and int(p["DrawBuffers"][i]) >= 0:
+                    colors.append(_obj(ctx, "Texture", s["Res"], f"SetFramebufferState.Color[{i}]").backend.image)
+            depth = None
+            if int(p["Depth"]["Kind"]):
+                depth = _obj(ctx, "Texture", p["Depth"]["Res"], "SetFramebufferState.Depth").backend.image
+            w, h = int(p["Width"]), int(p["Height"])
+            self._target_ids += 1
+            entry = self._targets[key] = (self._target_ids, RenderTarget(self.dev, w, h, colors, depth, []))
+        self.r.set_target(entry[1], entry[0])
+
+    # -- verbs ----------------------------------------------------------------------
+    def DrawVbo(self, ctx: Any, d: Any) -> None:
+        p = d.payload
+        shader_h = ctx.draw_program
+        shader = _obj(ctx, "ShaderCso", shader_h, "DrawVbo.Program").backend
+        vertex = _obj(ctx, "VertexElementsCso", ctx.vertex_elements, "DrawVbo.VertexElements").backend
+        buffers = []
+        for i, row in enumerate(ctx.windows["SetVertexBuffers"]):
+            h = _handle(row["Res"])
+            if h.slot:
+                buf = _obj(ctx, "Buffer", h, f"DrawVbo.VertexBuffer[{i}]").backend
+                buffers.append((i, buf.use(self.r.ring.serial), int(row["Offset"])))
+        index = None
+        size = int(p["IndexSize"])
+        if size:
+            ib = _obj(ctx, "Buffer", p["IndexResource"], "DrawVbo.IndexResource").backend
+            index = (ib.use(self.r.ring.serial), size)
+        block = ctx.render_state.view()
+        restart = bool(size) and bool(int(block["PrimitiveRestartEnabled"])
+                                      or int(block["PrimitiveRestartFixedIndexEnabled"]))  # fmt: skip
+        ranges = [(int(r["Start"]), int(r["Count"]), int(r["IndexBias"])) for r in d.tails[0]]
+        dc = DrawCall(ctx.render_state_cso, shader_h, shader, vertex, buffers, index,
+                      topology(int(p["Mode"])), restart, ranges, max(int(p["InstanceCount"]), 1))  # fmt: skip
+        self.r.draw(dc, block, ctx.render_state.version)
+
+    def Clear(self, ctx: Any, d: Any) -> None:
+        p = d.payload
+        mask = int(p["Mask"])
+        bits = np.asarray(p["ColorBits"], dtype=np.uint32)
+        color = tuple(float(x) for x in bits.view(np.float32)) if mask & _COLOR_BIT else None
+        depth = float(p["Depth"]) if mask & _DEPTH_BIT else None
+        stencil = int(p["Stencil"]) if mask & _STENCIL_BIT else None
+        self.r.clear(ctx.render_state.view(), color, depth, stencil)  # type: ignore[arg-type]
+
+    def ReadPixels(self, ctx: Any, d: Any) -> None:
+        p = d.payload
+        if (int(p["Format"]), int(p["Type"])) != (0x1908, 0x1401):  # GL_RGBA, GL_UNSIGNED_BYTE
+            raise UnsupportedEnum(f"ReadPixels: format {int(p['Format']):#x} type {int(p['Type']):#x}")
+        data = self.r.read_pixels(0, int(p["X"]), int(p["Y"]), int(p["Width"]), int(p["Height"]))
+        dst = ctx.stage.view(p["Dst"], "ReadPixels.Dst", writable=True)
+        dst[: len(data)] = data
+
+    def Present(self, ctx: Any, d: Any) -> None:
+        self.r.present()
+
+    def Flush(self, ctx: Any, d: Any) -> None:
+        self.r.finish()
+
+    # -- lifetime ---------------------------------------------------------------------
+    def snapshot(self) -> np.ndarray:
+        return self.r.snapshot()
+
+    def close(self) -> None:
+        for _, t in self._targets.values():
+            self.r.forget_target(t)
+        self._targets.clear()
+        self.r.close()
+        self.r.dev.close()
+
+
+def _noop(ctx: Any, d: Any) -> None:
+    return None
+
+
+def _uses(target: RenderTarget, res: Any) -> bool:
+    img = getattr(res, "image", None)
+    return img is not None and (img in target.colors or img is target.depth)
+
