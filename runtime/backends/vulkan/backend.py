@@ -62,6 +62,7 @@ class VulkanBackend:
         self.counters = Counters(self.r)
         self._targets: dict[Any, tuple[int, RenderTarget]] = {}
         self._target_ids = 0
+        self._live: dict[int, Any] = {}  # id -> every backend object not yet destroyed
         for name in _STATE_ONLY:
             setattr(self, name, _noop)
 
@@ -73,9 +74,18 @@ class VulkanBackend:
     def ResourceCreate(self, ctx: Any, d: Any) -> None:
         obj = ctx.resolved["Res"]
         if obj.kind == "Buffer":
-            obj.backend = VkBufferResource(self.dev, self.r.ring.defer)
+            obj.backend = self._keep(VkBufferResource(self.dev, self.r.ring.defer))
         else:
-            obj.backend = VkTextureResource(self.dev, self.r.ring.defer, self.r.depth_format)
+            obj.backend = self._keep(
+                VkTextureResource(self.dev, self.r.ring.defer, self.r.depth_format)
+            )
+
+    def _keep(self, thing: Any) -> Any:
+        self._live[id(thing)] = thing
+        return thing
+
+    def _drop(self, thing: Any) -> None:
+        self._live.pop(id(thing), None)
 
     def ResourceRespecify(self, ctx: Any, d: Any) -> None:
         obj, p = ctx.resolved["Res"], d.payload
@@ -109,6 +119,7 @@ class VulkanBackend:
             for key in [k for k, (_, t) in self._targets.items() if _uses(t, obj.backend)]:
                 self.r.forget_target(self._targets.pop(key)[1])
             obj.backend.destroy()
+            self._drop(obj.backend)
             obj.backend = None
 
     # -- shader and render-state CSOs --------------------------------------------
@@ -117,12 +128,15 @@ class VulkanBackend:
         blobs = obj.data.get("blobs") or {}
         spirv = {i: bytes(blobs.get(f"Spirv[{i}]", b"")) for i in range(6)}
         spirv = {i: b for i, b in spirv.items() if int(d.payload["StageMask"]) >> i & 1 and b}
-        obj.backend = ShaderProgram(self.dev, spirv, bytes(blobs.get("Reflection", b"")))
+        obj.backend = self._keep(
+            ShaderProgram(self.dev, spirv, bytes(blobs.get("Reflection", b"")))
+        )
 
     def DeleteShaderState(self, ctx: Any, d: Any) -> None:
         obj = ctx.resolved["Res"]
         self.r.memo.retire(obj.handle)
         if obj.backend is not None:
+            self._drop(obj.backend)
             self.r.ring.defer(obj.backend.destroy)
 
     def DeleteRenderState(self, ctx: Any, d: Any) -> None:
@@ -225,6 +239,10 @@ class VulkanBackend:
         for _, t in self._targets.values():
             self.r.forget_target(t)
         self._targets.clear()
+        self.r.finish()
+        for thing in list(self._live.values()):  # what the client never deleted
+            thing.destroy()
+        self._live.clear()
         self.r.close()
         self.r.dev.close()
 

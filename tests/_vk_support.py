@@ -1,0 +1,118 @@
+"""Test support for the Vulkan tests: a shared device, the validation collector, a colour
+program compiled from GLSL at test time, and a runner that drives a client into the
+Vulkan backend."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+VERT = """#version 450
+layout(location = 0) in vec3 a_pos;
+layout(location = 1) in vec4 a_color;
+layout(location = 0) out vec4 v_color;
+void main() { v_color = a_color; gl_Position = vec4(a_pos, 1.0); }
+"""
+FRAG = """#version 450
+layout(location = 0) in vec4 v_color;
+layout(location = 0) out vec4 o_color0;
+void main() { o_color0 = v_color; }
+"""
+REFLECTION = json.dumps(
+    {"inputs": [{"location": 0, "name": "a_pos", "type": "vec3"},
+                {"location": 1, "name": "a_color", "type": "vec4"}],
+     "outputs": [{"location": 0, "name": "o_color0", "type": "vec4"}],
+     "uniforms": [], "samplers": []}, sort_keys=True, separators=(",", ":")).encode()
+
+
+def compile_glsl(source: str, stage: str) -> bytes:
+    tool = shutil.which("glslangValidator")
+    if tool is None:
+        raise RuntimeError("glslangValidator not found (Debian: glslang-tools)")
+    with tempfile.TemporaryDirectory() as d:
+        src = Path(d) / f"s.{stage}"
+        src.write_text(source)
+        out = Path(d) / "s.spv"
+        res = subprocess.run([tool, "-V", "--target-env", "vulkan1.0", "-o", str(out), str(src)],
+                             capture_output=True, text=True)
+        if res.returncode:
+            raise RuntimeError(res.stdout)
+        return out.read_bytes()
+
+
+_CACHE: dict[str, dict[int, bytes]] = {}
+
+
+def color_program() -> tuple[dict[int, bytes], bytes]:
+    if "color" not in _CACHE:
+        _CACHE["color"] = {0: compile_glsl(VERT, "vert"), 4: compile_glsl(FRAG, "frag")}
+    return _CACHE["color"], REFLECTION
+
+
+# -- the Vulkan test harness -------------------------------------------------------------
+import os  # noqa: E402
+import struct  # noqa: E402
+from collections.abc import Iterator  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
+from typing import Any  # noqa: E402
+
+# Tests require the validation layer unless the caller says otherwise (a GPU box without
+# the layer runs with MGPIPE_VK_VALIDATION=auto or off).
+os.environ.setdefault("MGPIPE_VK_VALIDATION", "on")
+
+TRIANGLE_LOWER_LEFT = (-1, -1, 0, 1, -1, 0, -1, 1, 0)  # counter-clockwise in GL
+
+
+def vertices(positions: tuple[float, ...], rgba: tuple[float, float, float, float]) -> bytes:
+    out = b""
+    for i in range(0, len(positions), 3):
+        out += struct.pack("<7f", *positions[i : i + 3], *rgba)
+    return out
+
+
+def assert_clean(dev: Any) -> None:
+    msgs = dev.take_messages()
+    assert not msgs, "validation messages:\n" + "\n".join(str(m) for m in msgs)
+
+
+@contextmanager
+def vk_client(transport: str = "monolith", width: int = 64, height: int = 48,
+              whole_block: bool = False) -> Iterator[tuple[Any, Any]]:  # fmt: skip
+    """(client, backend) wired through the applier; on exit: close both, then fail on any
+    validation message the run produced."""
+    from mgpipe.runtime.backends.vulkan.backend import VulkanBackend
+    from mgpipe.runtime.client.api import Client
+    from mgpipe.runtime.server.applier import Applier
+    from mgpipe.runtime.wire.stage import StageSegment
+
+    be = VulkanBackend(width=width, height=height)
+    stage = StageSegment(4 << 20)
+    applier = Applier(be, stage)
+    client = Client(applier.apply, stage, transport=transport, width=width, height=height,
+                    whole_block=whole_block)  # fmt: skip
+    try:
+        yield client, be
+        client.close()
+        be.r.finish()
+        assert_clean(be.dev)
+    finally:
+        dev = be.dev
+        be.close()
+        msgs = dev.take_messages()
+        assert not msgs, "validation messages at teardown:\n" + "\n".join(map(str, msgs))
+
+
+def setup_color(c: Any, rgba: tuple[float, float, float, float] = (1, 0, 0, 1),
+                positions: tuple[float, ...] = TRIANGLE_LOWER_LEFT) -> Any:  # fmt: skip
+    """One colour program, one VBO (position + colour), viewport = surface."""
+    spirv, refl = color_program()
+    prog = c.create_program(spirv, refl)
+    c.use_program(prog)
+    vb = c.create_buffer(vertices(positions, rgba))
+    c.vertex_attrib_pointer(0, vb, 3, stride=28)
+    c.vertex_attrib_pointer(1, vb, 4, stride=28, offset=12)
+    c.viewport(0, 0, c.tr.width, c.tr.height)
+    return prog, vb

@@ -1,0 +1,170 @@
+"""The Vulkan backend behind the wire: pipeline counts, the dynamic tail, winding, scissor,
+readback orientation and lifetime, every test under the validation layer (any warning or
+error it reports fails the test)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from _vk_support import setup_color, vk_client
+
+GL_TRIANGLES = 0x0004
+COLOR_DEPTH = 0x4000 | 0x0100
+
+
+def _counts(be):
+    return be.counters.snapshot()
+
+
+def test_blaze3d_frame_makes_two_pipelines_per_program_layout_and_pass():
+    with vk_client() as (c, be):
+        setup_color(c)
+        c.blend_func("SrcAlpha", "OneMinusSrcAlpha")
+        tex = c.create_texture_2d(64, 48)
+        fb = c.create_framebuffer()
+        c.framebuffer_texture(fb, 0, tex)
+        progs = [c.tr.program, c.create_program(*_program())]
+        for _ in range(3):  # frames
+            for target in (None, fb):
+                c.bind_framebuffer(target)
+                for prog in progs:
+                    c.use_program(prog)
+                    for _ in range(25):  # the toggles
+                        c.enable("Blend")
+                        c.draw_arrays(GL_TRIANGLES, 0, 3)
+                        c.disable("Blend")
+                        c.draw_arrays(GL_TRIANGLES, 0, 3)
+            c.present()
+        # 2 render-state CSOs x 2 programs x 2 render passes (default: RGBA8 + D/S; FBO: RGBA8)
+        assert _counts(be)["pipelines_created"] == 2 * 2 * 2
+        assert be.r.memo.hits == 3 * 2 * 2 * 50 - 8
+
+
+def _program():
+    from _vk_support import color_program
+
+    return color_program()
+
+
+def test_dynamic_changes_create_no_pipeline_and_issue_one_set_each():
+    with vk_client() as (c, be):
+        setup_color(c)
+        c.enable("ScissorTest")
+        c.scissor(0, 0, 64, 48)
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        base = _counts(be)
+        assert base["pipelines_created"] == 1
+        for i in range(1000):
+            c.viewport(0, 0, 64 - i % 7, 48)
+            c.scissor(0, 0, 64, 48 - i % 5)
+            c.state.set_blend_color(i / 1000, 0.0, 0.0, 1.0)
+            c.state.set_stencil_func("FrontAndBack", "Always", (i + 1) % 200, 0xFF)
+            c.draw_arrays(GL_TRIANGLES, 0, 3)
+        after = _counts(be)
+        assert after["pipelines_created"] == 1
+        sets = {k: after["cmd_set"][k] - base["cmd_set"][k] for k in after["cmd_set"]}
+        # one vkCmdSet* per draw whose value moved, none for untouched states (the first
+        # viewport and scissor of the loop equal the warm-up draw's)
+        assert sets["vkCmdSetBlendConstants"] == sets["vkCmdSetStencilReference"] == 1000
+        assert sets["vkCmdSetViewport"] == sets["vkCmdSetScissor"] == 999
+        assert sets["vkCmdSetDepthBias"] == sets["vkCmdSetLineWidth"] == 0
+        # an unchanged tail issues nothing
+        total = after["cmd_set_total"]
+        for _ in range(10):
+            c.draw_arrays(GL_TRIANGLES, 0, 3)
+        assert _counts(be)["cmd_set_total"] == total
+        c.present()
+
+
+@pytest.mark.parametrize("whole_block,expected", [(False, 1), (True, 40)])
+def test_whole_block_control_mints_one_pipeline_per_distinct_value(whole_block, expected):
+    with vk_client(whole_block=whole_block) as (c, be):
+        setup_color(c)
+        for i in range(40):
+            c.viewport(0, 0, 64 - i, 48)
+            c.draw_arrays(GL_TRIANGLES, 0, 3)
+        c.present()
+        assert _counts(be)["pipelines_created"] == expected
+
+
+def _pixel(c, x, y):
+    return tuple(c.read_pixels(x, y, 1, 1))
+
+
+@pytest.mark.parametrize("front,visible", [("CounterClockwise", True), ("Clockwise", False)])
+def test_front_face_decides_what_cull_back_removes(front, visible):
+    with vk_client() as (c, be):
+        setup_color(c)  # the triangle is counter-clockwise in GL
+        c.clear_color(0, 0, 1, 1)
+        c.clear(COLOR_DEPTH)
+        c.enable("CullFace")
+        c.state.set_cull_face_mode("Back")
+        c.state.set_front_face_mode(front)
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        assert _pixel(c, 2, 2) == ((255, 0, 0, 255) if visible else (0, 0, 255, 255))
+
+
+def test_readback_is_in_gl_orientation():
+    with vk_client() as (c, be):
+        setup_color(c)  # lower-left half of the surface
+        c.clear_color(0, 0, 1, 1)
+        c.clear(COLOR_DEPTH)
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        assert _pixel(c, 1, 1) == (255, 0, 0, 255)
+        assert _pixel(c, 62, 46) == (0, 0, 255, 255)
+        rows = np.frombuffer(c.read_pixels(0, 0, 64, 48), np.uint8).reshape(48, 64, 4)
+        assert tuple(rows[0, 0]) == (255, 0, 0, 255)  # row 0 is the bottom
+        assert tuple(rows[47, 63]) == (0, 0, 255, 255)
+        c.present()
+
+
+def test_scissor_box_zero_rejects_everything_and_test_off_is_full_surface():
+    with vk_client() as (c, be):
+        setup_color(c, positions=(-1, -1, 0, 3, -1, 0, -1, 3, 0))  # covers the surface
+        c.clear_color(0, 0, 1, 1)
+        c.clear(COLOR_DEPTH)
+        c.enable("ScissorTest")
+        c.scissor(0, 0, 0, 0)
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        assert _pixel(c, 32, 24) == (0, 0, 255, 255)
+        c.scissor(4, 4, 8, 8)
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        assert _pixel(c, 5, 5) == (255, 0, 0, 255) and _pixel(c, 13, 13) == (0, 0, 255, 255)
+        c.disable("ScissorTest")
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        assert _pixel(c, 63, 47) == (255, 0, 0, 255)
+
+
+def test_delete_and_recreate_in_a_tight_loop_under_validation():
+    with vk_client() as (c, be):
+        setup_color(c)
+        c.tr.cso.capacity = 2  # every third distinct state evicts: DeleteRenderState
+        funcs = ("One", "SrcAlpha", "DstColor")
+        for i in range(30):
+            prog = c.create_program(*_program())
+            c.use_program(prog)
+            c.blend_func(funcs[i % 3], "Zero")
+            c.enable("Blend")
+            c.draw_arrays(GL_TRIANGLES, 0, 3)
+            tmp = c.create_buffer(b"\0" * 64)
+            c.delete_buffer(tmp)
+            c.delete_program(prog)  # retires its pipelines while the frame is recorded
+            if i % 5 == 4:
+                c.present()
+        snap = _counts(be)
+        assert snap["pipelines_retired"] >= 30
+        assert snap["deferred_destroyed"] >= 30
+        assert c.tr.cso.stats.evictions > 0
+
+
+@pytest.mark.parametrize("transport", ["monolith", "inproc"])
+def test_transports_render_the_same_frame(transport):
+    with vk_client(transport) as (c, be):
+        setup_color(c)
+        c.clear_color(0, 0, 1, 1)
+        c.clear(COLOR_DEPTH)
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        c.present()
+        img = be.snapshot()
+        assert tuple(img[0, 0]) == (255, 0, 0, 255) and tuple(img[47, 63]) == (0, 0, 255, 255)

@@ -1,0 +1,153 @@
+"""The Vulkan backend's parts below the wire: device choice, the validation collector,
+render-pass keys, the deletion queue, enum translations and the scissor rules."""
+
+from __future__ import annotations
+
+import pytest
+import vulkan as vk
+
+from _vk_support import assert_clean  # noqa: F401  (sets MGPIPE_VK_VALIDATION=on)
+from mgpipe.runtime.backends.vulkan import vk_enums
+from mgpipe.runtime.backends.vulkan.device import (
+    VulkanDevice,
+    VulkanUnavailable,
+    layer_available,
+    list_devices,
+    validation_mode,
+)
+from mgpipe.runtime.backends.vulkan.dynamic_tail import DynamicTailKey, scissor_rect
+from mgpipe.runtime.backends.vulkan.lifetime import FrameRing
+from mgpipe.runtime.backends.vulkan.pipelines import DYNAMIC_STATES
+from mgpipe.runtime.backends.vulkan.targets import CLEAR, LOAD, RenderPassCache, RenderPassKey
+
+
+@pytest.fixture(scope="module")
+def dev():
+    d = VulkanDevice()
+    yield d
+    d.close()
+
+
+@pytest.fixture(autouse=True)
+def _no_messages(request):
+    yield
+    if "dev" in request.fixturenames:
+        assert_clean(request.getfixturevalue("dev"))
+
+
+def test_validation_is_on_in_tests(dev):
+    # Fails (never skips) where the layer is missing: tests require it unless told otherwise.
+    assert layer_available(), "VK_LAYER_KHRONOS_validation is not installed"
+    assert dev.validation
+
+
+def test_collector_catches_a_planted_error(dev):
+    ring = FrameRing(dev)
+    try:
+        cmd = ring.cmd()
+        bad = vk.VkViewport(x=0, y=0, width=0, height=0, minDepth=0, maxDepth=1)
+        vk.vkCmdSetViewport(cmd, 0, 1, [bad])  # width 0 is invalid usage
+        ring.submit(wait=True)
+    finally:
+        ring.close()
+    msgs = dev.take_messages()
+    assert any(m.severity == "error" and "width" in m.text for m in msgs), msgs
+
+
+def test_device_choice_by_index_and_name():
+    names = list_devices()
+    assert names
+    by_name = VulkanDevice(device=names[0].split()[0], validation="off")
+    try:
+        assert by_name.name == names[0]
+    finally:
+        by_name.close()
+    with pytest.raises(VulkanUnavailable, match=r"no device named like 'no-such-gpu' \(available: 0: "):
+        VulkanDevice(device="no-such-gpu", validation="off")
+    with pytest.raises(VulkanUnavailable, match="device index 99 out of range"):
+        VulkanDevice(device="99", validation="off")
+
+
+def test_validation_mode_words(monkeypatch):
+    assert validation_mode("ON") == "on" and validation_mode("0") == "off"
+    assert validation_mode(True) == "on" and validation_mode(False) == "off"
+    monkeypatch.setenv("MGPIPE_VK_VALIDATION", "auto")
+    assert validation_mode() == "auto"
+    with pytest.raises(VulkanUnavailable, match="expected on, off or auto"):
+        validation_mode("maybe")
+
+
+def test_render_passes_are_cached_by_formats_and_load_ops(dev):
+    cache = RenderPassCache(dev)
+    try:
+        fmt, depth = vk.VK_FORMAT_R8G8B8A8_UNORM, vk.VK_FORMAT_D24_UNORM_S8_UINT
+        a = RenderPassKey.loading((fmt, fmt), depth)
+        b = RenderPassKey((fmt, fmt), depth, (CLEAR, LOAD), CLEAR)
+        assert cache.get(a) is cache.get(RenderPassKey.loading((fmt, fmt), depth))
+        assert cache.get(b) is not cache.get(a)
+        assert cache.created == 2
+        assert b.compat() == a
+    finally:
+        cache.destroy()
+
+
+def test_deferred_destroy_waits_for_the_fence(dev):
+    ring = FrameRing(dev)
+    ran: list[int] = []
+    try:
+        ring.cmd()
+        ring.defer(lambda: ran.append(1))
+        assert ran == []  # the command buffer being recorded may still use it
+        serial = ring.submit()
+        ring._wait_through(serial)
+        assert ran == [1]
+        ring.defer(lambda: ran.append(2))  # nothing recorded or in flight: at once
+        assert ran == [1, 2]
+    finally:
+        ring.close()
+
+
+def test_exactly_magmas_eight_dynamic_states():
+    assert sorted(DYNAMIC_STATES) == sorted([
+        vk.VK_DYNAMIC_STATE_VIEWPORT, vk.VK_DYNAMIC_STATE_SCISSOR,
+        vk.VK_DYNAMIC_STATE_BLEND_CONSTANTS, vk.VK_DYNAMIC_STATE_DEPTH_BIAS,
+        vk.VK_DYNAMIC_STATE_LINE_WIDTH, vk.VK_DYNAMIC_STATE_STENCIL_COMPARE_MASK,
+        vk.VK_DYNAMIC_STATE_STENCIL_WRITE_MASK, vk.VK_DYNAMIC_STATE_STENCIL_REFERENCE,
+    ])  # fmt: skip
+
+
+@pytest.mark.parametrize("enum", sorted(vk_enums.TRANSLATED))
+def test_every_catalogue_enumerator_has_a_translation(enum):
+    from mgpipe.runtime.schema import tables as _t
+
+    assert set(vk_enums.catalogue_map(enum)) == {int(v) for v in _t.enum(enum).values()}
+
+
+def test_a_missing_translation_is_refused(monkeypatch):
+    table = dict(vk_enums.TRANSLATED["DepthTestFunc"])
+    del table["LessEqual"]
+    monkeypatch.setitem(vk_enums.TRANSLATED, "DepthTestFunc", table)
+    vk_enums.catalogue_map.cache_clear()
+    try:
+        with pytest.raises(vk_enums.UnsupportedEnum, match="DepthTestFunc: no Vulkan translation for LessEqual"):
+            vk_enums.catalogue_map("DepthTestFunc")
+    finally:
+        vk_enums.catalogue_map.cache_clear()
+
+
+def _key(**kw):
+    base = dict(viewport=(0.0, 0.0, 64.0, 48.0), depth_range=(0.0, 1.0), blend_color=(0.0,) * 4,
+                polygon_offset=(0.0, 0.0, 0.0), line_width=1.0, stencil_value_mask=(255, 255),
+                stencil_write_mask=(255, 255), stencil_ref=(0, 0), scissor_box=(0, 0, 0, 0),
+                scissor_enabled=False, extent=(64, 48), target=0)  # fmt: skip
+    base.update(kw)
+    return DynamicTailKey(**base)
+
+
+def test_scissor_rules():
+    assert scissor_rect(_key()) == (0, 0, 64, 48)  # test off: the full surface
+    assert scissor_rect(_key(scissor_enabled=True)) == (0, 0, 0, 0)  # zero box: nothing
+    # GL's lower-left box mirrored to the image's top-left origin, clamped to the surface
+    assert scissor_rect(_key(scissor_enabled=True, scissor_box=(8, 4, 16, 10))) == (8, 34, 16, 10)
+    assert scissor_rect(_key(scissor_enabled=True, scissor_box=(-8, 40, 100, 100))) == (0, 0, 64, 8)
+    assert scissor_rect(_key(viewport=(0.0, 0.0, 0.0, 0.0))) == (0, 0, 0, 0)
