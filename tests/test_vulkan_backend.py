@@ -168,3 +168,32 @@ def test_transports_render_the_same_frame(transport):
         c.present()
         img = be.snapshot()
         assert tuple(img[0, 0]) == (255, 0, 0, 255) and tuple(img[47, 63]) == (0, 0, 255, 255)
+
+
+def test_clears_honour_scissor_and_colour_mask():
+    with vk_client() as (c, be):
+        setup_color(c)
+        c.clear_color(0.2, 0.4, 0.6, 1.0)
+        c.clear(COLOR_DEPTH)  # full surface, nothing before it: the pass's load op
+        c.enable("ScissorTest")
+        c.scissor(16, 16, 8, 8)
+        c.clear_color(1, 0, 0, 1)
+        c.clear()  # scissored: vkCmdClearAttachments over the box
+        c.scissor(0, 0, 8, 8)
+        c.state.set_color_mask(True, False, False, True)
+        c.clear_color(0, 1, 1, 1)
+        c.clear()  # masked: the baked clear shader with write mask R|A
+        c.state.set_color_mask(True, True, True, True)
+        c.disable("ScissorTest")
+        bg = (51, 102, 153, 255)
+        assert _pixel(c, 40, 40) == bg
+        assert _pixel(c, 20, 20) == (255, 0, 0, 255)
+        assert _pixel(c, 4, 4) == (0, 102, 153, 255)
+        c.present()
+
+
+def test_baked_internal_shaders_are_fresh(tmp_path):
+    from mgpipe.runtime.backends.vulkan import internal_shaders
+
+    for path in internal_shaders.bake(tmp_path):
+        assert path.read_bytes() == (internal_shaders.BAKED / path.name).read_bytes(), path.name

@@ -24,6 +24,7 @@ from .device import VulkanDevice
 from .dynamic_tail import DynamicTail, scissor_rect, tail_key
 from .lifetime import FrameRing
 from .pipeline_state import decode
+from .masked_clear import MaskedClear
 from .pipelines import PipelineKey, PipelineMemo, VertexLayout
 from .shaders import ShaderProgram
 from .targets import (CLEAR, GENERAL, LOAD, RenderPassCache, RenderPassKey, RenderTarget,
@@ -32,6 +33,13 @@ from .targets import (CLEAR, GENERAL, LOAD, RenderPassCache, RenderPassKey, Rend
 __all__ = ["VulkanRenderer", "DrawCall"]
 
 RGBA8 = vk.VK_FORMAT_R8G8B8A8_UNORM
+_RGBA_BITS = (vk.VK_COLOR_COMPONENT_R_BIT, vk.VK_COLOR_COMPONENT_G_BIT,
+              vk.VK_COLOR_COMPONENT_B_BIT, vk.VK_COLOR_COMPONENT_A_BIT)  # fmt: skip
+_ALL = sum(_RGBA_BITS)
+
+
+def _mask_bits(rgba: Any) -> int:
+    return sum(bit for bit, on in zip(_RGBA_BITS, rgba) if on)
 
 
 class DrawCall:
@@ -58,6 +66,7 @@ class VulkanRenderer:
         self.passes = RenderPassCache(self.dev)
         self.memo = PipelineMemo(self.dev, self.ring.defer)
         self.tail = DynamicTail(self.dev.limits, self.dev.features)
+        self.masked = MaskedClear(self.dev)
         self.depth_format = pick_depth_format(self.dev)
         self.default = RenderTarget.offscreen(self.dev, width, height, (RGBA8,), self.depth_format)
         self.target = self.default
@@ -134,44 +143,56 @@ class VulkanRenderer:
     # -- clear ------------------------------------------------------------------
     def clear(self, block: np.void, color: tuple[float, float, float, float] | None,
               depth: float | None, stencil: int | None) -> None:  # fmt: skip
-        """GL clear of the current target (None: that buffer is not in the mask)."""
+        """GL clear of the current target (None: that buffer is not in the mask); honours
+        the scissor test, the colour masks, the depth mask and the stencil write mask."""
         t = self.target
-        n = len(t.colors)
-        masks = block["ColorMasks"]["V"]
-        key = tail_key(block, (t.width, t.height), self.target_id)
-        rect = scissor_rect(key)
-        full = rect == (0, 0, t.width, t.height)
-        colors = {i: color for i in range(n)} if color is not None else {}
+        masks = tuple(_mask_bits(block["ColorMasks"]["V"][i]) for i in range(len(t.colors)))
+        rect = scissor_rect(tail_key(block, (t.width, t.height), self.target_id))
+        has_stencil = t.depth is not None and t.depth.aspect & vk.VK_IMAGE_ASPECT_STENCIL_BIT
         d = depth if (t.depth is not None and depth is not None and int(block["DepthMask"])) else None
-        s = stencil if (t.depth is not None and stencil is not None) else None
+        s = stencil if (has_stencil and stencil is not None
+                        and int(block["StencilStates"][0]["WriteMask"]) & 0xFF) else None  # fmt: skip
+        colors = color is not None and any(masks)
         if not colors and d is None and s is None:
             return
-        color_full = all(bool(np.all(masks[i])) for i in colors)
+        full = rect == (0, 0, t.width, t.height)
+        color_full = all(m == _ALL for m in masks)
         stencil_full = s is None or (int(block["StencilStates"][0]["WriteMask"]) & 0xFF) == 0xFF
-        if not self._in_pass and full and color_full and stencil_full and (d is None) == (s is None):
-            pending = self._clear.setdefault("colors", {})
-            pending.update(colors)
+        # depth and stencil share one load op: both or neither (or a depth-only format)
+        ds_together = not has_stencil or (d is None) == (s is None)
+        if not self._in_pass and full and (color_full or not colors) and stencil_full and ds_together:
+            if colors:
+                self._clear.setdefault("colors", {}).update(
+                    {i: color for i in range(len(t.colors))})  # fmt: skip
             if d is not None:
-                self._clear["depth"] = (d, s)
+                self._clear["depth"] = (d, s or 0)
             return
         cmd = self._begin_pass()
         if rect[2] == 0 or rect[3] == 0:
             return
-        atts = [vk.VkClearAttachment(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, colorAttachment=i,
-                                     clearValue=vk.VkClearValue(color=vk.VkClearColorValue(
-                                         float32=list(c))))
-                for i, c in colors.items() if np.any(masks[i])]  # fmt: skip
+        r = vk.VkClearRect(rect=vk.VkRect2D(offset=vk.VkOffset2D(x=rect[0], y=rect[1]),
+                                            extent=vk.VkExtent2D(width=rect[2], height=rect[3])),
+                           baseArrayLayer=0, layerCount=1)  # fmt: skip
+        atts = []
+        if colors and color_full:
+            value = vk.VkClearValue(color=vk.VkClearColorValue(float32=list(color)))
+            atts += [vk.VkClearAttachment(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT,
+                                          colorAttachment=i, clearValue=value)
+                     for i in range(len(t.colors))]  # fmt: skip
+        elif colors:
+            rp_key = t.key()
+            pipe = self.masked.pipeline(rp_key, masks, self.passes.get(rp_key))
+            self.masked.record(cmd, pipe, (t.width, t.height), rect, color)  # type: ignore[arg-type]
+            self._bound.pop("pipeline", None)
+            self.tail.reset()  # the clear draw moved viewport and scissor
         aspect = (vk.VK_IMAGE_ASPECT_DEPTH_BIT if d is not None else 0) | (
             vk.VK_IMAGE_ASPECT_STENCIL_BIT if s is not None else 0)  # fmt: skip
         if aspect:
             atts.append(vk.VkClearAttachment(aspectMask=aspect, clearValue=vk.VkClearValue(
-                depthStencil=vk.VkClearDepthStencilValue(depth=d or 0.0, stencil=s or 0))))  # fmt: skip
-        if not atts:
-            return
-        r = vk.VkClearRect(rect=vk.VkRect2D(offset=vk.VkOffset2D(x=rect[0], y=rect[1]),
-                                            extent=vk.VkExtent2D(width=rect[2], height=rect[3])),
-                           baseArrayLayer=0, layerCount=1)  # fmt: skip
-        vk.vkCmdClearAttachments(cmd, len(atts), atts, 1, [r])
+                depthStencil=vk.VkClearDepthStencilValue(depth=d if d is not None else 0.0,
+                                                         stencil=s or 0))))  # fmt: skip
+        if atts:
+            vk.vkCmdClearAttachments(cmd, len(atts), atts, 1, [r])
 
     # -- draw -------------------------------------------------------------------
     def draw(self, dc: DrawCall, block: np.void, version: int,
@@ -250,6 +271,7 @@ class VulkanRenderer:
             return
         self.finish()
         self.memo.destroy()
+        self.masked.destroy()
         self.ring.close()
         self.default.destroy()
         self.passes.destroy()
