@@ -7,7 +7,7 @@ and returns a :class:`SceneResult`. Backends come from the registry
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..backends.registry import BACKENDS, UnknownBackend, make_backend
@@ -32,6 +32,7 @@ class SceneResult:
     stage_bytes: int
     backend: Any
     client: Client
+    images: list = field(default_factory=list)  # a pixel scene's read-back images
 
     def summary(self) -> dict[str, Any]:
         return {"name": self.name, "draws": self.draws, "records": self.records,
@@ -52,9 +53,16 @@ def run_scene(
     be = make_backend(backend)
     stage = StageSegment(STAGE_CAPACITY)
     applier = Applier(be, stage)
-    client = Client(applier.apply, stage, transport=transport, whole_block=whole_block)
-    with client:  # closes (drains) on success; on error the original error wins
-        scene.run(client, scene.default_n if n is None else n)
+    client = Client(applier.apply, stage, transport=transport, whole_block=whole_block,
+                    width=scene.width, height=scene.height)  # fmt: skip
+    try:
+        with client:  # closes (drains) on success; on error the original error wins
+            images = scene.run(client, scene.default_n if n is None else n) or []
+    finally:
+        close = getattr(be, "close", None)  # a backend holding a driver context lets it go
+        if close is not None:
+            close()
     digest = be.recording_digest() if hasattr(be, "recording_digest") else None
     return SceneResult(name, client.draws, client.records, client.wire_bytes,
-                       client.csos_minted, digest, client.staged_bytes, be, client)  # fmt: skip
+                       client.csos_minted, digest, client.staged_bytes, be, client,
+                       list(images))  # fmt: skip
