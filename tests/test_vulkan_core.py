@@ -150,4 +150,4 @@ def test_scissor_rules():
     # GL's lower-left box mirrored to the image's top-left origin, clamped to the surface
     assert scissor_rect(_key(scissor_enabled=True, scissor_box=(8, 4, 16, 10))) == (8, 34, 16, 10)
     assert scissor_rect(_key(scissor_enabled=True, scissor_box=(-8, 40, 100, 100))) == (0, 0, 64, 8)
-    assert scissor_rect(_key(viewport=(0.0, 0.0, 0.0, 0.0))) == (0, 0, 0, 0)
+    assert scissor_rect(_key(viewport=(0.0, 0.0, 0.0, 0.0))) == (0, 0, 64, 48)  # clears ignore it

@@ -18,7 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from functools import lru_cache
+
 from ...schema import layouts
+from ...schema import tables as _t
 from ...server.handle_fields import table_of
 from ...wire.handle import Handle
 from .counters import Counters
@@ -62,6 +65,7 @@ class VulkanBackend:
         self.counters = Counters(self.r)
         self._targets: dict[Any, tuple[int, RenderTarget]] = {}
         self._target_ids = 0
+        self._defaults_seen = b""
         self._live: dict[int, Any] = {}  # id -> every backend object not yet destroyed
         for name in _STATE_ONLY:
             setattr(self, name, _noop)
@@ -165,22 +169,29 @@ class VulkanBackend:
     def SetFramebufferState(self, ctx: Any, d: Any) -> None:
         p = d.payload
         if int(p["IsDefault"]):
+            self.r.resize_default(int(p["Width"]), int(p["Height"]))
             self.r.set_target(self.r.default, 0)
             return
         key = (_handle(p["Fbo"]), int(p["ContentHash"]))
         entry = self._targets.get(key)
         if entry is None:
-            colors = []
+            colors, read_res = [], _handle(p["ReadSurface"]["Res"])
             for i in range(len(p["Color"])):
                 s = p["Color"][i]
                 if int(s["Kind"]) and int(p["DrawBuffers"][i]) >= 0:
-                    colors.append(_obj(ctx, "Texture", s["Res"], f"SetFramebufferState.Color[{i}]").backend.image)
+                    res = _obj(ctx, "Texture", s["Res"], f"SetFramebufferState.Color[{i}]")
+                    if res.handle == read_res:
+                        read = len(colors)
+                    colors.append(res.backend.image)
             depth = None
-            if int(p["Depth"]["Kind"]):
-                depth = _obj(ctx, "Texture", p["Depth"]["Res"], "SetFramebufferState.Depth").backend.image
-            w, h = int(p["Width"]), int(p["Height"])
+            for name in ("Depth", "Stencil"):  # one packed depth-stencil image serves both
+                if depth is None and int(p[name]["Kind"]):
+                    depth = _obj(ctx, "Texture", p[name]["Res"], f"SetFramebufferState.{name}")
+                    depth = depth.backend.image
+            target = RenderTarget(self.dev, int(p["Width"]), int(p["Height"]), colors, depth, [])
+            target.read_index = read if int(p["ReadSurface"]["Kind"]) else 0
             self._target_ids += 1
-            entry = self._targets[key] = (self._target_ids, RenderTarget(self.dev, w, h, colors, depth, []))
+            entry = self._targets[key] = (self._target_ids, target)
         self.r.set_target(entry[1], entry[0])
 
     # -- verbs ----------------------------------------------------------------------
@@ -200,13 +211,27 @@ class VulkanBackend:
         if size:
             ib = _obj(ctx, "Buffer", p["IndexResource"], "DrawVbo.IndexResource").backend
             index = (ib.use(self.r.ring.serial), size)
+        self._attrib_defaults(ctx)
         block = ctx.render_state.view()
-        restart = bool(size) and bool(int(block["PrimitiveRestartEnabled"])
-                                      or int(block["PrimitiveRestartFixedIndexEnabled"]))  # fmt: skip
+        restart = bool(size) and bool(int(p["Flags"]) & _restart_flag())
         ranges = [(int(r["Start"]), int(r["Count"]), int(r["IndexBias"])) for r in d.tails[0]]
         dc = DrawCall(ctx.render_state_cso, shader_h, shader, vertex, buffers, index,
                       topology(int(p["Mode"])), restart, ranges, max(int(p["InstanceCount"]), 1))  # fmt: skip
         self.r.draw(dc, block, ctx.render_state.version)
+
+    def _attrib_defaults(self, ctx: Any) -> None:
+        window = ctx.windows["SetVertexAttribDefaults"]
+        raw = window.tobytes()
+        if raw == self._defaults_seen:
+            return
+        self._defaults_seen = raw
+        values = []
+        for row in window:
+            if not row.tobytes().strip(b"\0"):  # never written: GL's (0, 0, 0, 1)
+                values.append((0.0, 0.0, 0.0, 1.0))
+            else:
+                values.append(tuple(float(x) for x in np.asarray(row["Bits"], np.uint32).view(np.float32)))
+        self.r.set_attrib_defaults(values)
 
     def Clear(self, ctx: Any, d: Any) -> None:
         p = d.payload
@@ -221,7 +246,8 @@ class VulkanBackend:
         p = d.payload
         if (int(p["Format"]), int(p["Type"])) != (0x1908, 0x1401):  # GL_RGBA, GL_UNSIGNED_BYTE
             raise UnsupportedEnum(f"ReadPixels: format {int(p['Format']):#x} type {int(p['Type']):#x}")
-        data = self.r.read_pixels(0, int(p["X"]), int(p["Y"]), int(p["Width"]), int(p["Height"]))
+        data = self.r.read_pixels(self.r.target.read_index, int(p["X"]), int(p["Y"]),
+                                  int(p["Width"]), int(p["Height"]))  # fmt: skip
         dst = ctx.stage.view(p["Dst"], "ReadPixels.Dst", writable=True)
         dst[: len(data)] = data
 
@@ -245,6 +271,11 @@ class VulkanBackend:
         self._live.clear()
         self.r.close()
         self.r.dev.close()
+
+
+@lru_cache(maxsize=None)
+def _restart_flag() -> int:
+    return int(_t.enum("MGPDrawFlagBit")["kDrawPrimitiveRestart"])
 
 
 def _noop(ctx: Any, d: Any) -> None:

@@ -15,7 +15,8 @@ by name in :attr:`DynamicTail.issued`.
 
 GL -> Vulkan: the viewport is flipped (negative height, origin at the bottom-left), the
 scissor rectangle is mirrored the same way; scissor test off is the full surface; a
-scissor box of zero area (or a zero-size viewport) rejects every fragment.
+scissor box of zero area rejects every fragment; a viewport never written (zero size) is
+GL's initial one, the surface.
 """
 
 from __future__ import annotations
@@ -79,9 +80,6 @@ def _clamp(v: int, lo: int, hi: int) -> int:
 def scissor_rect(key: DynamicTailKey) -> tuple[int, int, int, int]:
     """(x, y, w, h) in image coordinates (top-left origin)."""
     W, H = key.extent
-    vx, vy, vw, vh = key.viewport
-    if vw <= 0 or vh <= 0:
-        return (0, 0, 0, 0)
     if not key.scissor_enabled:
         return (0, 0, W, H)
     x, y, w, h = key.scissor_box
@@ -127,9 +125,9 @@ class DynamicTail:
         W, H = k.extent
         if old is None or (k.viewport, k.depth_range, k.extent) != (old.viewport, old.depth_range,
                                                                     old.extent):  # fmt: skip
-            x, y, w, h = k.viewport
-            if w <= 0 or h <= 0:  # nothing may be drawn: a valid viewport, a zero scissor
-                x, y, w, h = 0.0, 0.0, 1.0, 1.0
+            x, y, w, h = (int(v) for v in k.viewport)  # glViewport takes integers
+            if w <= 0 or h <= 0:  # never written: GL's initial viewport, the surface
+                x, y, w, h = 0, 0, W, H
             n, f = (min(max(v, 0.0), 1.0) for v in k.depth_range)
             vp = vk.VkViewport(x=x, y=H - y, width=w, height=-h, minDepth=n, maxDepth=f)
             vk.vkCmdSetViewport(cmd, 0, 1, [vp])

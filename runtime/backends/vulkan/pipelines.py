@@ -45,6 +45,9 @@ DYNAMIC_STATES = (
 )
 
 
+DEFAULT_FORMAT = vk.VK_FORMAT_R32G32B32A32_SFLOAT
+
+
 @dataclass(frozen=True)
 class VertexLayout:
     """Vertex input: ``bindings`` (binding, stride, per-instance) and ``attributes``
@@ -53,11 +56,19 @@ class VertexLayout:
     bindings: tuple[tuple[int, int, bool], ...]
     attributes: tuple[tuple[int, int, int, int], ...]
 
-    def for_shader(self, inputs: frozenset[int]) -> "VertexLayout":
-        """Only the attributes the vertex stage consumes, and the bindings they read."""
+    def for_shader(self, inputs: frozenset[int], defaults: int | None = None) -> "VertexLayout":
+        """Only the attributes the vertex stage consumes and the bindings they read; an
+        input no enabled array feeds reads its current generic value (GL's
+        ``glVertexAttrib4f``, initially (0, 0, 0, 1)) from binding ``defaults`` (stride 0,
+        one vec4 per location)."""
         attrs = tuple(a for a in self.attributes if a[0] in inputs)
         used = {a[1] for a in attrs}
-        return VertexLayout(tuple(b for b in self.bindings if b[0] in used), attrs)
+        binds = tuple(b for b in self.bindings if b[0] in used)
+        missing = sorted(inputs - {a[0] for a in attrs})
+        if missing and defaults is not None:
+            binds += ((defaults, 0, False),)
+            attrs += tuple((loc, defaults, DEFAULT_FORMAT, loc * 16) for loc in missing)
+        return VertexLayout(binds, attrs)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ Counters: ``memo.created`` (pipelines), ``tail.issued`` (``vkCmdSet*`` by name),
 
 from __future__ import annotations
 
+import struct
 import time
 from collections.abc import Callable
 from typing import Any
@@ -26,6 +27,7 @@ from .lifetime import FrameRing
 from .pipeline_state import decode
 from .masked_clear import MaskedClear
 from .pipelines import PipelineKey, PipelineMemo, VertexLayout
+from .resources import VkBufferResource
 from .shaders import ShaderProgram
 from .targets import (CLEAR, GENERAL, LOAD, RenderPassCache, RenderPassKey, RenderTarget,
                       full_barrier, init_general, pick_depth_format)  # fmt: skip
@@ -67,6 +69,10 @@ class VulkanRenderer:
         self.memo = PipelineMemo(self.dev, self.ring.defer)
         self.tail = DynamicTail(self.dev.limits, self.dev.features)
         self.masked = MaskedClear(self.dev)
+        # generic attribute values (one vec4 per location) for inputs no array feeds
+        self.defaults_binding = int(self.dev.limits.maxVertexInputBindings) - 1
+        self.attrib_defaults = VkBufferResource(self.dev, self.ring.defer)
+        self.set_attrib_defaults([(0.0, 0.0, 0.0, 1.0)] * 32)
         self.depth_format = pick_depth_format(self.dev)
         self.default = RenderTarget.offscreen(self.dev, width, height, (RGBA8,), self.depth_format)
         self.target = self.default
@@ -79,12 +85,30 @@ class VulkanRenderer:
         self.frame_cpu_ns: list[int] = []
         self._frame_t0 = time.thread_time_ns()
 
+    def set_attrib_defaults(self, values: list[tuple[float, float, float, float]]) -> None:
+        data = b"".join(struct.pack("<4f", *v) for v in values)
+        if self.attrib_defaults.gpu is None:
+            self.attrib_defaults.respecify(len(data))
+        if self.attrib_defaults.gpu.read() != data:  # type: ignore[union-attr]
+            self.attrib_defaults.write(0, data, self.ring.completed)
+
     # -- targets --------------------------------------------------------------
     def set_target(self, target: RenderTarget, target_id: int) -> None:
         if target is self.target and target_id == self.target_id:
             return
         self._flush_pass()
         self.target, self.target_id = target, target_id
+
+    def resize_default(self, width: int, height: int) -> None:
+        """The default framebuffer takes the size the client states (a new surface)."""
+        d = self.default
+        if (d.width, d.height) == (width, height):
+            return
+        self._flush_pass()
+        self.default = RenderTarget.offscreen(self.dev, width, height, (RGBA8,), self.depth_format)
+        if self.target is d:
+            self.target = self.default
+        self.ring.defer(d.destroy)
 
     def forget_target(self, target: RenderTarget) -> None:
         """``target`` dies: stop rendering to it; its framebuffers retire with the frame."""
@@ -201,7 +225,8 @@ class VulkanRenderer:
         cmd = self._begin_pass()
         rp_key = RenderPassKey.loading(tuple(c.format for c in t.colors),
                                        t.depth.format if t.depth else None)  # fmt: skip
-        key = PipelineKey(dc.cso, dc.shader_handle, dc.vertex.for_shader(dc.shader.inputs),
+        key = PipelineKey(dc.cso, dc.shader_handle,
+                          dc.vertex.for_shader(dc.shader.inputs, self.defaults_binding),
                           rp_key, dc.topology, dc.restart)  # fmt: skip
         has_stencil = t.depth is not None and t.depth.aspect & vk.VK_IMAGE_ASPECT_STENCIL_BIT
         pipe = self.memo.get(
@@ -217,7 +242,10 @@ class VulkanRenderer:
         if bind_descriptors is not None:
             bind_descriptors(cmd, dc.shader)
         used = {b for _, b, _, _ in key.vertex.attributes}
-        for binding, buf, offset in dc.buffers:
+        buffers = dc.buffers
+        if self.defaults_binding in used:
+            buffers = buffers + [(self.defaults_binding, self.attrib_defaults.use(self.ring.serial), 0)]
+        for binding, buf, offset in buffers:
             if binding in used and self._bound.get(("vb", binding)) != (buf, offset):
                 vk.vkCmdBindVertexBuffers(cmd, binding, 1, [buf], [offset])
                 self._bound[("vb", binding)] = (buf, offset)
@@ -271,6 +299,7 @@ class VulkanRenderer:
             return
         self.finish()
         self.memo.destroy()
+        self.attrib_defaults.destroy()
         self.masked.destroy()
         self.ring.close()
         self.default.destroy()

@@ -161,6 +161,7 @@ class RenderTarget:
         self.colors = colors
         self.depth = depth
         self.owned = owned  # images this target made (destroyed with it)
+        self.read_index = 0  # the colour attachment ReadPixels reads (glReadBuffer)
         self._framebuffers: dict[RenderPassKey, Any] = {}
 
     @classmethod
