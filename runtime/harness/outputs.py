@@ -30,6 +30,9 @@ def scene_stats(res: SceneResult, backend: str, transport: str) -> dict[str, Any
         doc["gl_calls_by_name"] = be["gl_calls_by_name"]
         doc["sync"] = be["sync"]
         doc["renderer"] = be["renderer"]
+    vk_stats = getattr(res.backend, "vulkan_stats", None)
+    if vk_stats is not None:  # pipelines, vkCmdSet* by name, per-frame CPU, validation
+        doc["vulkan"] = vk_stats()
     doc["images"] = [[i.width, i.height] for i in res.images]
     return doc
 

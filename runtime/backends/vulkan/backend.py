@@ -257,6 +257,10 @@ class VulkanBackend:
     def Flush(self, ctx: Any, d: Any) -> None:
         self.r.finish()
 
+    def vulkan_stats(self) -> dict[str, Any]:
+        """The counters, plus how many validation messages are waiting (not consumed)."""
+        return dict(self.counters.snapshot(), validation_messages=len(self.dev.messages))
+
     # -- lifetime ---------------------------------------------------------------------
     def snapshot(self) -> np.ndarray:
         return self.r.snapshot()
