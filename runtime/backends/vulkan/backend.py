@@ -39,10 +39,10 @@ _TYPE_SIZE = {GL.FLOAT: 4, GL.UNSIGNED_BYTE: 1, GL.BYTE: 1, GL.SHORT: 2, GL.UNSI
               GL.INT: 4, GL.UNSIGNED_INT: 4, GL.HALF_FLOAT: 2}  # fmt: skip
 _STATE_ONLY = (
     "BindRenderState", "SetDynamicState", "CreateRenderState", "BindVertexElements",
-    "DeleteVertexElements", "SetVertexBuffers", "SetIndexBuffer", "SetDrawProgram",
+    "DeleteVertexElements", "SetIndexBuffer", "SetDrawProgram",
     "BindShaderState", "SetPixelPackState", "SetSamplerViews", "BindSamplerStates",
-    "SetVertexAttribDefaults", "ObjectDeath", "SetContextValues", "SetTextureParams",
-    "ApplierReset", "SetPatchState",
+    "ObjectDeath", "SetContextValues", "SetTextureParams",
+    "SetPatchState",
 )  # fmt: skip
 
 
@@ -65,7 +65,7 @@ class VulkanBackend:
         self.counters = Counters(self.r)
         self._targets: dict[Any, tuple[int, RenderTarget]] = {}
         self._target_ids = 0
-        self._defaults_seen = b""
+        self._vbufs: list[tuple[int, VkBufferResource, int]] = []
         self._live: dict[int, Any] = {}  # id -> every backend object not yet destroyed
         for name in _STATE_ONLY:
             setattr(self, name, _noop)
@@ -200,18 +200,13 @@ class VulkanBackend:
         shader_h = ctx.draw_program
         shader = _obj(ctx, "ShaderCso", shader_h, "DrawVbo.Program").backend
         vertex = _obj(ctx, "VertexElementsCso", ctx.vertex_elements, "DrawVbo.VertexElements").backend
-        buffers = []
-        for i, row in enumerate(ctx.windows["SetVertexBuffers"]):
-            h = _handle(row["Res"])
-            if h.slot:
-                buf = _obj(ctx, "Buffer", h, f"DrawVbo.VertexBuffer[{i}]").backend
-                buffers.append((i, buf.use(self.r.ring.serial), int(row["Offset"])))
+        serial = self.r.ring.serial
+        buffers = [(i, res.use(serial), off) for i, res, off in self._vbufs]
         index = None
         size = int(p["IndexSize"])
         if size:
             ib = _obj(ctx, "Buffer", p["IndexResource"], "DrawVbo.IndexResource").backend
             index = (ib.use(self.r.ring.serial), size)
-        self._attrib_defaults(ctx)
         block = ctx.render_state.view()
         restart = bool(size) and bool(int(p["Flags"]) & _restart_flag())
         ranges = [(int(r["Start"]), int(r["Count"]), int(r["IndexBias"])) for r in d.tails[0]]
@@ -219,12 +214,24 @@ class VulkanBackend:
                       topology(int(p["Mode"])), restart, ranges, max(int(p["InstanceCount"]), 1))  # fmt: skip
         self.r.draw(dc, block, ctx.render_state.version)
 
-    def _attrib_defaults(self, ctx: Any) -> None:
+    def SetVertexBuffers(self, ctx: Any, d: Any) -> None:
+        """Resolve the whole window once per change (a draw only reads the list)."""
+        out = []
+        for i, row in enumerate(ctx.windows["SetVertexBuffers"]):
+            h = _handle(row["Res"])
+            if h.slot:
+                res = _obj(ctx, "Buffer", h, f"SetVertexBuffers.MGPVertexBufferWire[{i}]")
+                out.append((i, res.backend, int(row["Offset"])))
+        self._vbufs = out
+
+    def ApplierReset(self, ctx: Any, d: Any) -> None:
+        """Bindings and windows are back to nothing bound (the applier reset them)."""
+        self._vbufs = []
+        self.SetVertexAttribDefaults(ctx, d)
+        self.r.set_target(self.r.default, 0)
+
+    def SetVertexAttribDefaults(self, ctx: Any, d: Any) -> None:
         window = ctx.windows["SetVertexAttribDefaults"]
-        raw = window.tobytes()
-        if raw == self._defaults_seen:
-            return
-        self._defaults_seen = raw
         values = []
         for row in window:
             if not row.tobytes().strip(b"\0"):  # never written: GL's (0, 0, 0, 1)

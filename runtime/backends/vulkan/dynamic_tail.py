@@ -73,6 +73,22 @@ def tail_key(p: np.void, extent: tuple[int, int], target: int) -> DynamicTailKey
     )  # fmt: skip
 
 
+#: The members the tail reads, and how much of each (array members: element 0).
+_TAIL_MEMBERS = ("Viewports", "DepthRanges", "BlendColor", "PolygonOffsetFactor",
+                 "PolygonOffsetUnits", "PolygonOffsetClamp", "LineWidth", "StencilStates",
+                 "ScissorBoxes", "ScissorTestEnabledMask")  # fmt: skip
+
+
+def tail_ranges(dt: np.dtype) -> tuple[tuple[int, int], ...]:
+    """(offset, size) of every tail input in the block, from the generated layout."""
+    out = []
+    for name in _TAIL_MEMBERS:
+        sub, off = dt.fields[name][:2]
+        size = sub.itemsize if name == "StencilStates" else sub.base.itemsize
+        out.append((int(off), int(size)))
+    return tuple(out)
+
+
 def _clamp(v: int, lo: int, hi: int) -> int:
     return max(lo, min(hi, v))
 
@@ -103,6 +119,8 @@ class DynamicTail:
         self._serial = -1
         self._gate: tuple[int, tuple[int, int], int] | None = None
         self._key: DynamicTailKey | None = None
+        self._raw: bytes | None = None
+        self._ranges: tuple[tuple[int, int], ...] | None = None
 
     def apply(self, cmd: Any, serial: int, version: int, block: np.void,
               extent: tuple[int, int], target: int) -> None:  # fmt: skip
@@ -112,14 +130,21 @@ class DynamicTail:
         if not fresh and gate == self._gate:
             self.version_hits += 1
             return
+        if self._ranges is None:
+            self._ranges = tail_ranges(block.dtype)
+        data = block.tobytes()
+        raw = b"".join(data[o : o + n] for o, n in self._ranges) + repr((extent, target)).encode()
+        if not fresh and raw == self._raw:  # the value key, compared as the bytes it reads
+            self.value_hits += 1
+            self._gate = gate
+            return
         key = tail_key(block, extent, target)
         old = None if fresh else self._key
         if old == key:
             self.value_hits += 1
-            self._gate = gate
-            return
-        self._issue(cmd, key, old)
-        self._serial, self._gate, self._key = serial, gate, key
+        else:
+            self._issue(cmd, key, old)
+        self._serial, self._gate, self._key, self._raw = serial, gate, key, raw
 
     def _issue(self, cmd: Any, k: DynamicTailKey, old: DynamicTailKey | None) -> None:
         W, H = k.extent
@@ -171,7 +196,7 @@ class DynamicTail:
     def reset(self) -> None:
         """Forget the shadow (a new command buffer starts with no dynamic state)."""
         self._serial = -1
-        self._gate = self._key = None
+        self._gate = self._key = self._raw = None
 
     @property
     def total_issued(self) -> int:

@@ -56,11 +56,26 @@ class VertexLayout:
     bindings: tuple[tuple[int, int, bool], ...]
     attributes: tuple[tuple[int, int, int, int], ...]
 
+    def __hash__(self) -> int:  # keys are hashed per draw: compute once
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash((self.bindings, self.attributes))
+            object.__setattr__(self, "_hash", h)
+        return h
+
     def for_shader(self, inputs: frozenset[int], defaults: int | None = None) -> "VertexLayout":
         """Only the attributes the vertex stage consumes and the bindings they read; an
         input no enabled array feeds reads its current generic value (GL's
         ``glVertexAttrib4f``, initially (0, 0, 0, 1)) from binding ``defaults`` (stride 0,
         one vec4 per location)."""
+        memo = self.__dict__.setdefault("_for", {})
+        hit = memo.get((inputs, defaults))
+        if hit is not None:
+            return hit
+        memo[(inputs, defaults)] = out = self._for_shader(inputs, defaults)
+        return out
+
+    def _for_shader(self, inputs: frozenset[int], defaults: int | None) -> "VertexLayout":
         attrs = tuple(a for a in self.attributes if a[0] in inputs)
         used = {a[1] for a in attrs}
         binds = tuple(b for b in self.bindings if b[0] in used)

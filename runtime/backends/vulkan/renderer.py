@@ -223,8 +223,7 @@ class VulkanRenderer:
              bind_descriptors: Callable[[Any, ShaderProgram], None] | None = None) -> None:  # fmt: skip
         t = self.target
         cmd = self._begin_pass()
-        rp_key = RenderPassKey.loading(tuple(c.format for c in t.colors),
-                                       t.depth.format if t.depth else None)  # fmt: skip
+        rp_key = t.key()
         key = PipelineKey(dc.cso, dc.shader_handle,
                           dc.vertex.for_shader(dc.shader.inputs, self.defaults_binding),
                           rp_key, dc.topology, dc.restart)  # fmt: skip

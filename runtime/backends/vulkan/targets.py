@@ -162,6 +162,7 @@ class RenderTarget:
         self.depth = depth
         self.owned = owned  # images this target made (destroyed with it)
         self.read_index = 0  # the colour attachment ReadPixels reads (glReadBuffer)
+        self._key: RenderPassKey | None = None
         self._framebuffers: dict[RenderPassKey, Any] = {}
 
     @classmethod
@@ -172,9 +173,12 @@ class RenderTarget:
         return cls(dev, width, height, colors, depth, colors + ([depth] if depth else []))
 
     def key(self) -> RenderPassKey:
-        return RenderPassKey.loading(
-            tuple(c.format for c in self.colors), self.depth.format if self.depth else None
-        )
+        """The compatible (all-LOAD) key of this target's attachments (made once)."""
+        if self._key is None:
+            self._key = RenderPassKey.loading(
+                tuple(c.format for c in self.colors), self.depth.format if self.depth else None
+            )
+        return self._key
 
     def images(self) -> list[GpuImage]:
         return self.colors + ([self.depth] if self.depth else [])
