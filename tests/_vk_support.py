@@ -1,64 +1,24 @@
-"""Test support for the Vulkan tests: a shared device, the validation collector, a colour
-program compiled from GLSL at test time, and a runner that drives a client into the
-Vulkan backend."""
+"""Test support for the Vulkan tests: the validation policy, the suite's colour program, and
+a runner that drives a client into the Vulkan backend."""
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import tempfile
-from pathlib import Path
+import os
+import struct
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
-VERT = """#version 450
-layout(location = 0) in vec3 a_pos;
-layout(location = 1) in vec4 a_color;
-layout(location = 0) out vec4 v_color;
-void main() { v_color = a_color; gl_Position = vec4(a_pos, 1.0); }
-"""
-FRAG = """#version 450
-layout(location = 0) in vec4 v_color;
-layout(location = 0) out vec4 o_color0;
-void main() { o_color0 = v_color; }
-"""
-REFLECTION = json.dumps(
-    {"inputs": [{"location": 0, "name": "a_pos", "type": "vec3"},
-                {"location": 1, "name": "a_color", "type": "vec4"}],
-     "outputs": [{"location": 0, "name": "o_color0", "type": "vec4"}],
-     "uniforms": [], "samplers": []}, sort_keys=True, separators=(",", ":")).encode()
-
-
-def compile_glsl(source: str, stage: str) -> bytes:
-    tool = shutil.which("glslangValidator")
-    if tool is None:
-        raise RuntimeError("glslangValidator not found (Debian: glslang-tools)")
-    with tempfile.TemporaryDirectory() as d:
-        src = Path(d) / f"s.{stage}"
-        src.write_text(source)
-        out = Path(d) / "s.spv"
-        res = subprocess.run([tool, "-V", "--target-env", "vulkan1.0", "-o", str(out), str(src)],
-                             capture_output=True, text=True)
-        if res.returncode:
-            raise RuntimeError(res.stdout)
-        return out.read_bytes()
-
-
-_CACHE: dict[str, dict[int, bytes]] = {}
+from mgpipe.runtime.harness.shaders.programs import load
 
 
 def color_program() -> tuple[dict[int, bytes], bytes]:
-    if "color" not in _CACHE:
-        _CACHE["color"] = {0: compile_glsl(VERT, "vert"), 4: compile_glsl(FRAG, "frag")}
-    return _CACHE["color"], REFLECTION
+    """The suite's ``color`` program (committed SPIR-V + reflection record)."""
+    prog = load("color")
+    return prog.spirv, prog.reflection
 
 
 # -- the Vulkan test harness -------------------------------------------------------------
-import os  # noqa: E402
-import struct  # noqa: E402
-from collections.abc import Iterator  # noqa: E402
-from contextlib import contextmanager  # noqa: E402
-from typing import Any  # noqa: E402
-
 # Tests require the validation layer unless the caller says otherwise (a GPU box without
 # the layer runs with MGPIPE_VK_VALIDATION=auto or off).
 os.environ.setdefault("MGPIPE_VK_VALIDATION", "on")
