@@ -36,12 +36,17 @@ def _no_messages(request):
 
 
 def test_validation_is_on_in_tests(dev):
-    # Fails (never skips) where the layer is missing: tests require it unless told otherwise.
-    assert layer_available(), "VK_LAYER_KHRONOS_validation is not installed"
-    assert dev.validation
+    # Tests require the layer (MGPIPE_VK_VALIDATION defaults to "on" under pytest): where it
+    # is missing this fails, it never skips. Only an explicit "auto"/"off" (a GPU box
+    # without the layer) waives it.
+    if validation_mode() == "on":
+        assert layer_available(), "VK_LAYER_KHRONOS_validation is not installed"
+        assert dev.validation
 
 
 def test_collector_catches_a_planted_error(dev):
+    if not dev.validation:
+        pytest.skip(f"validation explicitly {validation_mode()} (MGPIPE_VK_VALIDATION)")
     ring = FrameRing(dev)
     try:
         cmd = ring.cmd()
