@@ -197,3 +197,27 @@ def test_baked_internal_shaders_are_fresh(tmp_path):
 
     for path in internal_shaders.bake(tmp_path):
         assert path.read_bytes() == (internal_shaders.BAKED / path.name).read_bytes(), path.name
+
+
+def test_a_respecified_render_texture_gets_a_new_framebuffer():
+    with vk_client() as (c, be):
+        setup_color(c)
+        tex = c.create_texture_2d(64, 48)
+        fb = c.create_framebuffer()
+        c.framebuffer_texture(fb, 0, tex)
+        c.bind_framebuffer(fb)
+        c.clear_color(0, 1, 0, 1)
+        c.clear()
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        assert _pixel(c, 1, 1) == (255, 0, 0, 255)
+        # new storage for the attached texture (glTexImage2D again) while the FBO stays
+        # bound: the framebuffer state is not re-sent, the old image retires in flight
+        c.em.emit("ResourceRespecify", {"Res": tex.handle, "Target": c._target(tex.target),
+                                        "StorageKind": 0, "InternalFormat": 0x8058, "Width": 64,
+                                        "Height": 48, "Depth": 1, "ArrayLayers": 1, "Levels": 1})
+        c.clear_color(0, 0, 1, 1)
+        c.clear()
+        assert _pixel(c, 1, 1) == (0, 0, 255, 255)
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        assert _pixel(c, 1, 1) == (255, 0, 0, 255) and _pixel(c, 62, 46) == (0, 0, 255, 255)
+        c.present()

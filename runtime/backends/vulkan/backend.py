@@ -97,9 +97,13 @@ class VulkanBackend:
             self.ResourceCreate(ctx, d)
         if isinstance(obj.backend, VkBufferResource):
             obj.backend.respecify(int(p["Width"]))
-        else:
+        else:  # attached targets read the new image through the resource
             obj.backend.respecify(int(p["InternalFormat"]), int(p["Width"]), int(p["Height"]),
                                   int(p["Levels"]))  # fmt: skip
+
+    def _forget_targets_of(self, res: Any) -> None:
+        for key in [k for k, (_, t) in self._targets.items() if t.uses(res)]:
+            self.r.forget_target(self._targets.pop(key)[1])
 
     def ResourceSubData(self, ctx: Any, d: Any) -> None:
         res, p = ctx.resolved["Res"].backend, d.payload
@@ -120,8 +124,7 @@ class VulkanBackend:
     def ResourceDestroy(self, ctx: Any, d: Any) -> None:
         obj = ctx.resolved["Res"]
         if obj.backend is not None:
-            for key in [k for k, (_, t) in self._targets.items() if _uses(t, obj.backend)]:
-                self.r.forget_target(self._targets.pop(key)[1])
+            self._forget_targets_of(obj.backend)
             obj.backend.destroy()
             self._drop(obj.backend)
             obj.backend = None
@@ -182,13 +185,14 @@ class VulkanBackend:
                     res = _obj(ctx, "Texture", s["Res"], f"SetFramebufferState.Color[{i}]")
                     if res.handle == read_res:
                         read = len(colors)
-                    colors.append(res.backend.image)
+                    colors.append(res.backend)
             depth = None
             for name in ("Depth", "Stencil"):  # one packed depth-stencil image serves both
                 if depth is None and int(p[name]["Kind"]):
                     depth = _obj(ctx, "Texture", p[name]["Res"], f"SetFramebufferState.{name}")
-                    depth = depth.backend.image
-            target = RenderTarget(self.dev, int(p["Width"]), int(p["Height"]), colors, depth, [])
+                    depth = depth.backend
+            target = RenderTarget(self.dev, int(p["Width"]), int(p["Height"]), colors, depth, [],
+                                  self.r.ring.defer)  # fmt: skip
             target.read_index = read if int(p["ReadSurface"]["Kind"]) else 0
             self._target_ids += 1
             entry = self._targets[key] = (self._target_ids, target)
@@ -292,8 +296,4 @@ def _restart_flag() -> int:
 def _noop(ctx: Any, d: Any) -> None:
     return None
 
-
-def _uses(target: RenderTarget, res: Any) -> bool:
-    img = getattr(res, "image", None)
-    return img is not None and (img in target.colors or img is target.depth)
 

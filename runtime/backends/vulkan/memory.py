@@ -9,6 +9,7 @@ may still have the object in flight hand ``destroy`` to a
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import vulkan as vk
@@ -27,6 +28,9 @@ DEPTH_STENCIL_FORMATS = {
     vk.VK_FORMAT_D32_SFLOAT: vk.VK_IMAGE_ASPECT_DEPTH_BIT,
     vk.VK_FORMAT_D16_UNORM: vk.VK_IMAGE_ASPECT_DEPTH_BIT,
 }
+
+
+_IMAGE_SERIALS = itertools.count(1)
 
 
 def aspect_of(fmt: int) -> int:
@@ -76,6 +80,7 @@ class GpuImage:
     def __init__(self, dev: VulkanDevice, width: int, height: int, fmt: int, usage: int,
                  levels: int = 1) -> None:  # fmt: skip
         self.dev = dev
+        self.serial = next(_IMAGE_SERIALS)  # identity that is never reused (unlike id())
         self.width, self.height, self.format, self.levels = width, height, fmt, levels
         self.aspect = aspect_of(fmt)
         info = vk.VkImageCreateInfo(

@@ -151,49 +151,88 @@ def with_layout(cmd: Any, img: GpuImage, layout: int, record: Any) -> None:
     img.barrier(cmd, GENERAL, rw, rw, every, every)
 
 
-class RenderTarget:
-    """Colour attachments (owned or borrowed images) + an optional depth-stencil image."""
+class _Owned:
+    """An image source that is the image itself (a target's own attachments)."""
 
-    def __init__(self, dev: VulkanDevice, width: int, height: int,
-                 colors: list[GpuImage], depth: GpuImage | None, owned: list[GpuImage]) -> None:  # fmt: skip
+    def __init__(self, image: GpuImage) -> None:
+        self.image = image
+
+
+class RenderTarget:
+    """Colour attachments + an optional depth-stencil attachment.
+
+    Attachments are *sources*: objects with an ``image`` attribute read at every use (a
+    texture respecified while attached brings its new image; the framebuffer made for the
+    old one retires through ``defer``). A target's own images are destroyed with it.
+    """
+
+    def __init__(self, dev: VulkanDevice, width: int, height: int, colors: list[Any],
+                 depth: Any | None, owned: list[GpuImage],
+                 defer: Any = None) -> None:  # fmt: skip
         self.dev = dev
         self.width, self.height = width, height
-        self.colors = colors
-        self.depth = depth
+        self._colors = colors
+        self._depth = depth
         self.owned = owned  # images this target made (destroyed with it)
+        self.defer = defer
         self.read_index = 0  # the colour attachment ReadPixels reads (glReadBuffer)
         self._key: RenderPassKey | None = None
-        self._framebuffers: dict[RenderPassKey, Any] = {}
+        self._fb: tuple[tuple[int, ...], Any] | None = None
 
     @classmethod
     def offscreen(cls, dev: VulkanDevice, width: int, height: int, color_formats: tuple[int, ...],
                   depth_format: int | None) -> "RenderTarget":  # fmt: skip
         colors = [GpuImage(dev, width, height, f, COLOR_USAGE) for f in color_formats]
         depth = GpuImage(dev, width, height, depth_format, DEPTH_USAGE) if depth_format else None
-        return cls(dev, width, height, colors, depth, colors + ([depth] if depth else []))
+        return cls(dev, width, height, [_Owned(c) for c in colors],
+                   _Owned(depth) if depth else None, colors + ([depth] if depth else []))  # fmt: skip
+
+    @property
+    def colors(self) -> list[GpuImage]:
+        return [c.image for c in self._colors]
+
+    @property
+    def depth(self) -> GpuImage | None:
+        return self._depth.image if self._depth is not None else None
+
+    def uses(self, source: Any) -> bool:
+        return any(c is source for c in self._colors) or self._depth is source
 
     def key(self) -> RenderPassKey:
-        """The compatible (all-LOAD) key of this target's attachments (made once)."""
-        if self._key is None:
-            self._key = RenderPassKey.loading(
-                tuple(c.format for c in self.colors), self.depth.format if self.depth else None
-            )
+        """The compatible (all-LOAD) key of this target's attachments."""
+        colors = tuple(c.format for c in self.colors)
+        depth = self.depth.format if self.depth else None
+        if self._key is None or (self._key.colors, self._key.depth) != (colors, depth):
+            self._key = RenderPassKey.loading(colors, depth)
         return self._key
 
     def images(self) -> list[GpuImage]:
         return self.colors + ([self.depth] if self.depth else [])
 
     def framebuffer(self, passes: RenderPassCache) -> Any:
-        key = self.key()
-        fb = self._framebuffers.get(key)
-        if fb is None:
-            views = [img.view for img in self.images()]
-            info = vk.VkFramebufferCreateInfo(
-                renderPass=passes.get(key), attachmentCount=len(views), pAttachments=views,
-                width=self.width, height=self.height, layers=1,
-            )  # fmt: skip
-            fb = self._framebuffers[key] = vk.vkCreateFramebuffer(self.dev.device, info, None)
+        images = self.images()
+        ident = tuple(img.serial for img in images)
+        if self._fb is not None and self._fb[0] == ident:
+            return self._fb[1]
+        self._retire_fb()
+        views = [img.view for img in images]
+        info = vk.VkFramebufferCreateInfo(
+            renderPass=passes.get(self.key()), attachmentCount=len(views), pAttachments=views,
+            width=self.width, height=self.height, layers=1,
+        )  # fmt: skip
+        fb = vk.vkCreateFramebuffer(self.dev.device, info, None)
+        self._fb = (ident, fb)
         return fb
+
+    def _retire_fb(self) -> None:
+        if self._fb is None:
+            return
+        fb, self._fb = self._fb[1], None
+        destroy = lambda: vk.vkDestroyFramebuffer(self.dev.device, fb, None)  # noqa: E731
+        if self.defer is not None:
+            self.defer(destroy)
+        else:
+            destroy()
 
     def record_readback(self, cmd: Any, index: int, x: int, y: int, w: int, h: int) -> GpuBuffer:
         """Record a copy of GL rect (x, y, w, h) of colour ``index`` into a new host buffer."""
@@ -223,9 +262,9 @@ class RenderTarget:
         return np.frombuffer(raw, np.uint8).reshape(h, w * bpp)[::-1].tobytes()
 
     def destroy(self) -> None:
-        for fb in self._framebuffers.values():
-            vk.vkDestroyFramebuffer(self.dev.device, fb, None)
-        self._framebuffers.clear()
+        if self._fb is not None:
+            vk.vkDestroyFramebuffer(self.dev.device, self._fb[1], None)
+            self._fb = None
         for img in self.owned:
             img.destroy()
         self.owned = []
