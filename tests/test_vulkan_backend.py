@@ -221,3 +221,24 @@ def test_a_respecified_render_texture_gets_a_new_framebuffer():
         c.draw_arrays(GL_TRIANGLES, 0, 3)
         assert _pixel(c, 1, 1) == (255, 0, 0, 255) and _pixel(c, 62, 46) == (0, 0, 255, 255)
         c.present()
+
+
+def test_a_reissued_shader_state_retires_the_old_programs_pipelines():
+    with vk_client() as (c, be):
+        prog, _ = setup_color(c)
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        assert _counts(be)["pipelines_created"] == 1
+        spirv, refl = _program()
+        off, size, seg = c.em.stage_bytes(spirv[0])
+        stages = [{} for _ in range(6)]
+        stages[0] = {"Offset": off, "Size": size, "Seg": seg}
+        off, size, seg = c.em.stage_bytes(spirv[4])
+        stages[4] = {"Offset": off, "Size": size, "Seg": seg}
+        off, size, seg = c.em.stage_bytes(refl)
+        c.em.emit("CreateShaderState", {  # the same handle, linked again
+            "Cso": prog.handle, "StageMask": 0b10001, "SpirvStatus": 1, "LinkStatus": 1,
+            "Spirv": stages, "Reflection": {"Offset": off, "Size": size, "Seg": seg}})
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        snap = _counts(be)
+        assert snap["pipelines_created"] == 2 and snap["pipelines_retired"] == 1
+        c.present()

@@ -66,6 +66,7 @@ class VulkanBackend:
         self._targets: dict[Any, tuple[int, RenderTarget]] = {}
         self._target_ids = 0
         self._vbufs: list[tuple[int, VkBufferResource, int]] = []
+        self._programs: dict[Handle, ShaderProgram] = {}
         self._live: dict[int, Any] = {}  # id -> every backend object not yet destroyed
         for name in _STATE_ONLY:
             setattr(self, name, _noop)
@@ -135,16 +136,23 @@ class VulkanBackend:
         blobs = obj.data.get("blobs") or {}
         spirv = {i: bytes(blobs.get(f"Spirv[{i}]", b"")) for i in range(6)}
         spirv = {i: b for i, b in spirv.items() if int(d.payload["StageMask"]) >> i & 1 and b}
-        obj.backend = self._keep(
-            ShaderProgram(self.dev, spirv, bytes(blobs.get("Reflection", b"")))
-        )
+        program = ShaderProgram(self.dev, spirv, bytes(blobs.get("Reflection", b"")))
+        old = self._programs.get(obj.handle)
+        if old is not None:  # a re-issued create on a live handle replaces the program
+            self._retire_program(obj.handle, old)
+        self._programs[obj.handle] = obj.backend = self._keep(program)
+
+    def _retire_program(self, handle: Handle, program: ShaderProgram) -> None:
+        self.r.memo.retire(handle)
+        self._programs.pop(handle, None)
+        self._drop(program)
+        self.r.ring.defer(program.destroy)
 
     def DeleteShaderState(self, ctx: Any, d: Any) -> None:
         obj = ctx.resolved["Res"]
         self.r.memo.retire(obj.handle)
         if obj.backend is not None:
-            self._drop(obj.backend)
-            self.r.ring.defer(obj.backend.destroy)
+            self._retire_program(obj.handle, obj.backend)
 
     def DeleteRenderState(self, ctx: Any, d: Any) -> None:
         self.r.memo.retire(ctx.resolved["Res"].handle)
