@@ -14,11 +14,10 @@ framebuffer.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
-
-from functools import lru_cache
 
 from ...schema import layouts
 from ...schema import tables as _t
@@ -34,7 +33,6 @@ from .vk_enums import GL, UnsupportedEnum, topology, vertex_format
 
 __all__ = ["VulkanBackend"]
 
-_COLOR_BIT, _DEPTH_BIT, _STENCIL_BIT = 0x4000, 0x0100, 0x0400  # GL clear mask bits
 _TYPE_SIZE = {GL.FLOAT: 4, GL.UNSIGNED_BYTE: 1, GL.BYTE: 1, GL.SHORT: 2, GL.UNSIGNED_SHORT: 2,
               GL.INT: 4, GL.UNSIGNED_INT: 4, GL.HALF_FLOAT: 2}  # fmt: skip
 _STATE_ONLY = (
@@ -256,14 +254,14 @@ class VulkanBackend:
         p = d.payload
         mask = int(p["Mask"])
         bits = np.asarray(p["ColorBits"], dtype=np.uint32)
-        color = tuple(float(x) for x in bits.view(np.float32)) if mask & _COLOR_BIT else None
-        depth = float(p["Depth"]) if mask & _DEPTH_BIT else None
-        stencil = int(p["Stencil"]) if mask & _STENCIL_BIT else None
+        color = tuple(float(x) for x in bits.view(np.float32)) if mask & GL.COLOR_BUFFER_BIT else None
+        depth = float(p["Depth"]) if mask & GL.DEPTH_BUFFER_BIT else None
+        stencil = int(p["Stencil"]) if mask & GL.STENCIL_BUFFER_BIT else None
         self.r.clear(ctx.render_state.view(), color, depth, stencil)  # type: ignore[arg-type]
 
     def ReadPixels(self, ctx: Any, d: Any) -> None:
         p = d.payload
-        if (int(p["Format"]), int(p["Type"])) != (0x1908, 0x1401):  # GL_RGBA, GL_UNSIGNED_BYTE
+        if (int(p["Format"]), int(p["Type"])) != (GL.RGBA, GL.UNSIGNED_BYTE):
             raise UnsupportedEnum(f"ReadPixels: format {int(p['Format']):#x} type {int(p['Type']):#x}")
         data = self.r.read_pixels(self.r.target.read_index, int(p["X"]), int(p["Y"]),
                                   int(p["Width"]), int(p["Height"]))  # fmt: skip
