@@ -272,7 +272,8 @@ class VulkanBackend:
         self.r.present()
 
     def Flush(self, ctx: Any, d: Any) -> None:
-        self.r.finish()
+        """``glFlush``: what was recorded goes to the queue; nothing waits."""
+        self.r.flush()
 
     def vulkan_stats(self) -> dict[str, Any]:
         """The counters, plus how many validation messages are waiting (not consumed)."""

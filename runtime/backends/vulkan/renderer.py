@@ -288,6 +288,10 @@ class VulkanRenderer:
         self.frame_cpu_ns.append(now - self._frame_t0)
         self._frame_t0 = now
 
+    def flush(self) -> None:
+        self._flush_pass()
+        self.ring.submit()
+
     def finish(self) -> None:
         self._flush_pass()
         self.ring.submit(wait=True)
