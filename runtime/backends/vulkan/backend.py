@@ -14,6 +14,7 @@ framebuffer.
 
 from __future__ import annotations
 
+import struct
 from functools import lru_cache
 from typing import Any
 
@@ -44,14 +45,14 @@ _STATE_ONLY = (
 )  # fmt: skip
 
 
-def _handle(rec: Any) -> Handle:
-    return Handle(int(rec["Slot"]), int(rec["Gen"]))
-
-
-def _obj(ctx: Any, kind: str, rec_or_handle: Any, what: str) -> Any:
-    """The live server object a handle (or an ``MGPipeHandle`` record) names."""
-    h = rec_or_handle if isinstance(rec_or_handle, Handle) else _handle(rec_or_handle)
+def _obj(ctx: Any, kind: str, h: Handle, what: str) -> Any:
+    """The live server object a handle names."""
     return ctx.tables[table_of(kind)].resolve(h, what)
+
+
+def _floats(bits: tuple[int, ...]) -> tuple[float, ...]:
+    """u32 words that carry float bits -> the floats."""
+    return struct.unpack(f"<{len(bits)}f", struct.pack(f"<{len(bits)}I", *bits))
 
 
 class VulkanBackend:
@@ -95,10 +96,9 @@ class VulkanBackend:
         if obj.backend is None:
             self.ResourceCreate(ctx, d)
         if isinstance(obj.backend, VkBufferResource):
-            obj.backend.respecify(int(p["Width"]))
+            obj.backend.respecify(p.Width)
         else:  # attached targets read the new image through the resource
-            obj.backend.respecify(int(p["InternalFormat"]), int(p["Width"]), int(p["Height"]),
-                                  int(p["Levels"]))  # fmt: skip
+            obj.backend.respecify(p.InternalFormat, p.Width, p.Height, p.Levels)
 
     def _forget_targets_of(self, res: Any) -> None:
         for key in [k for k, (_, t) in self._targets.items() if t.uses(res)]:
@@ -106,19 +106,18 @@ class VulkanBackend:
 
     def ResourceSubData(self, ctx: Any, d: Any) -> None:
         res, p = ctx.resolved["Res"].backend, d.payload
-        blob = bytes(d.blob) if d.blob is not None else b""
+        blob = d.blob or b""
         if isinstance(res, VkBufferResource):
-            res.write(int(p["UnionBox"]["X"]), blob[: int(p["UnionBox"]["W"])], self.r.ring.completed)
+            res.write(p.UnionBox.X, blob[: p.UnionBox.W], self.r.ring.completed)
             return
         regions = []
         for row in d.tails[0] if d.tails else ():
-            w, h, off = int(row["W"]), int(row["H"]), int(row["SrcOffset"])
-            stride = int(row["SrcRowStride"])
+            w, h, off, stride = row.W, row.H, row.SrcOffset, row.SrcRowStride
             rows = b"".join(blob[off + i * stride : off + i * stride + w * 4] for i in range(h))
-            regions.append((int(row["X"]), int(row["Y"]), w, h, rows))
+            regions.append((row.X, row.Y, w, h, rows))
         if regions:
             cmd = self.r.cmd_outside_pass()
-            res.record_upload(cmd, int(p["Level"]), regions, self.r.ring.serial)
+            res.record_upload(cmd, p.Level, regions, self.r.ring.serial)
 
     def ResourceDestroy(self, ctx: Any, d: Any) -> None:
         obj = ctx.resolved["Res"]
@@ -131,9 +130,10 @@ class VulkanBackend:
     # -- shader and render-state CSOs --------------------------------------------
     def CreateShaderState(self, ctx: Any, d: Any) -> None:
         obj = ctx.resolved["Cso"]
-        blobs = obj.data.get("blobs") or {}
-        spirv = {i: bytes(blobs.get(f"Spirv[{i}]", b"")) for i in range(6)}
-        spirv = {i: b for i, b in spirv.items() if int(d.payload["StageMask"]) >> i & 1 and b}
+        blobs = ctx.blobs or obj.data.get("blobs") or {}
+        mask = d.payload.StageMask
+        spirv = {i: bytes(blobs.get(f"Spirv[{i}]", b"")) for i in range(len(d.payload.Spirv))}
+        spirv = {i: b for i, b in spirv.items() if mask >> i & 1 and b}
         program = ShaderProgram(self.dev, spirv, bytes(blobs.get("Reflection", b"")))
         old = self._programs.get(obj.handle)
         if old is not None:  # a re-issued create on a live handle replaces the program
@@ -157,8 +157,8 @@ class VulkanBackend:
 
     def CreateVertexElements(self, ctx: Any, d: Any) -> None:
         obj, p = ctx.resolved["Cso"], d.payload
-        na, nb = int(p["AttribCount"]), int(p["BindingCount"])
-        raw = bytes(d.blob or b"")
+        na, nb = p.AttribCount, p.BindingCount
+        raw = d.blob or b""
         adt, bdt = layouts.dtype("MGPVertexAttribWire"), layouts.dtype("MGPVertexBindingPointWire")
         attrs = np.frombuffer(raw, adt, count=na)
         binds = np.frombuffer(raw, bdt, count=nb, offset=na * adt.itemsize)
@@ -177,29 +177,27 @@ class VulkanBackend:
     # -- framebuffers --------------------------------------------------------------
     def SetFramebufferState(self, ctx: Any, d: Any) -> None:
         p = d.payload
-        if int(p["IsDefault"]):
-            self.r.resize_default(int(p["Width"]), int(p["Height"]))
+        if p.IsDefault:
+            self.r.resize_default(p.Width, p.Height)
             self.r.set_target(self.r.default, 0)
             return
-        key = (_handle(p["Fbo"]), int(p["ContentHash"]))
+        key = (p.Fbo, p.ContentHash)
         entry = self._targets.get(key)
         if entry is None:
-            colors, read_res = [], _handle(p["ReadSurface"]["Res"])
-            for i in range(len(p["Color"])):
-                s = p["Color"][i]
-                if int(s["Kind"]) and int(p["DrawBuffers"][i]) >= 0:
-                    res = _obj(ctx, "Texture", s["Res"], f"SetFramebufferState.Color[{i}]")
-                    if res.handle == read_res:
+            colors, read = [], 0
+            for i, s in enumerate(p.Color):
+                if s.Kind and p.DrawBuffers[i] >= 0:
+                    res = _obj(ctx, "Texture", s.Res, f"SetFramebufferState.Color[{i}]")
+                    if p.ReadSurface.Kind and res.handle == p.ReadSurface.Res:
                         read = len(colors)
                     colors.append(res.backend)
             depth = None
             for name in ("Depth", "Stencil"):  # one packed depth-stencil image serves both
-                if depth is None and int(p[name]["Kind"]):
-                    depth = _obj(ctx, "Texture", p[name]["Res"], f"SetFramebufferState.{name}")
-                    depth = depth.backend
-            target = RenderTarget(self.dev, int(p["Width"]), int(p["Height"]), colors, depth, [],
-                                  self.r.ring.defer)  # fmt: skip
-            target.read_index = read if int(p["ReadSurface"]["Kind"]) else 0
+                surface = getattr(p, name)
+                if depth is None and surface.Kind:
+                    depth = _obj(ctx, "Texture", surface.Res, f"SetFramebufferState.{name}").backend
+            target = RenderTarget(self.dev, p.Width, p.Height, colors, depth, [], self.r.ring.defer)
+            target.read_index = read
             self._target_ids += 1
             entry = self._targets[key] = (self._target_ids, target)
         self.r.set_target(entry[1], entry[0])
@@ -213,25 +211,24 @@ class VulkanBackend:
         serial = self.r.ring.serial
         buffers = [(i, res.use(serial), off) for i, res, off in self._vbufs]
         index = None
-        size = int(p["IndexSize"])
+        size = p.IndexSize
         if size:
-            ib = _obj(ctx, "Buffer", p["IndexResource"], "DrawVbo.IndexResource").backend
-            index = (ib.use(self.r.ring.serial), size)
+            ib = _obj(ctx, "Buffer", p.IndexResource, "DrawVbo.IndexResource").backend
+            index = (ib.use(serial), size)
         block = ctx.render_state.view()
-        restart = bool(size) and bool(int(p["Flags"]) & _restart_flag())
-        ranges = [(int(r["Start"]), int(r["Count"]), int(r["IndexBias"])) for r in d.tails[0]]
+        restart = bool(size) and bool(p.Flags & _restart_flag())
+        ranges = [(r.Start, r.Count, r.IndexBias) for r in d.tails[0]]
         dc = DrawCall(ctx.render_state_cso, shader_h, shader, vertex, buffers, index,
-                      topology(int(p["Mode"])), restart, ranges, max(int(p["InstanceCount"]), 1))  # fmt: skip
+                      topology(p.Mode), restart, ranges, max(p.InstanceCount, 1))  # fmt: skip
         self.r.draw(dc, block, ctx.render_state.version)
 
     def SetVertexBuffers(self, ctx: Any, d: Any) -> None:
         """Resolve the whole window once per change (a draw only reads the list)."""
         out = []
         for i, row in enumerate(ctx.windows["SetVertexBuffers"]):
-            h = _handle(row["Res"])
-            if h.slot:
-                res = _obj(ctx, "Buffer", h, f"SetVertexBuffers.MGPVertexBufferWire[{i}]")
-                out.append((i, res.backend, int(row["Offset"])))
+            if not row.Res.is_null:
+                res = _obj(ctx, "Buffer", row.Res, f"SetVertexBuffers.MGPVertexBufferWire[{i}]")
+                out.append((i, res.backend, row.Offset))
         self._vbufs = out
 
     def ApplierReset(self, ctx: Any, d: Any) -> None:
@@ -244,28 +241,27 @@ class VulkanBackend:
         window = ctx.windows["SetVertexAttribDefaults"]
         values = []
         for row in window:
-            if not row.tobytes().strip(b"\0"):  # never written: GL's (0, 0, 0, 1)
+            if not any(row.Bits) and not row.Kind:  # never written: GL's (0, 0, 0, 1)
                 values.append((0.0, 0.0, 0.0, 1.0))
             else:
-                values.append(tuple(float(x) for x in np.asarray(row["Bits"], np.uint32).view(np.float32)))
+                values.append(_floats(row.Bits))
         self.r.set_attrib_defaults(values)
 
     def Clear(self, ctx: Any, d: Any) -> None:
         p = d.payload
-        mask = int(p["Mask"])
-        bits = np.asarray(p["ColorBits"], dtype=np.uint32)
-        color = tuple(float(x) for x in bits.view(np.float32)) if mask & GL.COLOR_BUFFER_BIT else None
-        depth = float(p["Depth"]) if mask & GL.DEPTH_BUFFER_BIT else None
-        stencil = int(p["Stencil"]) if mask & GL.STENCIL_BUFFER_BIT else None
+        mask = p.Mask
+        color = _floats(p.ColorBits) if mask & GL.COLOR_BUFFER_BIT else None
+        depth = p.Depth if mask & GL.DEPTH_BUFFER_BIT else None
+        stencil = p.Stencil if mask & GL.STENCIL_BUFFER_BIT else None
         self.r.clear(ctx.render_state.view(), color, depth, stencil)  # type: ignore[arg-type]
 
     def ReadPixels(self, ctx: Any, d: Any) -> None:
         p = d.payload
-        if (int(p["Format"]), int(p["Type"])) != (GL.RGBA, GL.UNSIGNED_BYTE):
-            raise UnsupportedEnum(f"ReadPixels: format {int(p['Format']):#x} type {int(p['Type']):#x}")
-        data = self.r.read_pixels(self.r.target.read_index, int(p["X"]), int(p["Y"]),
-                                  int(p["Width"]), int(p["Height"]))  # fmt: skip
-        dst = ctx.stage.view(p["Dst"], "ReadPixels.Dst", writable=True)
+        if (p.Format, p.Type) != (GL.RGBA, GL.UNSIGNED_BYTE):
+            raise UnsupportedEnum(f"ReadPixels: format {p.Format:#x} type {p.Type:#x}")
+        data = self.r.read_pixels(self.r.target.read_index, p.X, p.Y, p.Width, p.Height)
+        ref = (p.Dst.Offset, p.Dst.Size, p.Dst.Seg)
+        dst = ctx.stage.view(ref, "ReadPixels.Dst", writable=True)
         dst[: len(data)] = data
 
     def Present(self, ctx: Any, d: Any) -> None:
