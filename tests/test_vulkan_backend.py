@@ -4,6 +4,8 @@ error it reports fails the test)."""
 
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 import pytest
 
@@ -19,26 +21,35 @@ def _counts(be):
 
 def test_blaze3d_frame_makes_two_pipelines_per_program_layout_and_pass():
     with vk_client() as (c, be):
-        setup_color(c)
+        _, vb = setup_color(c)
+        colors = c.create_buffer(struct.pack("<12f", *(0, 1, 0, 1) * 3))  # tightly packed
         c.blend_func("SrcAlpha", "OneMinusSrcAlpha")
         tex = c.create_texture_2d(64, 48)
         fb = c.create_framebuffer()
         c.framebuffer_texture(fb, 0, tex)
         progs = [c.tr.program, c.create_program(*_program())]
-        for _ in range(3):  # frames
+        layouts = [  # interleaved colour; a packed colour array (another vertex layout)
+            lambda: c.vertex_attrib_pointer(1, vb, 4, stride=28, offset=12),
+            lambda: c.vertex_attrib_pointer(1, colors, 4, stride=16),
+        ]
+        for _ in range(2):  # frames
             for target in (None, fb):
                 c.bind_framebuffer(target)
                 for prog in progs:
                     c.use_program(prog)
-                    for _ in range(25):  # the toggles
-                        c.enable("Blend")
-                        c.draw_arrays(GL_TRIANGLES, 0, 3)
-                        c.disable("Blend")
-                        c.draw_arrays(GL_TRIANGLES, 0, 3)
+                    for layout in layouts:
+                        layout()
+                        for _ in range(20):  # the toggles
+                            c.enable("Blend")
+                            c.draw_arrays(GL_TRIANGLES, 0, 3)
+                            c.disable("Blend")
+                            c.draw_arrays(GL_TRIANGLES, 0, 3)
             c.present()
-        # 2 render-state CSOs x 2 programs x 2 render passes (default: RGBA8 + D/S; FBO: RGBA8)
-        assert _counts(be)["pipelines_created"] == 2 * 2 * 2
-        assert be.r.memo.hits == 3 * 2 * 2 * 50 - 8
+        # 2 render-state CSOs per (2 programs x 2 vertex layouts x 2 render passes:
+        # default RGBA8 + D/S, FBO RGBA8), however many toggles and frames
+        combos = 2 * 2 * 2
+        assert _counts(be)["pipelines_created"] == 2 * combos
+        assert be.r.memo.hits == 2 * combos * 40 - 2 * combos
 
 
 def _program():
