@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     for name in names:
         try:
             res = run_scene(name, args.backend, args.transport, args.n,
-                            whole_block=args.whole_block)  # fmt: skip
+                            whole_block=args.whole_block, capture=args.out is not None)  # fmt: skip
         except UnknownBackend as exc:
             print(f"mgpipe run: {exc}", file=sys.stderr)
             return 2
@@ -67,10 +67,17 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"scenes": [r.summary() for r in results]}, indent=1))
         return 0
+    gl = any("gl_calls" in getattr(r.backend, "stats", dict)() for r in results)
+    last = f"{'GL calls':>9} {'GL/draw':>7}" if gl else "recording digest"
     print(f"{'scene':<16} {'draws':>6} {'records':>8} {'wire B':>9} {'B/draw':>7} "
-          f"{'stage B':>9} {'CSOs':>5}  recording digest")  # fmt: skip
+          f"{'stage B':>9} {'CSOs':>5}  {last}")  # fmt: skip
     for r in results:
         per = r.wire_bytes / r.draws if r.draws else 0.0
+        if gl:
+            calls = getattr(r.backend, "stats", dict)().get("gl_calls", 0)
+            tail = f"{calls:>9} {calls / r.draws if r.draws else 0.0:>7.2f}"
+        else:
+            tail = r.recording_digest or "-"
         print(f"{r.name:<16} {r.draws:>6} {r.records:>8} {r.wire_bytes:>9} {per:>7.1f} "
-              f"{r.stage_bytes:>9} {r.csos_minted:>5}  {r.recording_digest or '-'}")  # fmt: skip
+              f"{r.stage_bytes:>9} {r.csos_minted:>5}  {tail}")  # fmt: skip
     return 0

@@ -92,6 +92,7 @@ def test_compare_cli_refuses_unknown_names(capsys):
 def test_run_backend_vulkan(tmp_path, capsys):
     assert main(["run", "blaze3d-frame", "--backend", "vulkan", "--out", str(tmp_path)]) == 0
     stats = json.loads((tmp_path / "blaze3d-frame.stats.json").read_text())
-    assert stats["vulkan"]["pipelines_created"] == 2
-    assert stats["vulkan"]["validation_messages"] == 0
+    assert stats["backend_stats"]["pipelines_created"] == 2
+    assert stats["backend_stats"]["validation_messages"] == 0
+    assert stats["vulkan_validation"] is True
     assert (tmp_path / "blaze3d-frame.png").exists()

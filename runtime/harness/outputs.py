@@ -1,7 +1,8 @@
 """What ``mgpipe run --out DIR`` writes per scene, and the progress bar of ``run all``.
 
 - ``DIR/<scene>.png``: the scene's read-back images side by side, GL orientation
-  (:mod:`.png`); written when the scene read any back;
+  (:mod:`.png`); a scene that reads nothing back is given a read-back of the default
+  framebuffer (``run_scene(capture=True)``);
 - ``DIR/<scene>.stats.json``: :func:`scene_stats` (draws, records, wire bytes, CSOs minted,
   and for a backend that counts driver calls its GL call totals), sorted keys;
 - ``DIR/<scene>.json``: the recording, for a backend that keeps one (the recorder).
@@ -25,14 +26,13 @@ def scene_stats(res: SceneResult, backend: str, transport: str) -> dict[str, Any
     stats = getattr(res.backend, "stats", None)
     if stats is not None:
         be = stats()
-        doc["gl_calls"] = be["gl_calls"]
-        doc["gl_calls_per_draw"] = round(be["gl_calls"] / res.draws, 3) if res.draws else None
-        doc["gl_calls_by_name"] = be["gl_calls_by_name"]
-        doc["sync"] = be["sync"]
-        doc["renderer"] = be["renderer"]
-    vk_stats = getattr(res.backend, "vulkan_stats", None)
-    if vk_stats is not None:  # pipelines, vkCmdSet* by name, per-frame CPU, validation
-        doc["vulkan"] = vk_stats()
+        doc["backend_stats"] = be
+        if "gl_calls" in be:
+            doc["gl_calls"] = be["gl_calls"]
+            doc["gl_calls_per_draw"] = round(be["gl_calls"] / res.draws, 3) if res.draws else None
+    info = getattr(res.backend, "info", None)
+    if info is not None:
+        doc.update(info())
     doc["images"] = [[i.width, i.height] for i in res.images]
     return doc
 

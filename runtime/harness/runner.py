@@ -15,6 +15,7 @@ from ..client.api import Client
 from ..server.applier import Applier
 from ..wire.stage import StageSegment
 from .scenes import SCENES, Scene
+from .scenes.kit import capture as capture_image
 
 __all__ = ["BACKENDS", "SCENES", "Scene", "SceneResult", "run_scene", "UnknownBackend", "STAGE_CAPACITY"]
 
@@ -48,7 +49,10 @@ def run_scene(
     n: int | None = None,
     *,
     whole_block: bool = False,
+    capture: bool = False,
 ) -> SceneResult:
+    """``capture``: a scene that reads nothing back gets the default framebuffer read back
+    after it ran (``mgpipe run --out`` writes one PNG per scene)."""
     scene = SCENES[name]
     be = make_backend(backend)
     stage = StageSegment(STAGE_CAPACITY)
@@ -58,6 +62,9 @@ def run_scene(
     try:
         with client:  # closes (drains) on success; on error the original error wins
             images = scene.run(client, scene.default_n if n is None else n) or []
+            if capture and not images:
+                client.bind_framebuffer(None)
+                images = [capture_image(client, scene.width, scene.height)]
     finally:
         close = getattr(be, "close", None)  # a backend holding a driver context lets it go
         if close is not None:

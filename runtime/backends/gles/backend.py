@@ -31,6 +31,11 @@ from .vertex import INDEX_DTYPES, VertexInput, parse_layout
 __all__ = ["GlesBackend"]
 
 
+def _staged(ctx: Any, ref: Any, what: str, writable: bool = False) -> memoryview:
+    """The stage bytes an ``MGPBlobRef`` record names (bounds-checked by the segment)."""
+    return ctx.stage.view((ref.Offset, ref.Size, ref.Seg), what, writable=writable)
+
+
 def _state_only(ctx: Any, d: Any) -> None:
     """The applier already holds what this record says; GL reads it at the next verb."""
     return None
@@ -55,12 +60,14 @@ class GlesBackend:
         self.frames = 0
         self.draws = 0
         self._restart_flag = int(_t.enum("MGPDrawFlagBit")["kDrawPrimitiveRestart"])
+        self._clear_mask = int(_t.enum("MGPClearKind")["kClearMask"])
         self._program = 0
         self._bound_program: GlProgram | None = None
 
     # -- life --------------------------------------------------------------------------
     def _start(self) -> None:
         self.egl = EglContext()
+        self.platform = self.egl.platform
         gl = self.gl
 
         def geti(name: int) -> int:
@@ -90,17 +97,25 @@ class GlesBackend:
             self.egl.destroy()
             self.egl = None
 
-    def stats(self) -> dict[str, Any]:
-        return {"gl_calls": self.gl.total(), "gl_calls_by_name": dict(sorted(self.gl.counts.items())),
-                "sync": dict(sorted(self.sync.stats.items())) if self.egl else {},
-                "renderer": getattr(self, "renderer", ""), "draws": self.draws,
-                "frames": self.frames}  # fmt: skip
+    def stats(self) -> dict[str, int | float]:
+        """Flat counters: GL calls, draws, frames and the sync gate (``sync_<gate>``)."""
+        out: dict[str, int | float] = {"gl_calls": self.gl.total(), "draws": self.draws,
+                                       "frames": self.frames}  # fmt: skip
+        if hasattr(self, "sync"):
+            out.update((f"sync_{k}", v) for k, v in sorted(self.sync.stats.items()))
+        return out
+
+    def info(self) -> dict[str, Any]:
+        """Which driver ran, and every GL call by name."""
+        return {"renderer": getattr(self, "renderer", ""), "version": getattr(self, "version", ""),
+                "egl_platform": getattr(self, "platform", ""),
+                "gl_calls_by_name": dict(sorted(self.gl.counts.items()))}  # fmt: skip
 
     # -- resources -----------------------------------------------------------------------
     def ResourceCreate(self, ctx: Any, d: Any) -> None:
         self._ready()
         obj = ctx.resolved["Res"]
-        obj.backend = self.res.create(obj.kind, int(d.payload["Target"]), d.name)
+        obj.backend = self.res.create(obj.kind, int(d.payload.Target), d.name)
 
     def ResourceRespecify(self, ctx: Any, d: Any) -> None:
         self._ready()
@@ -133,13 +148,13 @@ class GlesBackend:
 
     def SetVertexBuffers(self, ctx: Any, d: Any) -> None:
         self._ready()
-        start = int(d.payload["Start"])
+        start = int(d.payload.Start)
         rows: dict[int, tuple[GlBuffer, int, int] | None] = {}
         tail = d.tails[0] if d.tails else ()
         for i, row in enumerate(tail):
             obj = ctx.resolved.get(f"MGPVertexBufferWire[{i}].Res")
             buf = getattr(obj, "backend", None)
-            rows[start + i] = (buf, int(row["Offset"]), int(row["Stride"])) if isinstance(
+            rows[start + i] = (buf, int(row.Offset), int(row.Stride)) if isinstance(
                 buf, GlBuffer) else None  # fmt: skip
         self.vtx.set_buffers(start, rows)
 
@@ -150,10 +165,10 @@ class GlesBackend:
     def CreateShaderState(self, ctx: Any, d: Any) -> None:
         self._ready()
         p = d.payload
-        mask = int(p["StageMask"])
-        stages = {i: bytes(ctx.stage.view(p["Spirv"][i], f"{d.name}.Spirv"))
-                  for i in range(len(p["Spirv"])) if mask >> i & 1}  # fmt: skip
-        reflection = bytes(ctx.stage.view(p["Reflection"], f"{d.name}.Reflection"))
+        mask = int(p.StageMask)
+        stages = {i: bytes(_staged(ctx, p.Spirv[i], f"{d.name}.Spirv"))
+                  for i in range(len(p.Spirv)) if mask >> i & 1}  # fmt: skip
+        reflection = bytes(_staged(ctx, p.Reflection, f"{d.name}.Reflection"))
         ctx.resolved["Cso"].backend = build_program(self.gl, stages, reflection, d.name)
 
     def SetDrawProgram(self, ctx: Any, d: Any) -> None:
@@ -174,8 +189,8 @@ class GlesBackend:
     def SetFramebufferState(self, ctx: Any, d: Any) -> None:
         self._ready()
         p = d.payload
-        if int(p["IsDefault"]):
-            fb = self.fbs.default_framebuffer(int(p["Width"]), int(p["Height"]), d.name)
+        if int(p.IsDefault):
+            fb = self.fbs.default_framebuffer(int(p.Width), int(p.Height), d.name)
             self.fbs.bind(fb)
         else:
             obj = ctx.resolved["Fbo"]
@@ -192,8 +207,10 @@ class GlesBackend:
 
     def Clear(self, ctx: Any, d: Any) -> None:
         self._ready()
+        if int(d.payload.Kind) != self._clear_mask:
+            raise DriverRefused(f"{d.name}.Kind", "gles clears by mask only (glClear)")
         self._sync(ctx)
-        self.gl.glClear(int(d.payload["Mask"]))
+        self.gl.glClear(int(d.payload.Mask))
 
     def DrawVbo(self, ctx: Any, d: Any) -> None:
         self._ready()
@@ -208,8 +225,8 @@ class GlesBackend:
             gl.glUseProgram(prog.name)
             self._program = prog.name
         self.vtx.apply(what)
-        mode, instances = int(p["Mode"]), max(int(p["InstanceCount"]), 1)
-        size = int(p["IndexSize"])
+        mode, instances = int(p.Mode), max(int(p.InstanceCount), 1)
+        size = int(p.IndexSize)
         ranges = d.tails[0] if d.tails else ()
         if size:
             ib = getattr(ctx.resolved.get("IndexResource"), "backend", None)
@@ -217,15 +234,15 @@ class GlesBackend:
                 raise DriverRefused(f"{what}.IndexResource", f"an indexed draw ({size}-byte indices) "
                                     "with no index buffer")  # fmt: skip
             restart = None
-            if int(p["Flags"]) & self._restart_flag:
-                restart = int(p["RestartIndex"])
+            if int(p.Flags) & self._restart_flag:
+                restart = int(p.RestartIndex)
                 if restart != (1 << (8 * size)) - 1:
                     raise DriverRefused(f"{what}.RestartIndex", f"GLES restarts at the fixed index "
                                         f"0x{(1 << (8 * size)) - 1:x}, not 0x{restart:x}")  # fmt: skip
             self.vtx.bind_index_buffer(ib)
             gl_type = INDEX_DTYPES[size][0]
             for r in ranges:
-                start, count, bias = int(r["Start"]), int(r["Count"]), int(r["IndexBias"])
+                start, count, bias = int(r.Start), int(r.Count), int(r.IndexBias)
                 if bias:
                     raise DriverRefused(f"{what}.IndexBias", "GLES 3.0 has no base vertex")
                 top = self.vtx.max_index(ib, size, start, count, restart, what)
@@ -237,7 +254,7 @@ class GlesBackend:
                     gl.glDrawElements(mode, count, gl_type, ptr)
         else:
             for r in ranges:
-                start, count = int(r["Start"]), int(r["Count"])
+                start, count = int(r.Start), int(r.Count)
                 self.vtx.check_range(start + count - 1, instances, what)
                 if instances > 1:
                     gl.glDrawArraysInstanced(mode, start, count, instances)
@@ -248,19 +265,28 @@ class GlesBackend:
     def ReadPixels(self, ctx: Any, d: Any) -> None:
         self._ready()
         p = d.payload
-        fmt, typ = int(p["Format"]), int(p["Type"])
+        fmt, typ = int(p.Format), int(p.Type)
         if (fmt, typ) not in {(f, t) for f, t, _ in PIXEL_FORMATS.values()}:
             raise DriverRefused(f"{d.name}.Format", f"format 0x{fmt:04x} type 0x{typ:04x}")
-        w, h = int(p["Width"]), int(p["Height"])
+        w, h = int(p.Width), int(p.Height)
         bpp = next(b for f, t, b in PIXEL_FORMATS.values() if (f, t) == (fmt, typ))
-        dst = ctx.stage.view(p["Dst"], f"{d.name}.Dst", writable=True)
+        dst = _staged(ctx, p.Dst, f"{d.name}.Dst", writable=True)
         if len(dst) < w * h * bpp:
             raise DriverRefused(f"{d.name}.Dst", f"{len(dst)} bytes for {w}x{h}x{bpp}")
         out = (ctypes.c_ubyte * (w * h * bpp)).from_buffer(dst)  # straight into the stage
-        self.gl.glReadPixels(int(p["X"]), int(p["Y"]), w, h, fmt, typ, out)
+        self.gl.glReadPixels(int(p.X), int(p.Y), w, h, fmt, typ, out)
+        self._no_error(d.name)
+
+    def _no_error(self, what: str) -> None:
+        """Nothing the driver flagged since the last check goes unreported (once per frame
+        and per readback, not per call: the draw path stays at its own calls)."""
+        err = int(self.gl.glGetError())
+        if err:
+            raise DriverRefused(f"{what}.GlError", f"glGetError 0x{err:04x} since the last check")
 
     def Present(self, ctx: Any, d: Any) -> None:
         self._ready()
         self.gl.glFlush()
         self.frames += 1
+        self._no_error(d.name)
 

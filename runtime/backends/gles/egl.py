@@ -1,12 +1,15 @@
 """A headless EGL display and GLES 3 context (no window, no pbuffer).
 
-The display is found in this order, the first that initialises wins:
+The display is found in this order, the first that gives a GLES 3 context wins:
 
-1. ``eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA)`` (Mesa: llvmpipe, or a GPU
-   driver, with no window system);
-2. ``eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, device 0)`` (the vendor drivers'
-   headless path, e.g. NVIDIA);
-3. ``eglGetDisplay(EGL_DEFAULT_DISPLAY)``.
+1. ``eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, dev)`` for every *hardware* EGL
+   device (one without ``EGL_MESA_device_software``): a vendor driver's headless path, e.g.
+   NVIDIA's -- so a GPU is used where there is one, even beside Mesa;
+2. ``eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA)`` (Mesa with no window system:
+   llvmpipe on a machine without a GPU);
+3. the software EGL devices, then ``eglGetDisplay(EGL_DEFAULT_DISPLAY)``.
+
+``MGPIPE_EGL_PLATFORM=surfaceless|device|default`` keeps only that kind of candidate.
 
 The context is made current with no surface (``EGL_KHR_surfaceless_context``); the
 backend renders into its own framebuffer objects, so no config is asked for a surface.
@@ -43,6 +46,8 @@ EGL_PLATFORM_DEVICE_EXT = 0x313F
 EGL_CONTEXT_MAJOR_VERSION = 0x3098
 EGL_CONTEXT_MINOR_VERSION = 0x30FB
 EGL_OPENGL_ES3_BIT = 0x0040
+#: restricts the display search to one kind: surfaceless | device | default
+PLATFORM_ENV = "MGPIPE_EGL_PLATFORM"
 
 
 class EglError(RuntimeError):
@@ -78,36 +83,59 @@ def _initialise(handle: object) -> tuple[int, int] | None:
     return (major.value, minor.value) if ok else None
 
 
-def _devices() -> list[object]:
-    try:
-        query = EGL.eglQueryDevicesEXT
-    except AttributeError:
+EGL_EXTENSIONS_TOKEN = 0x3055  # eglQueryDeviceStringEXT(dev, EGL_EXTENSIONS)
+_SOFTWARE_DEVICE_EXT = "EGL_MESA_device_software"
+
+
+def _proc(name: str, restype: object, *argtypes: object) -> object | None:
+    addr = EGL.eglGetProcAddress(name.encode())
+    ptr = ctypes.cast(addr, ctypes.c_void_p).value if addr else None
+    return ctypes.CFUNCTYPE(restype, *argtypes)(ptr) if ptr else None
+
+
+def _devices() -> list[tuple[int, bool]]:
+    """(device handle, is software) of every EGL device (``EGL_EXT_device_enumeration``)."""
+    query = _proc("eglQueryDevicesEXT", ctypes.c_uint, ctypes.c_int,
+                  ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_int))  # fmt: skip
+    string = _proc("eglQueryDeviceStringEXT", ctypes.c_char_p, ctypes.c_void_p, ctypes.c_int)
+    if query is None:
         return []
-    count = EGL.EGLint()
-    devices = (EGL.EGLDeviceEXT * 8)()
-    try:
-        if not query(8, devices, ctypes.pointer(count)):
-            return []
-    except Exception:
+    devices, count = (ctypes.c_void_p * 16)(), ctypes.c_int()
+    if not query(16, devices, ctypes.byref(count)):
         return []
-    return [devices[i] for i in range(count.value)]
+    out = []
+    for i in range(count.value):
+        exts = (string(devices[i], EGL_EXTENSIONS_TOKEN) or b"").decode() if string else ""
+        out.append((devices[i], _SOFTWARE_DEVICE_EXT in exts.split()))
+    return out
 
 
 def _find_display() -> _Display:
+    """Hardware EGL devices first (a GPU, e.g. NVIDIA's headless path), then the Mesa
+    surfaceless platform, then software devices, then the default display.
+    ``MGPIPE_EGL_PLATFORM`` (surfaceless | device | default) keeps only that kind."""
     tried: list[str] = []
     ext = _client_extensions()
-    candidates: list[tuple[str, object]] = []
+    devices = _devices() if "EGL_EXT_platform_device" in ext else []
+    hardware = [(f"device{i}", d) for i, (d, soft) in enumerate(devices) if not soft]
+    software = [(f"device{i}", d) for i, (d, soft) in enumerate(devices) if soft]
+
+    def device(dev: object) -> object:
+        return lambda: EGL.eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT,
+                                                    ctypes.c_void_p(dev), None)  # fmt: skip
+
+    candidates: list[tuple[str, object]] = [(n, device(d)) for n, d in hardware]
     if "EGL_MESA_platform_surfaceless" in ext:
         candidates.append(("surfaceless", lambda: EGL.eglGetPlatformDisplayEXT(
             EGL_PLATFORM_SURFACELESS_MESA, EGL.EGL_DEFAULT_DISPLAY, None)))  # fmt: skip
-    if "EGL_EXT_platform_device" in ext:
-        for i, dev in enumerate(_devices()):
-            candidates.append((f"device{i}", lambda dev=dev: EGL.eglGetPlatformDisplayEXT(
-                EGL_PLATFORM_DEVICE_EXT, dev, None)))  # fmt: skip
+    candidates += [(n, device(d)) for n, d in software]
     candidates.append(("default", lambda: EGL.eglGetDisplay(EGL.EGL_DEFAULT_DISPLAY)))
+    only = os.environ.get(PLATFORM_ENV, "")
+    if only:
+        candidates = [c for c in candidates if c[0].rstrip("0123456789") == only]
     for name, get in candidates:
         try:
-            handle = get()
+            handle = get()  # type: ignore[operator]
         except Exception as exc:  # a platform the loader lists but cannot open
             tried.append(f"{name}: {exc.__class__.__name__}")
             continue
@@ -120,7 +148,8 @@ def _find_display() -> _Display:
             continue
         vendor = (EGL.eglQueryString(handle, EGL.EGL_VENDOR) or b"").decode()
         return _Display(handle, name, version, vendor, tried)
-    raise EglError("no EGL display gives a GLES 3 context (" + "; ".join(tried) + ")")
+    which = f" ({PLATFORM_ENV}={only})" if only else ""
+    raise EglError(f"no EGL display gives a GLES 3 context{which}: " + ("; ".join(tried) or "none listed"))
 
 
 def _config(handle: object) -> object | None:

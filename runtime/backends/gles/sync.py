@@ -85,6 +85,7 @@ class RenderStateSync:
         self.viewport = (-1, -1, -1, -1)
         self.scissor = (-1, -1, -1, -1)
         self.surface = (0, 0)
+        self.surface_moved = False
         self.indexed = indexed_draw_buffers
         self.stats: Counter[str] = Counter()
         self._bf, self._be = gl_table("BlendFactor"), gl_table("BlendEquation")
@@ -92,19 +93,20 @@ class RenderStateSync:
         self._cullm, self._front = gl_table("CullFaceMode"), gl_table("FrontFaceMode")
 
     def invalidate(self) -> None:
-        """The next sync compares nothing and issues every block (a new context / surface)."""
+        """The next sync compares nothing and issues every block (a new context)."""
         self.force_full = True
 
     def set_surface(self, width: int, height: int) -> None:
+        """The bound draw surface: the viewport / scissor fallbacks read its size."""
         if (width, height) != self.surface:
             self.surface = (width, height)
-            self.force_full = True  # the viewport / scissor fallbacks read the surface
+            self.surface_moved = True
 
     # -- SyncRenderState ---------------------------------------------------------
     def sync(self, data: bytearray, version: int, view: np.void) -> None:
         """``data`` is the working block, ``view`` a layout record over it."""
         full = self.force_full or not self.has_synced
-        if not full and version == self.synced_version:
+        if not full and version == self.synced_version and not self.surface_moved:
             self.stats["early_out"] += 1
             return
         self.force_full = False
@@ -113,9 +115,12 @@ class RenderStateSync:
         head = full or data[:b] != shadow[:b]
         blend = full or data[b:e] != shadow[b:e]
         tail = full or data[e:n] != shadow[e:n]
-        self.stats["sync"] += 1
+        self.stats["runs"] += 1
         p, s = view, self.sv
         self._viewport(p)
+        if self.surface_moved and not tail:
+            self._scissor(p, s, full)  # only the resolved box can have moved
+        self.surface_moved = False
         if tail:
             self.stats["tail"] += 1
             self._caps(p, s, full)

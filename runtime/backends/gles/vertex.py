@@ -52,7 +52,7 @@ VertexLayout = tuple[AttribDesc, ...]
 
 
 def parse_layout(payload: np.void, blob: bytes, what: str) -> VertexLayout:
-    na, nb = int(payload["AttribCount"]), int(payload["BindingCount"])
+    na, nb = int(payload.AttribCount), int(payload.BindingCount)
     adt, bdt = layouts.dtype("MGPVertexAttribWire"), layouts.dtype("MGPVertexBindingPointWire")
     if len(blob) != na * adt.itemsize + nb * bdt.itemsize:
         raise DriverRefused(f"{what}.Blob", f"{len(blob)} bytes for {na} attributes and "

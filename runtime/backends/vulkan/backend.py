@@ -275,6 +275,15 @@ class VulkanBackend:
         """The counters, plus how many validation messages are waiting (not consumed)."""
         return dict(self.counters.snapshot(), validation_messages=len(self.dev.messages))
 
+    def stats(self) -> dict[str, int | float]:
+        """Flat counters (docs/BACKENDS.md §6): pipelines, ``vkCmdSet*`` (total and
+        ``cmd_set_<name>``), tail gate hits, passes, draws, frames, per-frame CPU."""
+        return self.counters.flat(len(self.dev.messages))
+
+    def info(self) -> dict[str, Any]:
+        """Which device ran, and whether the validation layer watched it."""
+        return {"vulkan_device": self.dev.name, "vulkan_validation": self.dev.validation}
+
     # -- lifetime ---------------------------------------------------------------------
     def snapshot(self) -> np.ndarray:
         return self.r.snapshot()

@@ -40,3 +40,14 @@ class Counters:
             "deferred_destroyed": r.ring.destroyed,
             "frame_cpu_ns": list(r.frame_cpu_ns),
         }
+
+    def flat(self, validation_messages: int) -> dict[str, int | float]:
+        """The numbers only, one level (``cmd_set_<name>``; ``frame_cpu_ms_mean``)."""
+        snap = self.snapshot()
+        out: dict[str, int | float] = {k: v for k, v in snap.items()
+                                       if isinstance(v, int) and not isinstance(v, bool)}  # fmt: skip
+        out.update((f"cmd_set_{k}", v) for k, v in snap["cmd_set"].items())
+        frames = snap["frame_cpu_ns"]
+        out["frame_cpu_ms_mean"] = round(sum(frames) / len(frames) / 1e6, 3) if frames else 0.0
+        out["validation_messages"] = validation_messages
+        return out

@@ -95,10 +95,17 @@ def probes_color_mask(n: int) -> list[Probe]:
 # -- polygon offset --------------------------------------------------------------------------
 def polygon_offset(c: Client, n: int) -> list[Image]:
     """Red at z = 0.5; the same plane again in green fails GL_LESS, except on the right half
-    where polygon offset (0, -4) pulls it nearer."""
+    where polygon offset (0, -4) pulls it nearer. Drawn into a framebuffer of two
+    renderbuffers (RGBA8 colour, DEPTH24_STENCIL8)."""
     floats = quad(-1, -1, 1, 1, 0.5, RED) + quad(-1, -1, 0, 1, 0.5, GREEN) + quad(
         0, -1, 1, 1, 0.5, GREEN)  # fmt: skip
     setup(c, floats)
+    fb = c.create_framebuffer()
+    color = c.create_renderbuffer(SIZE, SIZE, GL.RGBA8)
+    ds = c.create_renderbuffer(SIZE, SIZE, GL.DEPTH24_STENCIL8)
+    c.framebuffer_texture(fb, 0, color)
+    c.framebuffer_depth_stencil(fb, ds, ds)
+    c.bind_framebuffer(fb)
     c.viewport(0, 0, SIZE, SIZE)
     for _ in range(max(n, 1)):
         c.clear_color(*BLACK)
@@ -115,6 +122,10 @@ def polygon_offset(c: Client, n: int) -> list[Image]:
         c.state.set_polygon_offset(0.0, 0.0)
         c.disable("DepthTest")
     img = capture(c, SIZE, SIZE)
+    c.bind_framebuffer(None)
+    c.delete_framebuffer(fb)
+    c.delete_texture(color)
+    c.delete_texture(ds)
     c.present()
     return [img]
 
