@@ -156,3 +156,61 @@ def test_scissor_rules():
     assert scissor_rect(_key(scissor_enabled=True, scissor_box=(8, 4, 16, 10))) == (8, 34, 16, 10)
     assert scissor_rect(_key(scissor_enabled=True, scissor_box=(-8, 40, 100, 100))) == (0, 0, 64, 8)
     assert scissor_rect(_key(viewport=(0.0, 0.0, 0.0, 0.0))) == (0, 0, 64, 48)  # clears ignore it
+
+
+def _decoded(setup, colors=1, depth=True, stencil=True, topo=vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST):
+    from mgpipe.runtime.backends.vulkan.pipeline_state import decode
+    from mgpipe.runtime.client.render_state import RenderState
+
+    rs = RenderState()
+    setup(rs)
+    feats = {"logicOp": True, "fillModeNonSolid": True, "sampleRateShading": True,
+             "depthClamp": True}  # fmt: skip
+    return decode(rs.p, colors, depth, stencil, topo, feats)
+
+
+def test_pipeline_state_decodes_the_block_by_member():
+    def setup(rs):
+        rs.set_capability("Blend", True)
+        rs.set_blend_func("SrcAlpha", "OneMinusSrcAlpha", "One", "Zero")
+        rs.set_color_mask_indexed(1, True, False, True, False)
+        rs.set_capability("DepthTest", True)
+        rs.set_depth_func("GreaterEqual")
+        rs.set_depth_mask(False)
+        rs.set_capability("CullFace", True)
+        rs.set_cull_face_mode("Front")
+        rs.set_front_face_mode("Clockwise")
+        rs.set_capability("StencilTest", True)
+        rs.set_stencil_op("Back", "Zero", "IncrementWrap", "Invert")
+        rs.set_polygon_mode(0x1B01, 0x1B01)  # GL_LINE
+
+    d = _decoded(setup, colors=2)
+    a0, a1 = d.blend
+    assert a0.enabled and a0.src_rgb == vk.VK_BLEND_FACTOR_SRC_ALPHA
+    assert (a0.src_alpha, a0.dst_alpha) == (vk.VK_BLEND_FACTOR_ONE, vk.VK_BLEND_FACTOR_ZERO)
+    assert a1.write_mask == vk.VK_COLOR_COMPONENT_R_BIT | vk.VK_COLOR_COMPONENT_B_BIT
+    assert d.depth_test and not d.depth_write
+    assert d.depth_compare == vk.VK_COMPARE_OP_GREATER_OR_EQUAL
+    assert (d.cull_mode, d.front_face) == (vk.VK_CULL_MODE_FRONT_BIT, vk.VK_FRONT_FACE_CLOCKWISE)
+    assert d.stencil_test and d.stencil_back.fail == vk.VK_STENCIL_OP_ZERO
+    assert d.stencil_back.depth_fail == vk.VK_STENCIL_OP_INCREMENT_AND_WRAP
+    assert d.stencil_back.pass_ == vk.VK_STENCIL_OP_INVERT
+    assert d.stencil_front.fail == vk.VK_STENCIL_OP_KEEP
+    assert d.polygon_mode == vk.VK_POLYGON_MODE_LINE
+
+
+def test_pipeline_state_gating_by_pass_and_topology():
+    def setup(rs):
+        rs.set_capability("DepthTest", True)
+        rs.set_capability("StencilTest", True)
+        rs.set_capability("PolygonOffsetFill", True)
+        rs.set_capability("SampleMask", True)
+        rs.set_sample_mask_value(0x1)
+
+    no_ds = _decoded(setup, depth=False, stencil=False)
+    assert not no_ds.depth_test and not no_ds.depth_write and not no_ds.stencil_test
+    assert _decoded(setup).depth_bias
+    assert not _decoded(setup, topo=vk.VK_PRIMITIVE_TOPOLOGY_LINE_LIST).depth_bias
+    assert _decoded(setup).sample_mask == 0x1  # multisample is on by default in GL
+    assert _decoded(lambda rs: (setup(rs), rs.set_capability("Multisample", False))).sample_mask == 0xFFFFFFFF
+    assert _decoded(lambda rs: None).front_face == vk.VK_FRONT_FACE_COUNTER_CLOCKWISE
