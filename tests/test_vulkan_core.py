@@ -214,3 +214,20 @@ def test_pipeline_state_gating_by_pass_and_topology():
     assert _decoded(setup).sample_mask == 0x1  # multisample is on by default in GL
     assert _decoded(lambda rs: (setup(rs), rs.set_capability("Multisample", False))).sample_mask == 0xFFFFFFFF
     assert _decoded(lambda rs: None).front_face == vk.VK_FRONT_FACE_COUNTER_CLOCKWISE
+
+
+def test_messages_go_to_the_device_that_caused_them(dev):
+    if not dev.validation:
+        pytest.skip(f"validation explicitly {validation_mode()} (MGPIPE_VK_VALIDATION)")
+    other = VulkanDevice()
+    try:
+        ring = FrameRing(other)
+        cmd = ring.cmd()
+        vk.vkCmdSetViewport(cmd, 0, 1, [vk.VkViewport(x=0, y=0, width=0, height=0,
+                                                       minDepth=0, maxDepth=1)])  # fmt: skip
+        ring.submit(wait=True)
+        ring.close()
+        assert other.take_messages()
+        assert dev.take_messages() == []
+    finally:
+        other.close()

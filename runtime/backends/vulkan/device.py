@@ -19,6 +19,7 @@ them over and clears the list (a test fails on any it receives).
 
 from __future__ import annotations
 
+import itertools
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -89,18 +90,20 @@ def layer_available(name: str = VALIDATION_LAYER) -> bool:
         return False
 
 
-# The binding keeps one Python callback per process; route it to the live devices.
+# The binding keeps one Python callback per process; each messenger's user data names the
+# device whose list its messages go to.
 _ROUTES: dict[int, "VulkanDevice"] = {}
+_ROUTE_IDS = itertools.count(1)
 
 
 def _on_message(severity: int, types: int, data: Any, user: Any) -> int:
     level = _SEVERITY.get(severity)
-    if level is None:
+    dev = _ROUTES.get(int(vk.ffi.cast("uintptr_t", user))) if user else None
+    if level is None or dev is None:
         return vk.VK_FALSE
     text = vk.ffi.string(data.pMessage).decode(errors="replace") if data.pMessage else ""
     mid = vk.ffi.string(data.pMessageIdName).decode(errors="replace") if data.pMessageIdName else ""
-    for dev in _ROUTES.values():
-        dev.messages.append(DebugMessage(level, mid, text))
+    dev.messages.append(DebugMessage(level, mid, text))
     return vk.VK_FALSE
 
 
@@ -165,6 +168,7 @@ class VulkanDevice:
             )
         self.validation = mode == "on" or (mode == "auto" and have_layer)
         self.messages: list[DebugMessage] = []
+        self._route = next(_ROUTE_IDS)
         layers = [VALIDATION_LAYER] if self.validation else []
         exts = ["VK_EXT_debug_utils"] if self.validation else []
         self.instance = _make_instance(layers, exts)
@@ -200,9 +204,10 @@ class VulkanDevice:
             | vk.VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT
             | vk.VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
             pfnUserCallback=_on_message,
+            pUserData=vk.ffi.cast("void *", self._route),
         )
+        _ROUTES[self._route] = self
         self._messenger = create(self.instance, info, None)
-        _ROUTES[id(self)] = self
 
     def _graphics_family(self) -> int:
         fams = vk.vkGetPhysicalDeviceQueueFamilyProperties(self.physical)
@@ -261,7 +266,7 @@ class VulkanDevice:
         if self._messenger is not None:
             self._destroy_messenger(self.instance, self._messenger, None)
             self._messenger = None
-        _ROUTES.pop(id(self), None)
+        _ROUTES.pop(self._route, None)
         if self.instance is not None:
             vk.vkDestroyInstance(self.instance, None)
             self.instance = None
