@@ -72,7 +72,7 @@ class Doorbell:
                     if remaining <= 0:
                         return False
                     self.parks += 1
-                    self._cond.wait(remaining)
+                    self._cond.wait(min(remaining, threading.TIMEOUT_MAX))
                 return True
             finally:
                 self._parked -= 1

@@ -52,7 +52,6 @@ class GlesBackend:
     SetPixelPackState = staticmethod(_state_only)
     SetSamplerViews = staticmethod(_state_only)  # programs with samplers are refused at create
     BindSamplerStates = staticmethod(_state_only)
-    ObjectDeath = staticmethod(_state_only)  # the wire delete already released the GL object
 
     def __init__(self) -> None:
         self.gl = CountedGL()
@@ -129,10 +128,29 @@ class GlesBackend:
 
     def ResourceDestroy(self, ctx: Any, d: Any) -> None:
         self._ready()
-        res = ctx.resolved["Res"].backend
-        if isinstance(res, GlBuffer):
-            self.vtx.forget_buffer(res)
-        self.res.destroy(res)
+        obj = ctx.resolved["Res"]
+        if isinstance(obj.backend, GlBuffer):
+            self.vtx.forget_buffer(obj.backend)
+        self.res.destroy(obj.backend)
+        obj.backend = None
+
+    def ObjectDeath(self, ctx: Any, d: Any) -> None:
+        """A death no wire delete preceded (a framebuffer): release its GL object. After a
+        wire delete the server hands ``None`` (the delete entry released it)."""
+        obj = ctx.resolved.get("Object")
+        res = getattr(obj, "backend", None)
+        if res is None:
+            return
+        self._ready()
+        if isinstance(res, GlFramebuffer):
+            self.fbs.destroy(res)
+        elif isinstance(res, GlProgram):
+            self._forget_program(res)
+        else:
+            if isinstance(res, GlBuffer):
+                self.vtx.forget_buffer(res)
+            self.res.destroy(res)
+        obj.backend = None
 
     # -- vertex input ----------------------------------------------------------------------
     def CreateVertexElements(self, ctx: Any, d: Any) -> None:
@@ -177,13 +195,17 @@ class GlesBackend:
 
     def DeleteShaderState(self, ctx: Any, d: Any) -> None:
         self._ready()
-        prog = ctx.resolved["Res"].backend
-        if isinstance(prog, GlProgram):
-            if self._program == prog.name:
-                self._program = 0
-            if self._bound_program is prog:
-                self._bound_program = None
-            self.gl.glDeleteProgram(prog.name)
+        obj = ctx.resolved["Res"]
+        if isinstance(obj.backend, GlProgram):
+            self._forget_program(obj.backend)
+            obj.backend = None
+
+    def _forget_program(self, prog: GlProgram) -> None:
+        if self._program == prog.name:
+            self._program = 0
+        if self._bound_program is prog:
+            self._bound_program = None
+        self.gl.glDeleteProgram(prog.name)
 
     # -- framebuffers ------------------------------------------------------------------------
     def SetFramebufferState(self, ctx: Any, d: Any) -> None:
