@@ -130,7 +130,7 @@ class VulkanBackend:
     # -- shader and render-state CSOs --------------------------------------------
     def CreateShaderState(self, ctx: Any, d: Any) -> None:
         obj = ctx.resolved["Cso"]
-        blobs = ctx.blobs or obj.data.get("blobs") or {}
+        blobs = obj.data.get("blobs") or {}
         mask = d.payload.StageMask
         spirv = {i: bytes(blobs.get(f"Spirv[{i}]", b"")) for i in range(len(d.payload.Spirv))}
         spirv = {i: b for i, b in spirv.items() if mask >> i & 1 and b}
