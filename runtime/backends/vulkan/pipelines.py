@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import vulkan as vk
 
@@ -86,8 +86,9 @@ class VertexLayout:
         return VertexLayout(binds, attrs)
 
 
-@dataclass(frozen=True)
-class PipelineKey:
+class PipelineKey(NamedTuple):
+    """Built and hashed once per draw: a plain tuple (no per-field setattr)."""
+
     cso: Hashable  # render-state CSO handle {slot, gen}
     shader: Hashable  # shader CSO handle
     vertex: VertexLayout

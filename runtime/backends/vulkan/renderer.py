@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import vulkan as vk
+import vulkan._vulkan as _vulkan_module
 
 from .device import VulkanDevice
 from .dynamic_tail import DynamicTail, scissor_rect, tail_key
@@ -33,6 +34,10 @@ from .targets import (CLEAR, GENERAL, LOAD, RenderPassCache, RenderPassKey, Rend
                       full_barrier, init_general, pick_depth_format)  # fmt: skip
 
 __all__ = ["VulkanRenderer", "DrawCall"]
+
+#: The per-draw commands take only handles and integers: they call the C entry points
+#: directly (the binding's generic wrapper converts every argument in Python per call).
+_lib = _vulkan_module.lib
 
 RGBA8 = vk.VK_FORMAT_R8G8B8A8_UNORM
 _RGBA_BITS = (vk.VK_COLOR_COMPONENT_R_BIT, vk.VK_COLOR_COMPONENT_G_BIT,
@@ -235,7 +240,7 @@ class VulkanRenderer:
             dc.shader, self.passes.get(rp_key),
         )  # fmt: skip
         if self._bound.get("pipeline") is not pipe:
-            vk.vkCmdBindPipeline(cmd, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, pipe)
+            _lib.vkCmdBindPipeline(cmd, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, pipe)
             self._bound["pipeline"] = pipe
         self.tail.apply(cmd, self.ring.serial, version, block, (t.width, t.height), self.target_id)
         if bind_descriptors is not None:
@@ -255,10 +260,10 @@ class VulkanRenderer:
                 vk.vkCmdBindIndexBuffer(cmd, buf, 0, itype)
                 self._bound["ib"] = (buf, itype)
             for start, count, bias in dc.ranges:
-                vk.vkCmdDrawIndexed(cmd, count, dc.instances, start, bias, 0)
+                _lib.vkCmdDrawIndexed(cmd, count, dc.instances, start, bias, 0)
         else:
             for start, count, _ in dc.ranges:
-                vk.vkCmdDraw(cmd, count, dc.instances, start, 0)
+                _lib.vkCmdDraw(cmd, count, dc.instances, start, 0)
         self.draws += 1
 
     # -- readback / present ------------------------------------------------------

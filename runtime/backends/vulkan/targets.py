@@ -62,6 +62,13 @@ class RenderPassKey:
     color_load: tuple[int, ...]
     depth_load: int = LOAD
 
+    def __hash__(self) -> int:  # hashed per draw inside the pipeline key: compute once
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash((self.colors, self.depth, self.color_load, self.depth_load))
+            object.__setattr__(self, "_hash", h)
+        return h
+
     @classmethod
     def loading(cls, colors: tuple[int, ...], depth: int | None) -> "RenderPassKey":
         return cls(colors, depth, (LOAD,) * len(colors), LOAD)
@@ -177,6 +184,7 @@ class RenderTarget:
         self.defer = defer
         self.read_index = 0  # the colour attachment ReadPixels reads (glReadBuffer)
         self._key: RenderPassKey | None = None
+        self._key_images: tuple[Any, ...] = ()
         self._fb: tuple[tuple[int, ...], Any] | None = None
 
     @classmethod
@@ -200,10 +208,12 @@ class RenderTarget:
 
     def key(self) -> RenderPassKey:
         """The compatible (all-LOAD) key of this target's attachments."""
-        colors = tuple(c.format for c in self.colors)
-        depth = self.depth.format if self.depth else None
-        if self._key is None or (self._key.colors, self._key.depth) != (colors, depth):
-            self._key = RenderPassKey.loading(colors, depth)
+        images = tuple(c.image for c in self._colors)
+        depth = self._depth.image if self._depth is not None else None
+        if self._key is None or self._key_images != (images, depth):  # a respecify moved one
+            self._key_images = (images, depth)
+            self._key = RenderPassKey.loading(tuple(i.format for i in images),
+                                              depth.format if depth else None)  # fmt: skip
         return self._key
 
     def images(self) -> list[GpuImage]:
