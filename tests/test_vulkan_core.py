@@ -134,7 +134,8 @@ def test_a_missing_translation_is_refused(monkeypatch):
     monkeypatch.setitem(vk_enums.TRANSLATED, "DepthTestFunc", table)
     vk_enums.catalogue_map.cache_clear()
     try:
-        with pytest.raises(vk_enums.UnsupportedEnum, match="DepthTestFunc: no Vulkan translation for LessEqual"):
+        with pytest.raises(vk_enums.UnsupportedEnum,
+                           match='"DepthTestFunc"}: no Vulkan translation for LessEqual'):
             vk_enums.catalogue_map("DepthTestFunc")
     finally:
         vk_enums.catalogue_map.cache_clear()
@@ -231,3 +232,18 @@ def test_messages_go_to_the_device_that_caused_them(dev):
         assert dev.take_messages() == []
     finally:
         other.close()
+
+
+def test_shader_state_refusals_name_their_place(dev):
+    from _vk_support import color_program
+    from mgpipe.runtime.backends.vulkan.shaders import ShaderProgram, ShaderRefused
+
+    spirv, refl = color_program()
+    with pytest.raises(ShaderRefused, match=r'"CreateShaderState.Spirv"\}: a graphics program'):
+        ShaderProgram(dev, {4: spirv[4]}, refl)
+    with pytest.raises(ShaderRefused, match=r'"CreateShaderState.Spirv\[4\]"\}: not SPIR-V'):
+        ShaderProgram(dev, {0: spirv[0], 4: b"GLSL"}, refl)
+    with pytest.raises(ShaderRefused, match='"CreateShaderState.Reflection"}: not a reflection'):
+        ShaderProgram(dev, spirv, b"[1, 2]")
+    with pytest.raises(ShaderRefused, match="declares samplers: this backend binds no descriptor"):
+        ShaderProgram(dev, spirv, b'{"inputs": [], "samplers": [{"name": "t", "binding": 0}]}')

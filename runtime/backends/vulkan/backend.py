@@ -258,7 +258,8 @@ class VulkanBackend:
     def ReadPixels(self, ctx: Any, d: Any) -> None:
         p = d.payload
         if (p.Format, p.Type) != (GL.RGBA, GL.UNSIGNED_BYTE):
-            raise UnsupportedEnum(f"ReadPixels: format {p.Format:#x} type {p.Type:#x}")
+            raise UnsupportedEnum("ReadPixels.Format",
+                                  f"format {p.Format:#x} type {p.Type:#x} (RGBA / UNSIGNED_BYTE only)")  # fmt: skip
         data = self.r.read_pixels(self.r.target.read_index, p.X, p.Y, p.Width, p.Height)
         ref = (p.Dst.Offset, p.Dst.Size, p.Dst.Seg)
         dst = ctx.stage.view(ref, "ReadPixels.Dst", writable=True)

@@ -1,24 +1,24 @@
-"""A shader CSO on the Vulkan side: SPIR-V modules + the layouts its reflection record names.
+"""A shader CSO on the Vulkan side: SPIR-V modules + what its reflection record says.
 
 ``ShaderProgram(dev, spirv, reflection)``: ``spirv`` maps the GL stage slot
 (``MGPProgramDesc.Spirv`` index: vertex 0, tessellation control 1, evaluation 2,
 geometry 3, fragment 4, compute 5) to SPIR-V bytes; ``reflection`` is the client's
-reflection record (canonical JSON: ``inputs`` with their ``location``, ``uniforms`` and
-``samplers`` with ``set``/``binding``/``stage``). From it come the vertex-input locations
-the vertex stage consumes (a pipeline feeds only those), one descriptor set layout per
-set (uniform blocks -> uniform buffers, samplers -> combined image samplers) and the
-pipeline layout.
+reflection record (canonical JSON: ``inputs`` with their ``location``; ``uniforms``,
+``samplers``, ``images``, ``storage``, ``push_constants``). From it come the vertex-input
+locations the vertex stage consumes (a pipeline feeds exactly those). A program that
+declares any resource is refused by name: this backend binds no descriptor sets, so its
+pipeline layout is empty.
 """
 
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from typing import Any
 
 import vulkan as vk
 
 from .device import VulkanDevice
+from .errors import VulkanRefused
 
 __all__ = ["ShaderProgram", "STAGE_BITS", "ShaderRefused"]
 
@@ -30,11 +30,12 @@ STAGE_BITS = {
     4: vk.VK_SHADER_STAGE_FRAGMENT_BIT,
     5: vk.VK_SHADER_STAGE_COMPUTE_BIT,
 }
-_STAGE_NAMES = {"vert": 0, "tesc": 1, "tese": 2, "geom": 3, "frag": 4, "comp": 5}
+#: Reflection keys naming resources a pipeline layout would have to bind.
+_RESOURCE_KEYS = ("uniforms", "samplers", "images", "storage", "push_constants")
 _SPIRV_MAGIC = b"\x03\x02\x23\x07"
 
 
-class ShaderRefused(ValueError):
+class ShaderRefused(VulkanRefused):
     """The shader CSO cannot become Vulkan modules (names the stage and why)."""
 
 
@@ -42,57 +43,37 @@ class ShaderProgram:
     def __init__(self, dev: VulkanDevice, spirv: dict[int, bytes], reflection: bytes) -> None:
         self.dev = dev
         if 0 not in spirv or 5 in spirv:
-            raise ShaderRefused("CreateShaderState.Spirv: a graphics program needs a vertex stage")
+            raise ShaderRefused("CreateShaderState.Spirv", "a graphics program needs a vertex stage")
         for slot, code in spirv.items():
             if slot not in STAGE_BITS or len(code) % 4 or not code.startswith(_SPIRV_MAGIC):
-                raise ShaderRefused(f"CreateShaderState.Spirv[{slot}]: not SPIR-V")
+                raise ShaderRefused(f"CreateShaderState.Spirv[{slot}]", "not SPIR-V")
         try:
             self.reflection = json.loads(reflection.decode()) if reflection else {}
             self.inputs = frozenset(int(i["location"]) for i in self.reflection.get("inputs", ()))
         except (UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
             raise ShaderRefused(
-                "CreateShaderState.Reflection: not a reflection record (expected JSON with "
-                "'inputs': [{'location': N, ...}], 'uniforms', 'samplers')"
+                "CreateShaderState.Reflection",
+                "not a reflection record (expected JSON with 'inputs': [{'location': N, ...}])",
             ) from None
+        resources = sorted(k for k in _RESOURCE_KEYS if self.reflection.get(k))
+        if resources:
+            raise ShaderRefused(
+                "CreateShaderState.Reflection",
+                f"the program declares {', '.join(resources)}: this backend binds no "
+                "descriptor sets or push constants (vertex inputs and outputs only)",
+            )
         self.modules: dict[int, Any] = {}
-        self.set_layouts: list[Any] = []
         self.layout = None
         self._stages: list[Any] | None = None
         try:
             for slot, code in sorted(spirv.items()):
                 info = vk.VkShaderModuleCreateInfo(codeSize=len(code), pCode=code)
                 self.modules[slot] = vk.vkCreateShaderModule(dev.device, info, None)
-            self.bindings = self._bindings()
-            self._make_layouts()
+            self.layout = vk.vkCreatePipelineLayout(dev.device, vk.VkPipelineLayoutCreateInfo(),
+                                                    None)  # fmt: skip
         except Exception:
             self.destroy()
             raise
-
-    def _bindings(self) -> dict[int, dict[int, tuple[int, int]]]:
-        """``{set: {binding: (descriptor type, stage flags)}}`` from the reflection record."""
-        out: dict[int, dict[int, tuple[int, int]]] = defaultdict(dict)
-        kinds = (("uniforms", vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER),
-                 ("samplers", vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER))  # fmt: skip
-        for key, dtype in kinds:
-            for item in self.reflection.get(key, ()):
-                s, b = int(item.get("set", 0)), int(item["binding"])
-                stage = STAGE_BITS[_STAGE_NAMES[item.get("stage", "frag")]]
-                prev = out[s].get(b, (dtype, 0))
-                out[s][b] = (dtype, prev[1] | stage)
-        return dict(out)
-
-    def _make_layouts(self) -> None:
-        d = self.dev.device
-        for s in range(max(self.bindings, default=-1) + 1):
-            rows = [vk.VkDescriptorSetLayoutBinding(binding=b, descriptorType=t,
-                                                    descriptorCount=1, stageFlags=st)
-                    for b, (t, st) in sorted(self.bindings.get(s, {}).items())]  # fmt: skip
-            info = vk.VkDescriptorSetLayoutCreateInfo(bindingCount=len(rows), pBindings=rows or None)
-            self.set_layouts.append(vk.vkCreateDescriptorSetLayout(d, info, None))
-        info = vk.VkPipelineLayoutCreateInfo(
-            setLayoutCount=len(self.set_layouts), pSetLayouts=self.set_layouts or None
-        )
-        self.layout = vk.vkCreatePipelineLayout(d, info, None)
 
     def stage_infos(self) -> list[Any]:
         """The stage create infos (kept on the program: their entry-point strings must
@@ -112,6 +93,3 @@ class ShaderProgram:
         if self.layout is not None:
             vk.vkDestroyPipelineLayout(d, self.layout, None)
             self.layout = None
-        for sl in self.set_layouts:
-            vk.vkDestroyDescriptorSetLayout(d, sl, None)
-        self.set_layouts = []

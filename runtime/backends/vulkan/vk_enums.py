@@ -17,12 +17,13 @@ from functools import lru_cache
 import vulkan as vk
 
 from ...schema import tables as _t
+from .errors import VulkanRefused
 
 __all__ = ["catalogue_map", "TRANSLATED", "GL", "topology", "polygon_mode", "vertex_format",
            "texture_format", "DEPTH_FORMATS", "UnsupportedEnum"]  # fmt: skip
 
 
-class UnsupportedEnum(ValueError):
+class UnsupportedEnum(VulkanRefused):
     """A value the Vulkan backend has no translation for (names the place and the value)."""
 
 
@@ -94,7 +95,7 @@ def catalogue_map(enum: str) -> dict[int, int]:
     table = TRANSLATED[enum]
     missing = sorted(set(names) - set(table))
     if missing:
-        raise UnsupportedEnum(f"{enum}: no Vulkan translation for {', '.join(missing)}")
+        raise UnsupportedEnum(enum, f"no Vulkan translation for {', '.join(missing)}")
     return {int(v): table[n] for n, v in names.items()}
 
 
@@ -135,7 +136,7 @@ def topology(mode: int) -> int:
     try:
         return _TOPOLOGY[mode]
     except KeyError:
-        raise UnsupportedEnum(f"DrawVbo.Mode: draw mode {mode:#x} has no Vulkan topology") from None
+        raise UnsupportedEnum("DrawVbo.Mode", f"draw mode {mode:#x} has no Vulkan topology") from None
 
 
 def polygon_mode(gl_mode: int) -> int:
@@ -146,7 +147,7 @@ def polygon_mode(gl_mode: int) -> int:
         return vk.VK_POLYGON_MODE_LINE
     if gl_mode == GL.POINT:
         return vk.VK_POLYGON_MODE_POINT
-    raise UnsupportedEnum(f"RenderStateParameters.PolygonModeFront: {gl_mode:#x}")
+    raise UnsupportedEnum("RenderStateParameters.PolygonModeFront", f"{gl_mode:#x} is no polygon mode")
 
 
 _VERTEX_FORMATS: dict[tuple[int, bool], tuple[int, int, int, int]] = {
@@ -172,7 +173,8 @@ def vertex_format(gl_type: int, size: int, normalized: bool) -> int:
     formats = _VERTEX_FORMATS.get((gl_type, bool(normalized)))
     if formats is None or not 1 <= size <= 4:
         raise UnsupportedEnum(
-            f"MGPVertexAttribWire: type {gl_type:#x} x{size} normalized={int(normalized)}"
+            "CreateVertexElements.MGPVertexAttribWire",
+            f"type {gl_type:#x} x{size} normalized={int(normalized)} has no Vulkan vertex format",
         )
     return formats[size - 1]
 
@@ -193,4 +195,5 @@ def texture_format(internal_format: int) -> int:
     try:
         return _TEXTURE_FORMATS[internal_format]
     except KeyError:
-        raise UnsupportedEnum(f"InternalFormat {internal_format:#x} has no colour format") from None
+        raise UnsupportedEnum("ResourceRespecify.InternalFormat",
+                              f"{internal_format:#x} has no Vulkan colour format") from None
