@@ -139,3 +139,15 @@ def test_deaths_release_gl_objects() -> None:
         c.present()
     n = be.gl.counts
     assert (n["glDeleteFramebuffers"], n["glDeleteTextures"], n["glDeleteProgram"]) == (1, 1, 1)
+
+
+def test_a_shrunk_buffer_is_checked_again() -> None:
+    """A range proven once is re-proven after the buffer is respecified smaller."""
+    with pytest.raises(DriverRefused) as info:
+        with gles_client() as (c, be):
+            vb, _ = setup(c, quad(-1, -1, 1, 1, 0, (1.0, 0.0, 0.0, 1.0)))
+            c.draw_arrays(GL.TRIANGLES, 0, 6)
+            c.buffer_data(vb, struct.pack("<21f", *quad(-1, -1, 1, 1, 0, (1.0, 0.0, 0.0, 1.0))[:21]))
+            c.draw_arrays(GL.TRIANGLES, 0, 6)
+            c.present()
+    assert info.value.reason == "DrawVbo.VertexRange" and "84-byte buffer" in info.value.log

@@ -86,6 +86,29 @@ class Client:
     def csos_minted(self) -> int:
         return self.tr.cso.stats.minted
 
+    def stats(self) -> dict[str, int]:
+        """The client's counters, flat (JSON-ready): records and bytes, and the CSO cache's
+        hashes, transition hits, byte compares and version-check answers."""
+        cso = self.tr.cso.stats
+        return {
+            "draws": self.draws,
+            "records": self.em.records,
+            "wire_bytes": self.em.wire_bytes,
+            "staged_bytes": self.em.staged_bytes,
+            "cso_minted": cso.minted,
+            "cso_binds": cso.binds,
+            "cso_hashes": cso.hashes,
+            "cso_transition_hits": cso.transition_hits,
+            "cso_byte_compares": cso.byte_compares,
+            "cso_content_hits": cso.hits,
+            "cso_collisions": cso.collisions,
+            "cso_version_checks": cso.reuses,
+            "cso_evictions": cso.evictions,
+            "dynamic_pushes": cso.dynamic_pushes,
+            "suppressor_hashes": self.tr.sup.hashes,
+            "suppressor_skips": self.tr.sup.skipped,
+        }
+
     # -- render state (no emission) ------------------------------------------
     def enable(self, cap: str) -> None:
         self.tr.rs.set_capability(cap, True)

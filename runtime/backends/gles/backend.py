@@ -268,7 +268,7 @@ class GlesBackend:
                 if bias:
                     raise DriverRefused(f"{what}.IndexBias", "GLES 3.0 has no base vertex")
                 top = self.vtx.max_index(ib, size, start, count, restart, what)
-                self.vtx.check_range(top, instances, what)
+                self.vtx.check_range(top, instances, self.res.epoch, what)
                 ptr = ctypes.c_void_p(start * size)
                 if instances > 1:
                     gl.glDrawElementsInstanced(mode, count, gl_type, ptr, instances)
@@ -277,7 +277,7 @@ class GlesBackend:
         else:
             for r in ranges:
                 start, count = int(r.Start), int(r.Count)
-                self.vtx.check_range(start + count - 1, instances, what)
+                self.vtx.check_range(start + count - 1, instances, self.res.epoch, what)
                 if instances > 1:
                     gl.glDrawArraysInstanced(mode, start, count, instances)
                 else:

@@ -65,6 +65,7 @@ class Resources:
     def __init__(self, gl: CountedGL, limits: Limits) -> None:
         self.gl = gl
         self.limits = limits
+        self.epoch = 0
         t = _t.enum("MGPResourceTarget")
         self.buffer_target, self.tex2d_target = int(t["kResourceBuffer"]), int(t["kResourceTex2D"])
         self.renderbuffer_target = int(t["kResourceRenderbuffer"])
@@ -98,6 +99,7 @@ class Resources:
             gl.glBufferData(GL.GL_COPY_WRITE_BUFFER, size, None, GL.GL_STATIC_DRAW)
             self._check(what)
             res.size, res.mirror, res.serial = size, bytearray(size), res.serial + 1
+            self.epoch += 1  # a buffer size moved: proven vertex ranges no longer hold
             return
         fmt = int(p.InternalFormat)  # type: ignore[index]
         w, h = int(p.Width), int(p.Height)  # type: ignore[index]
