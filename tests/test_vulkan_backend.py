@@ -81,10 +81,11 @@ def test_dynamic_changes_create_no_pipeline_and_issue_one_set_each():
         assert sets["vkCmdSetViewport"] == sets["vkCmdSetScissor"] == 999
         assert sets["vkCmdSetDepthBias"] == sets["vkCmdSetLineWidth"] == 0
         # an unchanged tail issues nothing
-        total = after["cmd_set_total"]
+        total, gate = after["cmd_set_total"], after["tail_version_hits"]
         for _ in range(10):
             c.draw_arrays(GL_TRIANGLES, 0, 3)
         assert _counts(be)["cmd_set_total"] == total
+        assert _counts(be)["tail_version_hits"] == gate + 10  # the version gate answered
         c.present()
 
 
@@ -161,8 +162,12 @@ def test_delete_and_recreate_in_a_tight_loop_under_validation():
             tmp = c.create_buffer(b"\0" * 64)
             c.delete_buffer(tmp)
             c.delete_program(prog)  # retires its pipelines while the frame is recorded
+            # ... so they wait for the frame's fence: nothing in use is destroyed yet
+            assert be.r.ring.recording and be.r.ring.pending_deletions > 0
             if i % 5 == 4:
                 c.present()
+        be.r.finish()
+        assert be.r.ring.pending_deletions == 0  # every fence signalled: all retired
         snap = _counts(be)
         assert snap["pipelines_retired"] >= 30
         assert snap["deferred_destroyed"] >= 30
