@@ -258,3 +258,19 @@ def test_a_reissued_shader_state_retires_the_old_programs_pipelines():
         snap = _counts(be)
         assert snap["pipelines_created"] == 2 and snap["pipelines_retired"] == 1
         c.present()
+
+
+def test_read_pixels_honours_the_pack_alignment():
+    with vk_client() as (c, be):
+        setup_color(c)
+        c.clear_color(0, 0, 1, 1)
+        c.clear(COLOR_DEPTH)
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        c.pixel_store(True, "Alignment", 8)
+        # rows 46 and 47 at the triangle's top: red at x = 0 only in row 47, x <= 1 in row 46
+        raw = c.read_pixels(0, 46, 3, 2)  # 12-byte rows padded to 16
+        assert len(raw) >= 16 + 12
+        red, blue = (255, 0, 0, 255), (0, 0, 255, 255)
+        assert [tuple(raw[i : i + 4]) for i in (0, 4, 8)] == [red, red, blue]
+        assert [tuple(raw[i : i + 4]) for i in (16, 20, 24)] == [red, blue, blue]
+        c.present()

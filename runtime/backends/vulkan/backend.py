@@ -25,6 +25,7 @@ from ...schema import tables as _t
 from ...server.handle_fields import table_of
 from ...wire.handle import Handle
 from .counters import Counters
+from .errors import VulkanRefused
 from .pipelines import VertexLayout
 from .renderer import DrawCall, VulkanRenderer
 from .resources import VkBufferResource, VkTextureResource
@@ -256,14 +257,32 @@ class VulkanBackend:
         self.r.clear(ctx.render_state.view(), color, depth, stencil)  # type: ignore[arg-type]
 
     def ReadPixels(self, ctx: Any, d: Any) -> None:
+        """RGBA / UNSIGNED_BYTE rows, GL orientation, into the staged destination, with the
+        pushed pack alignment (other pack state is refused by name, not ignored)."""
         p = d.payload
         if (p.Format, p.Type) != (GL.RGBA, GL.UNSIGNED_BYTE):
             raise UnsupportedEnum("ReadPixels.Format",
                                   f"format {p.Format:#x} type {p.Type:#x} (RGBA / UNSIGNED_BYTE only)")  # fmt: skip
-        data = self.r.read_pixels(self.r.target.read_index, p.X, p.Y, p.Width, p.Height)
-        ref = (p.Dst.Offset, p.Dst.Size, p.Dst.Seg)
-        dst = ctx.stage.view(ref, "ReadPixels.Dst", writable=True)
-        dst[: len(data)] = data
+        align = 4  # GL's initial pack alignment
+        pushed = ctx.last.get("SetPixelPackState")
+        if pushed is not None:
+            pack = pushed.Pack
+            if any((pack.RowLength, pack.SkipPixels, pack.SkipRows, pack.SwapBytes, pack.LsbFirst)):
+                raise VulkanRefused("ReadPixels.PixelPack", f"pack state {pack} beyond alignment")
+            align = pack.Alignment
+        if align not in (1, 2, 4, 8):
+            raise VulkanRefused("ReadPixels.PixelPack", f"pack alignment {align}")
+        w, h = p.Width, p.Height
+        row = w * 4
+        stride = -(-row // align) * align
+        dst = ctx.stage.view((p.Dst.Offset, p.Dst.Size, p.Dst.Seg), "ReadPixels.Dst", writable=True)
+        if h and len(dst) < stride * (h - 1) + row:
+            raise VulkanRefused("ReadPixels.Dst", f"{len(dst)} bytes for {w}x{h}, row stride {stride}")
+        if not w or not h:
+            return
+        data = self.r.read_pixels(self.r.target.read_index, p.X, p.Y, w, h)
+        for y in range(h):
+            dst[y * stride : y * stride + row] = data[y * row : (y + 1) * row]
 
     def Present(self, ctx: Any, d: Any) -> None:
         self.r.present()
