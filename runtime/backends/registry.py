@@ -18,8 +18,14 @@ def _gles() -> Any:
     return GlesBackend()
 
 
+def _vulkan() -> Any:
+    from .vulkan.backend import VulkanBackend  # imports the Vulkan binding only when asked for
+
+    return VulkanBackend()
+
+
 #: backend name -> factory of a backend table object.
-BACKENDS: dict[str, Callable[[], Any]] = {"recorder": Recorder, "gles": _gles}
+BACKENDS: dict[str, Callable[[], Any]] = {"recorder": Recorder, "gles": _gles, "vulkan": _vulkan}
 
 
 class UnknownBackend(ValueError):

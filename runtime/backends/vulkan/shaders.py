@@ -1,0 +1,95 @@
+"""A shader CSO on the Vulkan side: SPIR-V modules + what its reflection record says.
+
+``ShaderProgram(dev, spirv, reflection)``: ``spirv`` maps the GL stage slot
+(``MGPProgramDesc.Spirv`` index: vertex 0, tessellation control 1, evaluation 2,
+geometry 3, fragment 4, compute 5) to SPIR-V bytes; ``reflection`` is the client's
+reflection record (canonical JSON: ``inputs`` with their ``location``; ``uniforms``,
+``samplers``, ``images``, ``storage``, ``push_constants``). From it come the vertex-input
+locations the vertex stage consumes (a pipeline feeds exactly those). A program that
+declares any resource is refused by name: this backend binds no descriptor sets, so its
+pipeline layout is empty.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import vulkan as vk
+
+from .device import VulkanDevice
+from .errors import VulkanRefused
+
+__all__ = ["ShaderProgram", "STAGE_BITS", "ShaderRefused"]
+
+STAGE_BITS = {
+    0: vk.VK_SHADER_STAGE_VERTEX_BIT,
+    1: vk.VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT,
+    2: vk.VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT,
+    3: vk.VK_SHADER_STAGE_GEOMETRY_BIT,
+    4: vk.VK_SHADER_STAGE_FRAGMENT_BIT,
+    5: vk.VK_SHADER_STAGE_COMPUTE_BIT,
+}
+#: Reflection keys naming resources a pipeline layout would have to bind.
+_RESOURCE_KEYS = ("uniforms", "samplers", "images", "storage", "push_constants")
+_SPIRV_MAGIC = b"\x03\x02\x23\x07"
+
+
+class ShaderRefused(VulkanRefused):
+    """The shader CSO cannot become Vulkan modules (names the stage and why)."""
+
+
+class ShaderProgram:
+    def __init__(self, dev: VulkanDevice, spirv: dict[int, bytes], reflection: bytes) -> None:
+        self.dev = dev
+        if 0 not in spirv or 5 in spirv:
+            raise ShaderRefused("CreateShaderState.Spirv", "a graphics program needs a vertex stage")
+        for slot, code in spirv.items():
+            if slot not in STAGE_BITS or len(code) % 4 or not code.startswith(_SPIRV_MAGIC):
+                raise ShaderRefused(f"CreateShaderState.Spirv[{slot}]", "not SPIR-V")
+        try:
+            self.reflection = json.loads(reflection.decode()) if reflection else {}
+            self.inputs = frozenset(int(i["location"]) for i in self.reflection.get("inputs", ()))
+        except (UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
+            raise ShaderRefused(
+                "CreateShaderState.Reflection",
+                "not a reflection record (expected JSON with 'inputs': [{'location': N, ...}])",
+            ) from None
+        resources = sorted(k for k in _RESOURCE_KEYS if self.reflection.get(k))
+        if resources:
+            raise ShaderRefused(
+                "CreateShaderState.Reflection",
+                f"the program declares {', '.join(resources)}: this backend binds no "
+                "descriptor sets or push constants (vertex inputs and outputs only)",
+            )
+        self.modules: dict[int, Any] = {}
+        self.layout = None
+        self._stages: list[Any] | None = None
+        try:
+            for slot, code in sorted(spirv.items()):
+                info = vk.VkShaderModuleCreateInfo(codeSize=len(code), pCode=code)
+                self.modules[slot] = vk.vkCreateShaderModule(dev.device, info, None)
+            self.layout = vk.vkCreatePipelineLayout(dev.device, vk.VkPipelineLayoutCreateInfo(),
+                                                    None)  # fmt: skip
+        except Exception:
+            self.destroy()
+            raise
+
+    def stage_infos(self) -> list[Any]:
+        """The stage create infos (kept on the program: their entry-point strings must
+        outlive every pipeline create call that copies them)."""
+        if self._stages is None:
+            self._stages = [
+                vk.VkPipelineShaderStageCreateInfo(stage=STAGE_BITS[slot], module=m, pName="main")
+                for slot, m in sorted(self.modules.items())
+            ]
+        return self._stages
+
+    def destroy(self) -> None:
+        d = self.dev.device
+        for m in self.modules.values():
+            vk.vkDestroyShaderModule(d, m, None)
+        self.modules = {}
+        if self.layout is not None:
+            vk.vkDestroyPipelineLayout(d, self.layout, None)
+            self.layout = None

@@ -1,0 +1,276 @@
+"""The Vulkan backend behind the wire: pipeline counts, the dynamic tail, winding, scissor,
+readback orientation and lifetime, every test under the validation layer (any warning or
+error it reports fails the test)."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pytest
+
+from _vk_support import setup_color, vk_client
+
+GL_TRIANGLES = 0x0004
+COLOR_DEPTH = 0x4000 | 0x0100
+
+
+def _counts(be):
+    return be.counters.snapshot()
+
+
+def test_blaze3d_frame_makes_two_pipelines_per_program_layout_and_pass():
+    with vk_client() as (c, be):
+        _, vb = setup_color(c)
+        colors = c.create_buffer(struct.pack("<12f", *(0, 1, 0, 1) * 3))  # tightly packed
+        c.blend_func("SrcAlpha", "OneMinusSrcAlpha")
+        tex = c.create_texture_2d(64, 48)
+        fb = c.create_framebuffer()
+        c.framebuffer_texture(fb, 0, tex)
+        progs = [c.tr.program, c.create_program(*_program())]
+        layouts = [  # interleaved colour; a packed colour array (another vertex layout)
+            lambda: c.vertex_attrib_pointer(1, vb, 4, stride=28, offset=12),
+            lambda: c.vertex_attrib_pointer(1, colors, 4, stride=16),
+        ]
+        for _ in range(2):  # frames
+            for target in (None, fb):
+                c.bind_framebuffer(target)
+                for prog in progs:
+                    c.use_program(prog)
+                    for layout in layouts:
+                        layout()
+                        for _ in range(20):  # the toggles
+                            c.enable("Blend")
+                            c.draw_arrays(GL_TRIANGLES, 0, 3)
+                            c.disable("Blend")
+                            c.draw_arrays(GL_TRIANGLES, 0, 3)
+            c.present()
+        # 2 render-state CSOs per (2 programs x 2 vertex layouts x 2 render passes:
+        # default RGBA8 + D/S, FBO RGBA8), however many toggles and frames
+        combos = 2 * 2 * 2
+        assert _counts(be)["pipelines_created"] == 2 * combos
+        assert be.r.memo.hits == 2 * combos * 40 - 2 * combos
+
+
+def _program():
+    from _vk_support import color_program
+
+    return color_program()
+
+
+def test_dynamic_changes_create_no_pipeline_and_issue_one_set_each():
+    with vk_client() as (c, be):
+        setup_color(c)
+        c.enable("ScissorTest")
+        c.scissor(0, 0, 64, 48)
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        base = _counts(be)
+        assert base["pipelines_created"] == 1
+        for i in range(1000):
+            c.viewport(0, 0, 64 - i % 7, 48)
+            c.scissor(0, 0, 64, 48 - i % 5)
+            c.state.set_blend_color(i / 1000, 0.0, 0.0, 1.0)
+            c.state.set_stencil_func("FrontAndBack", "Always", (i + 1) % 200, 0xFF)
+            c.draw_arrays(GL_TRIANGLES, 0, 3)
+        after = _counts(be)
+        assert after["pipelines_created"] == 1
+        sets = {k: after["cmd_set"][k] - base["cmd_set"][k] for k in after["cmd_set"]}
+        # one vkCmdSet* per draw whose value moved, none for untouched states (the first
+        # viewport and scissor of the loop equal the warm-up draw's)
+        assert sets["vkCmdSetBlendConstants"] == sets["vkCmdSetStencilReference"] == 1000
+        assert sets["vkCmdSetViewport"] == sets["vkCmdSetScissor"] == 999
+        assert sets["vkCmdSetDepthBias"] == sets["vkCmdSetLineWidth"] == 0
+        # an unchanged tail issues nothing
+        total, gate = after["cmd_set_total"], after["tail_version_hits"]
+        for _ in range(10):
+            c.draw_arrays(GL_TRIANGLES, 0, 3)
+        assert _counts(be)["cmd_set_total"] == total
+        assert _counts(be)["tail_version_hits"] == gate + 10  # the version gate answered
+        c.present()
+
+
+@pytest.mark.parametrize("whole_block,expected", [(False, 1), (True, 40)])
+def test_whole_block_control_mints_one_pipeline_per_distinct_value(whole_block, expected):
+    with vk_client(whole_block=whole_block) as (c, be):
+        setup_color(c)
+        for i in range(40):
+            c.viewport(0, 0, 64 - i, 48)
+            c.draw_arrays(GL_TRIANGLES, 0, 3)
+        c.present()
+        assert _counts(be)["pipelines_created"] == expected
+
+
+def _pixel(c, x, y):
+    return tuple(c.read_pixels(x, y, 1, 1))
+
+
+@pytest.mark.parametrize("front,visible", [("CounterClockwise", True), ("Clockwise", False)])
+def test_front_face_decides_what_cull_back_removes(front, visible):
+    with vk_client() as (c, be):
+        setup_color(c)  # the triangle is counter-clockwise in GL
+        c.clear_color(0, 0, 1, 1)
+        c.clear(COLOR_DEPTH)
+        c.enable("CullFace")
+        c.state.set_cull_face_mode("Back")
+        c.state.set_front_face_mode(front)
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        assert _pixel(c, 2, 2) == ((255, 0, 0, 255) if visible else (0, 0, 255, 255))
+
+
+def test_readback_is_in_gl_orientation():
+    with vk_client() as (c, be):
+        setup_color(c)  # lower-left half of the surface
+        c.clear_color(0, 0, 1, 1)
+        c.clear(COLOR_DEPTH)
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        assert _pixel(c, 1, 1) == (255, 0, 0, 255)
+        assert _pixel(c, 62, 46) == (0, 0, 255, 255)
+        rows = np.frombuffer(c.read_pixels(0, 0, 64, 48), np.uint8).reshape(48, 64, 4)
+        assert tuple(rows[0, 0]) == (255, 0, 0, 255)  # row 0 is the bottom
+        assert tuple(rows[47, 63]) == (0, 0, 255, 255)
+        c.present()
+
+
+def test_scissor_box_zero_rejects_everything_and_test_off_is_full_surface():
+    with vk_client() as (c, be):
+        setup_color(c, positions=(-1, -1, 0, 3, -1, 0, -1, 3, 0))  # covers the surface
+        c.clear_color(0, 0, 1, 1)
+        c.clear(COLOR_DEPTH)
+        c.enable("ScissorTest")
+        c.scissor(0, 0, 0, 0)
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        assert _pixel(c, 32, 24) == (0, 0, 255, 255)
+        c.scissor(4, 4, 8, 8)
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        assert _pixel(c, 5, 5) == (255, 0, 0, 255) and _pixel(c, 13, 13) == (0, 0, 255, 255)
+        c.disable("ScissorTest")
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        assert _pixel(c, 63, 47) == (255, 0, 0, 255)
+
+
+def test_delete_and_recreate_in_a_tight_loop_under_validation():
+    with vk_client() as (c, be):
+        setup_color(c)
+        c.tr.cso.capacity = 2  # every third distinct state evicts: DeleteRenderState
+        funcs = ("One", "SrcAlpha", "DstColor")
+        for i in range(30):
+            prog = c.create_program(*_program())
+            c.use_program(prog)
+            c.blend_func(funcs[i % 3], "Zero")
+            c.enable("Blend")
+            c.draw_arrays(GL_TRIANGLES, 0, 3)
+            tmp = c.create_buffer(b"\0" * 64)
+            c.delete_buffer(tmp)
+            c.delete_program(prog)  # retires its pipelines while the frame is recorded
+            # ... so they wait for the frame's fence: nothing in use is destroyed yet
+            assert be.r.ring.recording and be.r.ring.pending_deletions > 0
+            if i % 5 == 4:
+                c.present()
+        be.r.finish()
+        assert be.r.ring.pending_deletions == 0  # every fence signalled: all retired
+        snap = _counts(be)
+        assert snap["pipelines_retired"] >= 30
+        assert snap["deferred_destroyed"] >= 30
+        assert c.tr.cso.stats.evictions > 0
+
+
+@pytest.mark.parametrize("transport", ["monolith", "inproc"])
+def test_transports_render_the_same_frame(transport):
+    with vk_client(transport) as (c, be):
+        setup_color(c)
+        c.clear_color(0, 0, 1, 1)
+        c.clear(COLOR_DEPTH)
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        c.present()
+        img = be.snapshot()
+        assert tuple(img[0, 0]) == (255, 0, 0, 255) and tuple(img[47, 63]) == (0, 0, 255, 255)
+
+
+def test_clears_honour_scissor_and_colour_mask():
+    with vk_client() as (c, be):
+        setup_color(c)
+        c.clear_color(0.2, 0.4, 0.6, 1.0)
+        c.clear(COLOR_DEPTH)  # full surface, nothing before it: the pass's load op
+        c.enable("ScissorTest")
+        c.scissor(16, 16, 8, 8)
+        c.clear_color(1, 0, 0, 1)
+        c.clear()  # scissored: vkCmdClearAttachments over the box
+        c.scissor(0, 0, 8, 8)
+        c.state.set_color_mask(True, False, False, True)
+        c.clear_color(0, 1, 1, 1)
+        c.clear()  # masked: the baked clear shader with write mask R|A
+        c.state.set_color_mask(True, True, True, True)
+        c.disable("ScissorTest")
+        bg = (51, 102, 153, 255)
+        assert _pixel(c, 40, 40) == bg
+        assert _pixel(c, 20, 20) == (255, 0, 0, 255)
+        assert _pixel(c, 4, 4) == (0, 102, 153, 255)
+        c.present()
+
+
+def test_baked_internal_shaders_are_fresh(tmp_path):
+    from mgpipe.runtime.backends.vulkan import internal_shaders
+
+    for path in internal_shaders.bake(tmp_path):
+        assert path.read_bytes() == (internal_shaders.BAKED / path.name).read_bytes(), path.name
+
+
+def test_a_respecified_render_texture_gets_a_new_framebuffer():
+    with vk_client() as (c, be):
+        setup_color(c)
+        tex = c.create_texture_2d(64, 48)
+        fb = c.create_framebuffer()
+        c.framebuffer_texture(fb, 0, tex)
+        c.bind_framebuffer(fb)
+        c.clear_color(0, 1, 0, 1)
+        c.clear()
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        assert _pixel(c, 1, 1) == (255, 0, 0, 255)
+        # new storage for the attached texture (glTexImage2D again) while the FBO stays
+        # bound: the framebuffer state is not re-sent, the old image retires in flight
+        c.em.emit("ResourceRespecify", {"Res": tex.handle, "Target": c._target(tex.target),
+                                        "StorageKind": 0, "InternalFormat": 0x8058, "Width": 64,
+                                        "Height": 48, "Depth": 1, "ArrayLayers": 1, "Levels": 1})
+        c.clear_color(0, 0, 1, 1)
+        c.clear()
+        assert _pixel(c, 1, 1) == (0, 0, 255, 255)
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        assert _pixel(c, 1, 1) == (255, 0, 0, 255) and _pixel(c, 62, 46) == (0, 0, 255, 255)
+        c.present()
+
+
+def test_a_reissued_shader_state_retires_the_old_programs_pipelines():
+    with vk_client() as (c, be):
+        prog, _ = setup_color(c)
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        assert _counts(be)["pipelines_created"] == 1
+        spirv, refl = _program()
+        off, size, seg = c.em.stage_bytes(spirv[0])
+        stages = [{} for _ in range(6)]
+        stages[0] = {"Offset": off, "Size": size, "Seg": seg}
+        off, size, seg = c.em.stage_bytes(spirv[4])
+        stages[4] = {"Offset": off, "Size": size, "Seg": seg}
+        off, size, seg = c.em.stage_bytes(refl)
+        c.em.emit("CreateShaderState", {  # the same handle, linked again
+            "Cso": prog.handle, "StageMask": 0b10001, "SpirvStatus": 1, "LinkStatus": 1,
+            "Spirv": stages, "Reflection": {"Offset": off, "Size": size, "Seg": seg}})
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        snap = _counts(be)
+        assert snap["pipelines_created"] == 2 and snap["pipelines_retired"] == 1
+        c.present()
+
+
+def test_read_pixels_honours_the_pack_alignment():
+    with vk_client() as (c, be):
+        setup_color(c)
+        c.clear_color(0, 0, 1, 1)
+        c.clear(COLOR_DEPTH)
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        c.pixel_store(True, "Alignment", 8)
+        # rows 46 and 47 at the triangle's top: red at x = 0 only in row 47, x <= 1 in row 46
+        raw = c.read_pixels(0, 46, 3, 2)  # 12-byte rows padded to 16
+        assert len(raw) >= 16 + 12
+        red, blue = (255, 0, 0, 255), (0, 0, 255, 255)
+        assert [tuple(raw[i : i + 4]) for i in (0, 4, 8)] == [red, red, blue]
+        assert [tuple(raw[i : i + 4]) for i in (16, 20, 24)] == [red, blue, blue]
+        c.present()
