@@ -25,7 +25,7 @@ from .transport import InprocTransport, MonolithTransport, Sink, Transport
 
 __all__ = ["TRANSPORTS", "Client", "make_transport"]
 
-TRANSPORTS = ("monolith", "inproc")
+TRANSPORTS = ("monolith", "inproc", "spawn")
 DEFAULT_RING = 1 << 20
 
 GL_COLOR_BUFFER_BIT = 0x4000
@@ -33,6 +33,10 @@ GL_DEPTH_BUFFER_BIT = 0x0100
 GL_TRIANGLES = 0x0004
 GL_RGBA8 = 0x8058
 GL_FLOAT = 0x1406
+GL_NO_ERROR = 0
+GL_UNKNOWN_CONTEXT_RESET = 0x8255
+#: What :meth:`Client.present` returns once the device is lost (``EGL_CONTEXT_LOST``).
+EGL_CONTEXT_LOST = 0x300E
 
 
 def make_transport(kind: str, sink: Sink, ring_capacity: int = DEFAULT_RING) -> Transport:
@@ -40,6 +44,8 @@ def make_transport(kind: str, sink: Sink, ring_capacity: int = DEFAULT_RING) -> 
         return MonolithTransport(sink)
     if kind == "inproc":
         return InprocTransport(sink, ring_capacity)
+    if kind == "spawn":
+        raise ValueError("a spawn transport holds its own stage: pass a SpawnTransport object")
     raise ValueError(f"unknown transport {kind!r} (expected one of: {', '.join(TRANSPORTS)})")
 
 
@@ -51,13 +57,14 @@ class Client:
         sink: Sink,
         stage: StageSegment,
         *,
-        transport: str = "monolith",
+        transport: str | Transport = "monolith",
         width: int = 640,
         height: int = 480,
         whole_block: bool = False,
         ring_capacity: int = DEFAULT_RING,
     ) -> None:
-        self.transport = make_transport(transport, sink, ring_capacity)
+        self.transport = (make_transport(transport, sink, ring_capacity)
+                          if isinstance(transport, str) else transport)  # fmt: skip
         self.em = Emitter(self.transport, stage)
         self.tr = Tracker(self.em, width=width, height=height, whole_block=whole_block)
         self.draws = 0
@@ -275,13 +282,25 @@ class Client:
         })  # fmt: skip
 
     def present(self) -> int:
-        """Present the default framebuffer; returns the 1-based frame serial."""
+        """Present the default framebuffer; returns the 1-based frame serial, or
+        :data:`EGL_CONTEXT_LOST` once the device is lost (the call then did nothing)."""
         self.tr.validate("Present")
         self.frame_serial += 1
         self.em.emit("Present", {"FrameSerial": self.frame_serial})
         self.transport.wait_applied()
+        if self.device_lost:
+            return EGL_CONTEXT_LOST
         self.em.stage.reset()  # every staged byte has been applied (the reset rule)
         return self.frame_serial
+
+    @property
+    def device_lost(self) -> bool:
+        """The transport latched device-lost (its server process died or refused a record)."""
+        return bool(getattr(self.transport, "lost", False))
+
+    def get_graphics_reset_status(self) -> int:
+        """``glGetGraphicsResetStatus``: ``GL_UNKNOWN_CONTEXT_RESET`` once the device is lost."""
+        return GL_UNKNOWN_CONTEXT_RESET if self.device_lost else GL_NO_ERROR
 
     def read_pixels(self, x: int, y: int, w: int, h: int, fmt: int = 0x1908,
                     type_: int = 0x1401, bytes_per_pixel: int = 4) -> bytes:  # fmt: skip

@@ -49,6 +49,8 @@ class SceneResult:
     stage_bytes: int
     backend: Any
     client: Client
+    lost: bool = False  # spawn: the device-lost latch was set
+    transport_report: dict[str, Any] | None = None  # spawn: the server's Report
 
     def summary(self) -> dict[str, Any]:
         return {"name": self.name, "draws": self.draws, "records": self.records,
@@ -151,8 +153,13 @@ def run_scene(
     n: int | None = None,
     *,
     whole_block: bool = False,
+    recording: bool = False,
 ) -> SceneResult:
+    """Run one scene. ``recording``: a spawn run brings the backend's recording back
+    (monolith / inproc backends live here and always have it)."""
     scene = SCENES[name]
+    if transport == "spawn":
+        return _run_spawned(scene, backend, n, whole_block, recording)
     be = make_backend(backend)
     stage = StageSegment(STAGE_CAPACITY)
     applier = Applier(be, stage)
@@ -162,3 +169,24 @@ def run_scene(
     digest = be.recording_digest() if hasattr(be, "recording_digest") else None
     return SceneResult(name, client.draws, client.records, client.wire_bytes,
                        client.csos_minted, digest, client.staged_bytes, be, client)  # fmt: skip
+
+
+def _run_spawned(scene: Scene, backend: str, n: int | None, whole_block: bool,
+                 recording: bool) -> SceneResult:  # fmt: skip
+    """The scene with the applier and backend in a server process (``spawn``)."""
+    from .spawn.transport import SpawnTransport
+
+    if backend not in BACKENDS:
+        make_backend(backend)  # raises UnknownBackend, naming the registered ones
+    t = SpawnTransport(backend, stage_capacity=STAGE_CAPACITY)
+    client = Client(None, t.stage, transport=t, whole_block=whole_block)  # type: ignore[arg-type]
+    try:
+        scene.run(client, scene.default_n if n is None else n)
+        client.tr.cso.release_all()
+    finally:
+        report = t.close(report=recording)
+    summary = (report or {}).get("summary", {})
+    remote = Recorder.from_json(summary["recording"]) if "recording" in summary else None
+    return SceneResult(scene.name, client.draws, client.records, client.wire_bytes,
+                       client.csos_minted, summary.get("recording_digest"), client.staged_bytes,
+                       remote, client, lost=t.lost, transport_report=report)  # fmt: skip
