@@ -27,6 +27,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "mgpipe.cmd_inspect",
     "mgpipe.cmd_run",
     "mgpipe.cmd_selftest",
+    "mgpipe.cmd_serve",
     "mgpipe.cmd_version",
 )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -20,7 +21,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("scene", help="a scene name or 'all'")
     p.add_argument("--backend", default="recorder", help="backend (default: recorder)")
-    p.add_argument("--transport", default="monolith", choices=("monolith", "inproc"))
+    p.add_argument("--transport", choices=("monolith", "inproc", "spawn"),
+                   help="monolith | inproc | spawn (server in a child process); "
+                        "default: $MGPIPE_TRANSPORT, else monolith")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("--out", type=Path, help="write each scene's recording to DIR/<scene>.json")
     p.add_argument("-n", type=int, default=None, help="repetitions (scene-specific default)")
@@ -30,7 +33,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mgpipe.runtime.scenes import BACKENDS, SCENES, UnknownBackend, run_scene
+    from mgpipe.runtime.errors import PipeFatal
+    from mgpipe.runtime.harness.runner import BACKENDS, SCENES, UnknownBackend, run_scene
 
     if args.backend not in BACKENDS:
         print(f"mgpipe run: unknown backend {args.backend!r} "
@@ -43,15 +47,27 @@ def run(args: argparse.Namespace) -> int:
     if args.n is not None and args.n < 0:
         print("mgpipe run: -n must be >= 0", file=sys.stderr)
         return 2
+    transport = args.transport or os.environ.get("MGPIPE_TRANSPORT") or "monolith"
+    if transport not in ("monolith", "inproc", "spawn"):
+        print(f"mgpipe run: MGPIPE_TRANSPORT={transport!r} is not a transport "
+              "(expected one of: monolith, inproc, spawn)", file=sys.stderr)  # fmt: skip
+        return 2
     names = list(SCENES) if args.scene == "all" else [args.scene]
     results = []
     for name in names:
         try:
-            res = run_scene(name, args.backend, args.transport, args.n,
-                            whole_block=args.whole_block)  # fmt: skip
+            res = run_scene(name, args.backend, transport, args.n, whole_block=args.whole_block,
+                            recording=args.out is not None)  # fmt: skip
         except UnknownBackend as exc:
             print(f"mgpipe run: {exc}", file=sys.stderr)
             return 2
+        except PipeFatal as exc:  # e.g. the server process refused the handshake
+            print(f"mgpipe run: {name}: {exc}", file=sys.stderr)
+            return 1
+        if res.lost:
+            reason = res.client.transport.lost_reason
+            print(f"mgpipe run: {name}: device lost ({reason})", file=sys.stderr)
+            return 1
         results.append(res)
         if args.out is not None:
             to_json = getattr(res.backend, "to_json", None)

@@ -1,0 +1,335 @@
+"""The GL-like client API that scenes are written against (client role of the runtime).
+
+State setters (``enable``, ``viewport``, ``blend_func`` ... and everything on
+:attr:`Client.state`, the :class:`RenderState`) emit nothing; resource ops the monolith
+dispatches at GL-call time (buffer create / data / subdata) emit at once; texture uploads
+accumulate; each verb runs ``Tracker.validate`` and then emits itself. Handles are minted
+here, per kind; a death sends the delete record, forwards the death, then frees the slot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Any
+
+import numpy as np
+
+from ..schema import layouts
+from ..schema import tables as _t
+from ..transport.base import Sink, Transport
+from ..transport.registry import DEFAULT_RING, TRANSPORTS, make_transport
+from ..wire.handle import NULL, Handle, default_framebuffer
+from ..wire.stage import StageSegment
+from .emitter import Emitter
+from .render_state import RenderState
+from .tracker import Attrib, Buffer, Framebuffer, Program, Texture, Tracker
+
+__all__ = ["TRANSPORTS", "Client", "make_transport"]
+
+GL_COLOR_BUFFER_BIT = 0x4000
+GL_DEPTH_BUFFER_BIT = 0x0100
+GL_TRIANGLES = 0x0004
+GL_RGBA8 = 0x8058
+GL_FLOAT = 0x1406
+GL_NO_ERROR = 0
+GL_UNKNOWN_CONTEXT_RESET = 0x8255
+#: What :meth:`Client.present` returns once the device is lost (``EGL_CONTEXT_LOST``).
+EGL_CONTEXT_LOST = 0x300E
+
+
+class Client:
+    """One context, one flow: GL-like calls in, MGPipe records out."""
+
+    def __init__(
+        self,
+        sink: Sink,
+        stage: StageSegment,
+        *,
+        transport: str | Transport = "monolith",
+        width: int = 640,
+        height: int = 480,
+        whole_block: bool = False,
+        ring_capacity: int = DEFAULT_RING,
+    ) -> None:
+        self.transport = (make_transport(transport, sink, ring_capacity)
+                          if isinstance(transport, str) else transport)  # fmt: skip
+        self.em = Emitter(self.transport, stage)
+        self.tr = Tracker(self.em, width=width, height=height, whole_block=whole_block)
+        self.draws = 0
+        self.frame_serial = 0
+
+    # -- counters -----------------------------------------------------------
+    @property
+    def state(self) -> RenderState:
+        return self.tr.rs
+
+    @property
+    def records(self) -> int:
+        return self.em.records
+
+    @property
+    def wire_bytes(self) -> int:
+        return self.em.wire_bytes
+
+    @property
+    def staged_bytes(self) -> int:
+        return self.em.staged_bytes
+
+    @property
+    def csos_minted(self) -> int:
+        return self.tr.cso.stats.minted
+
+    # -- render state (no emission) ------------------------------------------
+    def enable(self, cap: str) -> None:
+        self.state.set_capability(cap, True)
+
+    def disable(self, cap: str) -> None:
+        self.state.set_capability(cap, False)
+
+    def viewport(self, x: float, y: float, w: float, h: float) -> None:
+        self.state.set_viewport(x, y, w, h)
+
+    def scissor(self, x: int, y: int, w: int, h: int) -> None:
+        self.state.set_scissor_box(x, y, w, h)
+
+    def clear_color(self, r: float, g: float, b: float, a: float) -> None:
+        self.state.set_clear_color(r, g, b, a)
+
+    def clear_depth(self, d: float) -> None:
+        self.state.set_clear_depth(d)
+
+    def blend_func(self, src: str, dst: str) -> None:
+        self.state.set_blend_func(src, dst, src, dst)
+
+    def depth_func(self, func: str) -> None:
+        self.state.set_depth_func(func)
+
+    def pixel_store(self, pack: bool, param: str, value: int) -> None:
+        self.state.set_pixel_store_param(pack, param, value)
+
+    # -- buffers (pushed at GL-call time, seed 001 §5.1) ---------------------
+    def create_buffer(self, data: bytes | None = None, bind_mask: int = 0) -> Buffer:
+        buf = Buffer(self.tr.alloc["Buffer"].alloc())
+        self.em.emit("ResourceCreate", {"Res": buf.handle, "StorageKind": 1, "BindMask": bind_mask,
+                                        "Target": self._target("kResourceBuffer")})  # fmt: skip
+        if data is not None:
+            self.buffer_data(buf, data)
+        return buf
+
+    def buffer_data(self, buf: Buffer, data: bytes) -> None:
+        buf.size = len(data)
+        self.em.emit("ResourceRespecify", {"Res": buf.handle, "StorageKind": 1, "Width": len(data),
+                                           "Target": self._target("kResourceBuffer"),
+                                           "HasDefinedContent": 1})  # fmt: skip
+        self.buffer_sub_data(buf, 0, data)
+
+    def buffer_sub_data(self, buf: Buffer, offset: int, data: bytes) -> None:
+        if offset < 0 or offset + len(data) > buf.size:
+            raise ValueError(f"buffer_sub_data [{offset}, {offset + len(data)}) outside {buf.size}")
+        self.em.emit("ResourceSubData", {"Res": buf.handle, "Target": self._target("kResourceBuffer"),
+                                         "UnionBox": {"X": offset, "W": len(data), "H": 1, "D": 1},
+                                         "RegionCount": 0}, ((),), blob=bytes(data))  # fmt: skip
+
+    def delete_buffer(self, buf: Buffer) -> None:
+        if self.tr.index_buffer is buf:
+            self.tr.index_buffer = None
+        self.tr.death("Buffer", buf.handle, "ResourceDestroy")
+
+    # -- textures ------------------------------------------------------------
+    def create_texture_2d(self, width: int, height: int, internal_format: int = GL_RGBA8,
+                          levels: int = 1) -> Texture:  # fmt: skip
+        tex = Texture(self.tr.alloc["Texture"].alloc(), "kResourceTex2D", internal_format,
+                      width, height, levels)  # fmt: skip
+        desc = {"Res": tex.handle, "Target": self._target(tex.target), "StorageKind": 0}
+        self.em.emit("ResourceCreate", desc)
+        self.em.emit("ResourceRespecify", dict(desc, InternalFormat=internal_format, Width=width,
+                                               Height=height, Depth=1, ArrayLayers=1, Levels=levels,
+                                               Immutable=1))  # fmt: skip
+        return tex
+
+    def tex_sub_image_2d(self, tex: Texture, level: int, x: int, y: int, w: int, h: int,
+                         data: bytes) -> None:  # fmt: skip
+        """Accumulates; the upload leaves at the next validate point (seed 001 §6)."""
+        tex.pending.setdefault(level, []).append((x, y, w, h, bytes(data)))
+        self.tr.textures_pending[tex.handle] = tex
+
+    def delete_texture(self, tex: Texture) -> None:
+        self.tr.textures_pending.pop(tex.handle, None)
+        for unit, (t, s) in list(self.tr.units.items()):
+            if t is tex:
+                self.tr.units[unit] = (None, s)
+        if not tex.view.is_null:  # the view dies before its storage owner
+            self.tr.death("SamplerViewCso", tex.view, "DeleteSamplerView")
+        self.tr.death("Texture", tex.handle, "ResourceDestroy")
+
+    # -- samplers ------------------------------------------------------------
+    def create_sampler(self, **params: Any) -> Handle:
+        h = self.tr.alloc["SamplerCso"].alloc()
+        rec = np.zeros(1, _sampler_dtype())[0]
+        for k, v in params.items():
+            rec[k] = v
+        self.em.emit("CreateSamplerState", {"Cso": h}, blob=rec.tobytes())
+        return h
+
+    def delete_sampler(self, h: Handle) -> None:
+        for unit, (t, s) in list(self.tr.units.items()):
+            if s == h:
+                self.tr.units[unit] = (t, NULL)
+        self.tr.death("SamplerCso", h, "DeleteSamplerState")
+
+    def bind_texture(self, unit: int, tex: Texture | None) -> None:
+        self.tr.units[unit] = (tex, self.tr.units.get(unit, (None, NULL))[1])
+
+    def bind_sampler(self, unit: int, sampler: Handle) -> None:
+        self.tr.units[unit] = (self.tr.units.get(unit, (None, NULL))[0], sampler)
+
+    # -- program -------------------------------------------------------------
+    def create_program(self, spirv: Mapping[int, bytes], reflection: bytes = b"") -> Program:
+        """CreateShaderState at link time (SPIR-V and reflection are opaque bytes here)."""
+        prog = Program(self.tr.alloc["ShaderCso"].alloc())
+        total = sum(len(b) + 8 for b in spirv.values()) + len(reflection) + 8
+        self.em.room(total)
+        stages: list[dict[str, int]] = [{} for _ in range(_program_stage_count())]
+        mask = 0
+        for stage, code in sorted(spirv.items()):
+            off, size, seg = self.em.stage_bytes(code)
+            stages[stage] = {"Offset": off, "Size": size, "Seg": seg}
+            mask |= 1 << stage
+        off, size, seg = self.em.stage_bytes(reflection)
+        self.em.emit("CreateShaderState", {
+            "Cso": prog.handle, "StageMask": mask, "SpirvStatus": 1, "LinkStatus": 1,
+            "Spirv": stages, "Reflection": {"Offset": off, "Size": size, "Seg": seg},
+        })  # fmt: skip
+        return prog
+
+    def use_program(self, prog: Program | None) -> None:
+        self.tr.program = prog
+
+    def delete_program(self, prog: Program) -> None:
+        if self.tr.program is prog:
+            self.tr.program = None
+        self.tr.death("ShaderCso", prog.handle, "DeleteShaderState")
+
+    # -- vertex input --------------------------------------------------------
+    def vertex_attrib_pointer(self, index: int, buf: Buffer, size: int, gl_type: int = GL_FLOAT,
+                              normalized: bool = False, stride: int = 0, offset: int = 0) -> None:  # fmt: skip
+        self.tr.attribs[index] = Attrib(buf.handle, size, gl_type, normalized, stride, offset)
+
+    def disable_vertex_attrib(self, index: int) -> None:
+        self.tr.attribs.pop(index, None)
+
+    def bind_index_buffer(self, buf: Buffer | None) -> None:
+        self.tr.index_buffer = buf
+
+    # -- framebuffers --------------------------------------------------------
+    def create_framebuffer(self) -> Framebuffer:
+        return Framebuffer(self.tr.alloc["Framebuffer"].alloc())
+
+    def framebuffer_texture(
+        self, fb: Framebuffer, index: int, tex: Texture, level: int = 0
+    ) -> None:
+        fb.color[index] = (tex, level)
+
+    def bind_framebuffer(self, fb: Framebuffer | None) -> None:
+        self.tr.draw_fbo = fb
+
+    def delete_framebuffer(self, fb: Framebuffer) -> None:
+        if self.tr.draw_fbo is fb:
+            self.tr.draw_fbo = None
+        self.tr.death("Framebuffer", fb.handle, None)
+
+    # -- verbs -----------------------------------------------------------------
+    def draw_arrays(self, mode: int, first: int, count: int, instances: int = 1) -> None:
+        self._draw(mode, 0, first, count, instances)
+
+    def draw_elements(self, mode: int, count: int, index_size: int, offset: int = 0,
+                      instances: int = 1) -> None:  # fmt: skip
+        if self.tr.index_buffer is None:
+            raise ValueError("draw_elements with no index buffer bound")
+        if offset % index_size:
+            raise ValueError(f"index offset {offset} is not a multiple of {index_size}")
+        self._draw(mode, index_size, offset // index_size, count, instances)
+
+    def _draw(self, mode: int, index_size: int, start: int, count: int, instances: int) -> None:
+        self.tr.validate("DrawVbo")
+        ib = self.tr.index_buffer.handle if (index_size and self.tr.index_buffer) else NULL
+        payload = {"Mode": mode, "IndexSize": index_size, "InstanceCount": instances,
+                   "NumDraws": 1, "IndexResource": ib,
+                   "RestartIndex": int(self.state.p["PrimitiveRestartIndex"])}  # fmt: skip
+        self.em.emit("DrawVbo", payload, ([{"Start": start, "Count": count, "IndexBias": 0}],))
+        self.draws += 1
+
+    def clear(self, mask: int = GL_COLOR_BUFFER_BIT) -> None:
+        self.tr.validate("Clear")
+        p = self.state.p
+        fb = self.tr.draw_fbo.handle if self.tr.draw_fbo else default_framebuffer()
+        self.em.emit("Clear", {
+            "Kind": _t.enum("MGPClearKind")["kClearMask"], "Mask": mask,
+            "ColorBits": p["ClearColor"]["V"].view(np.uint32).tolist(),
+            "Depth": float(p["ClearDepth"]), "Stencil": int(p["ClearStencil"]), "Fbo": fb,
+        })  # fmt: skip
+
+    def present(self) -> int:
+        """Present the default framebuffer; returns the 1-based frame serial, or
+        :data:`EGL_CONTEXT_LOST` once the device is lost (the call then did nothing)."""
+        self.tr.validate("Present")
+        self.frame_serial += 1
+        self.em.emit("Present", {"FrameSerial": self.frame_serial})
+        self.transport.wait_applied()
+        if self.device_lost:
+            return EGL_CONTEXT_LOST
+        self.em.stage.reset()  # every staged byte has been applied (the reset rule)
+        return self.frame_serial
+
+    @property
+    def device_lost(self) -> bool:
+        """The transport latched device-lost (its server process died or refused a record)."""
+        return bool(getattr(self.transport, "lost", False))
+
+    def get_graphics_reset_status(self) -> int:
+        """``glGetGraphicsResetStatus``: ``GL_UNKNOWN_CONTEXT_RESET`` once the device is lost."""
+        return GL_UNKNOWN_CONTEXT_RESET if self.device_lost else GL_NO_ERROR
+
+    def read_pixels(self, x: int, y: int, w: int, h: int, fmt: int = 0x1908,
+                    type_: int = 0x1401, bytes_per_pixel: int = 4) -> bytes:  # fmt: skip
+        """ReadPixels into a staged destination; returns the bytes the server wrote there."""
+        self.tr.validate("ReadPixels")
+        size = w * h * bytes_per_pixel
+        self.em.room(size)
+        dst = self.em.stage_bytes(bytes(size))
+        self.em.emit("ReadPixels", {"X": x, "Y": y, "Width": w, "Height": h, "Format": fmt,
+                                    "Type": type_, "Dst": dict(zip(("Offset", "Size", "Seg"), dst))})  # fmt: skip
+        return bytes(self.em.stage.view(dst))
+
+    # -- lifetime --------------------------------------------------------------
+    def close(self) -> None:
+        """Drain and stop the transport (context teardown releases the cached CSOs first)."""
+        self.tr.cso.release_all()
+        self.transport.close()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, et: type[BaseException] | None, e: BaseException | None,
+                 tb: TracebackType | None) -> None:  # fmt: skip
+        if et is None:
+            self.close()
+        else:
+            try:
+                self.transport.close()
+            except Exception:  # the original error wins
+                pass
+
+    @staticmethod
+    def _target(name: str) -> int:
+        return _t.enum("MGPResourceTarget")[name]
+
+
+def _sampler_dtype() -> np.dtype:
+    return layouts.dtype("SamplerParameters")
+
+
+def _program_stage_count() -> int:
+    info = _t.struct_info("MGPProgramDesc")
+    return next(int(m["count"]) for m in info["members"] if m["name"] == "Spirv")

@@ -1,0 +1,408 @@
+"""The frontend ``RenderState`` (seed 000 §2): the 1168-byte ``RenderStateParameters`` block
+plus the two wrapping ``Uint16`` counters ``m_version`` / ``m_pipelineStateVersion``.
+
+Every byte is addressed through the generated layout (a numpy view of
+``STRUCTS["RenderStateParameters"]``); every public ``set_*`` method is one setter of
+``SETTERS`` (CamelCase -> snake_case) and its bump decision comes from that setter's row:
+
+- ``kBumpBoth``        ++version and ++pipeline version;
+- ``kBumpVersion``     ++version;
+- ``kBumpConditional`` ++version, and ++pipeline version only if a ``kPipeline`` byte the
+                       row writes moved (``SetStencilFunc``: Func);
+- ``kBumpNone``        nothing (``SetPixelStoreParam``: pixel store lives outside the block).
+
+Guards are bitwise: a call that leaves every byte the row ``writes`` unchanged bumps nothing
+(NaN is a legal value; ``-0.0`` differs from ``0.0``). Setter arguments that name an
+enumerator accept the enumerator's name or its value (``ENUMS`` of the member's type).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from ..schema import tables as _t
+from ..schema.layouts import dtype as struct_dtype
+from .setter_rows import (
+    B8,
+    F32,
+    GLenum,
+    I32,
+    U32,
+    Arg,
+    BlendEquationArg,
+    BlendFactorArg,
+    Cap,
+    CullFaceArg,
+    DepthFuncArg,
+    DrawBufferIndex,
+    Face,
+    FrontFaceArg,
+    Hint,
+    LogicOpArg,
+    PixelParam,
+    ProvokingArg,
+    SetterRow,
+    StencilOpArg,
+    ViewportIndex,
+    clear_cache,
+    member,
+    method_name,
+    RS_STRUCT,
+    row_for,
+    rows_of,
+    setter_rows,
+)
+
+__all__ = ["Arg", "RenderState", "SetterRow", "setter_rows", "method_name", "clear_cache"]
+
+_STRUCT = RS_STRUCT
+_PIXEL_STORE = "PixelStoreParameters"
+_VERSION_FIELD = ("MGPBindRenderState", "Version")  # the wire width of the counters
+
+
+@lru_cache(maxsize=None)
+def _counter_mask() -> int:
+    return _t.field(*_VERSION_FIELD).max_value
+
+
+class RenderState:
+    """GL render state: the parameter block, the two counters and the pixel-store pair."""
+
+    def __init__(self) -> None:
+        info = _t.struct_info(_STRUCT)
+        self._buf = bytearray(info["size"])
+        self._arr = np.frombuffer(self._buf, dtype=struct_dtype(_STRUCT))
+        self.p = self._arr[0]  # a structured view into ``_buf``
+        ps = struct_dtype(_PIXEL_STORE)
+        self.pixel_pack = np.zeros(1, dtype=ps)[0]
+        self.pixel_unpack = np.zeros(1, dtype=ps)[0]
+        self.version = 0
+        self.pipeline_version = 0
+        self._defaults()
+
+    # -- readers ------------------------------------------------------------
+    @property
+    def block(self) -> memoryview:
+        """The live ``RenderStateParameters`` bytes (read-only view)."""
+        return memoryview(self._buf).toreadonly()
+
+    def block_bytes(self) -> bytes:
+        return bytes(self._buf)
+
+    def _defaults(self) -> None:
+        """GL initial state (no counter moves: this is construction)."""
+        p, e = self.p, _t.enum
+        p["ColorMasks"]["V"] = True
+        p["DepthRanges"]["V"][:, 1] = 1.0
+        p["LineWidth"] = p["PointSize"] = 1.0
+        p["BlendStates"]["SrcRGB"] = p["BlendStates"]["SrcAlpha"] = e("BlendFactor")["One"]
+        p["BlendStates"]["DstRGB"] = p["BlendStates"]["DstAlpha"] = e("BlendFactor")["Zero"]
+        p["LogicOp"] = e("LogicOperation")["Copy"]
+        p["DepthFunc"] = e("DepthTestFunc")["Less"]
+        p["DepthMask"] = True
+        p["StencilStates"]["Func"] = e("DepthTestFunc")["Always"]
+        p["StencilStates"]["ValueMask"] = p["StencilStates"]["WriteMask"] = 0xFFFFFFFF
+        p["CullFaceModeSetting"] = e("CullFaceMode")["Back"]
+        p["SampleCoverageValue"] = 1.0
+        p["SampleMaskValue"] = 0xFFFFFFFF
+        p["PatchVertices"] = 3
+        p["PatchDefaultOuterLevel"]["V"] = 1.0
+        p["PatchDefaultInnerLevel"]["V"] = 1.0
+        p["DitherEnabled"] = p["MultisampleEnabled"] = True
+        for ps in (self.pixel_pack, self.pixel_unpack):
+            ps["Alignment"] = 4
+
+    # -- the one commit path ------------------------------------------------
+    def _row(self, setter: str, arm: int | str | None = None, enum: str | None = None) -> SetterRow:
+        if arm is not None and enum is not None:
+            if not isinstance(arm, str):
+                names = {v: k for k, v in _t.enum(enum).items()}
+                if arm not in names:
+                    raise ValueError(f"{setter}: {arm!r} is not a {enum} value")
+                arm = names[arm]
+        row = row_for(setter, arm)
+        if row is None:
+            raise ValueError(f"{setter}: no SETTERS row for arm {arm!r}")
+        return row
+
+    def _commit(self, row: SetterRow, write: Callable[[], None]) -> None:
+        buf = self._buf
+        before = [bytes(buf[o : o + n]) for o, n, _ in row.ranges]
+        write()
+        moved = [before[i] != buf[o : o + n] for i, (o, n, _) in enumerate(row.ranges)]
+        if not any(moved):
+            return
+        bump, mask = row.bump, _counter_mask()
+        if bump == "kBumpNone":
+            return
+        self.version = (self.version + 1) & mask
+        if bump == "kBumpBoth" or (
+            bump == "kBumpConditional"
+            and any(m and r[2] == "kPipeline" for m, r in zip(moved, row.ranges))
+        ):
+            self.pipeline_version = (self.pipeline_version + 1) & mask
+
+    def _set(self, setter: str, **members: Any) -> None:
+        """Write whole members named in the row (value coerced to each member's enum)."""
+        row = self._row(setter)
+
+        def write() -> None:
+            for name, value in members.items():
+                self.p[name] = _coerce(_STRUCT, name, value)
+
+        self._commit(row, write)
+
+    def _faces(self, face: int | str) -> list[int]:
+        names = {v: k for k, v in _t.enum("CullFaceMode").items()}
+        f = face if isinstance(face, str) else names.get(face, "")
+        return {"Front": [0], "Back": [1], "FrontAndBack": [0, 1]}.get(f) or _bad("face", face)
+
+    # -- group B ------------------------------------------------------------
+    def set_viewport(self, x: F32, y: F32, w: F32, h: F32) -> None:
+        self._commit(self._row("SetViewport"), lambda: _put(self.p["Viewports"]["V"], (x, y, w, h)))
+
+    def set_viewport_indexed(self, index: ViewportIndex, x: F32, y: F32, w: F32, h: F32) -> None:
+        v = self.p["Viewports"]["V"]
+        self._commit(self._row("SetViewportIndexed"), lambda: _put(v[index], (x, y, w, h)))
+
+    def set_line_width(self, width: F32) -> None:
+        self._set("SetLineWidth", LineWidth=width)
+
+    def set_hint(self, target: Hint, mode: GLenum) -> None:
+        row = self._row("SetHint", target, "HintTarget")
+        self._commit(row, lambda: self.p.__setitem__(row.writes[0], mode))
+
+    def set_point_fade_threshold_size(self, size: F32) -> None:
+        self._set("SetPointFadeThresholdSize", PointFadeThresholdSize=size)
+
+    def set_point_sprite_coord_origin(self, origin: GLenum) -> None:
+        self._set("SetPointSpriteCoordOrigin", PointSpriteCoordOrigin=origin)
+
+    def set_clamp_read_color(self, clamp: GLenum) -> None:
+        self._set("SetClampReadColor", ClampReadColor=clamp)
+
+    def set_primitive_restart_index(self, index: U32) -> None:
+        self._set("SetPrimitiveRestartIndex", PrimitiveRestartIndex=index)
+
+    def set_point_size(self, size: F32) -> None:
+        self._set("SetPointSize", PointSize=size)
+
+    def set_polygon_offset(self, factor: F32, units: F32) -> None:
+        self._set("SetPolygonOffset", PolygonOffsetFactor=factor, PolygonOffsetUnits=units,
+                  PolygonOffsetClamp=0.0)  # fmt: skip
+
+    def set_polygon_offset_clamped(self, factor: F32, units: F32, clamp: F32) -> None:
+        self._set("SetPolygonOffsetClamped", PolygonOffsetFactor=factor,
+                  PolygonOffsetUnits=units, PolygonOffsetClamp=clamp)  # fmt: skip
+
+    def set_clip_control(self, origin: GLenum, depth_mode: GLenum) -> None:
+        self._set("SetClipControl", ClipOrigin=origin, ClipDepthMode=depth_mode)
+
+    def set_stencil_mask(self, face: Face, mask: U32) -> None:
+        s = self.p["StencilStates"]
+        self._commit(
+            self._row("SetStencilMask"), lambda: _each(s, self._faces(face), WriteMask=mask)
+        )
+
+    def set_clear_color(self, r: F32, g: F32, b: F32, a: F32) -> None:
+        self._commit(
+            self._row("SetClearColor"), lambda: _put(self.p["ClearColor"]["V"], (r, g, b, a))
+        )
+
+    def set_clear_depth(self, depth: F32) -> None:
+        self._set("SetClearDepth", ClearDepth=depth)
+
+    def set_clear_stencil(self, s: U32) -> None:
+        self._set("SetClearStencil", ClearStencil=s)
+
+    def set_blend_color(self, r: F32, g: F32, b: F32, a: F32) -> None:
+        self._commit(
+            self._row("SetBlendColor"), lambda: _put(self.p["BlendColor"]["V"], (r, g, b, a))
+        )
+
+    def set_depth_range(self, near: F32, far: F32) -> None:
+        self._commit(
+            self._row("SetDepthRange"), lambda: _put(self.p["DepthRanges"]["V"], (near, far))
+        )
+
+    def set_depth_range_indexed(self, index: ViewportIndex, near: F32, far: F32) -> None:
+        v = self.p["DepthRanges"]["V"]
+        self._commit(self._row("SetDepthRangeIndexed"), lambda: _put(v[index], (near, far)))
+
+    def set_scissor_box(self, x: I32, y: I32, w: I32, h: I32) -> None:
+        def write() -> None:
+            _put(self.p["ScissorBoxes"]["V"], (x, y, w, h))
+            self.p["ScissorBoxWrittenMask"] = _all_bits(len(self.p["ScissorBoxes"]))
+
+        self._commit(self._row("SetScissorBox"), write)
+
+    def set_scissor_box_indexed(self, index: ViewportIndex, x: I32, y: I32, w: I32, h: I32) -> None:
+        def write() -> None:
+            _put(self.p["ScissorBoxes"]["V"][index], (x, y, w, h))
+            self.p["ScissorBoxWrittenMask"] |= 1 << index
+
+        self._commit(self._row("SetScissorBoxIndexed"), write)
+
+    # -- group A ------------------------------------------------------------
+    def set_polygon_mode(self, front: GLenum, back: GLenum) -> None:
+        self._set("SetPolygonMode", PolygonModeFront=front, PolygonModeBack=back)
+
+    def set_patch_vertices(self, count: U32) -> None:
+        self._set("SetPatchVertices", PatchVertices=count)
+
+    def set_patch_default_outer_level(self, x: F32, y: F32, z: F32, w: F32) -> None:
+        v = self.p["PatchDefaultOuterLevel"]["V"]
+        self._commit(self._row("SetPatchDefaultOuterLevel"), lambda: _put(v, (x, y, z, w)))
+
+    def set_patch_default_inner_level(self, x: F32, y: F32) -> None:
+        v = self.p["PatchDefaultInnerLevel"]["V"]
+        self._commit(self._row("SetPatchDefaultInnerLevel"), lambda: _put(v, (x, y)))
+
+    def set_capability(self, cap: Cap, enabled: B8) -> None:
+        row = self._row("SetCapability", cap, "CapabilityInput")
+        self._commit(row, lambda: self._write_cap(row, None, enabled))
+
+    def set_capability_indexed(self, cap: Cap, index: DrawBufferIndex, enabled: B8) -> None:
+        row = self._row("SetCapabilityIndexed", cap, "CapabilityInput")
+        self._commit(row, lambda: self._write_cap(row, index, enabled))
+
+    def _write_cap(self, row: SetterRow, index: int | None, on: bool) -> None:
+        """Write the member the row names: a Bool, each element's ``.Enabled``, or a mask."""
+        head, _, sub = row.writes[0].partition(".")
+        p = self.p
+        if sub:  # an array of per-element structs (BlendStates.Enabled)
+            target = p[head][sub]
+            if index is None:
+                target[:] = on
+            else:
+                target[index] = on
+            return
+        if member(_STRUCT, head)["scalar"] == "b8":
+            p[head] = on
+            return
+        # a bit mask: the arm's rank among the rows writing the same member picks the bit
+        # (ClipDistance0..7); a member one arm owns alone covers every viewport (ScissorTest).
+        peers = [r for r in rows_of(row.setter) if r.writes == row.writes]
+        if index is not None:
+            bits = 1 << index
+        elif len(peers) > 1:
+            bits = 1 << peers.index(row)
+        else:
+            bits = _all_bits(_t.constant("kMGMaxViewports"))
+        p[head] = (int(p[head]) | bits) if on else (int(p[head]) & ~bits)
+
+    def set_blend_func(self, src_rgb: BlendFactorArg, dst_rgb: BlendFactorArg,
+                       src_alpha: BlendFactorArg, dst_alpha: BlendFactorArg) -> None:  # fmt: skip
+        self._blend("SetBlendFunc", None, SrcRGB=src_rgb, DstRGB=dst_rgb, SrcAlpha=src_alpha,
+                    DstAlpha=dst_alpha)  # fmt: skip
+
+    def set_blend_func_indexed(self, index: DrawBufferIndex, src_rgb: BlendFactorArg,
+                               dst_rgb: BlendFactorArg, src_alpha: BlendFactorArg,
+                               dst_alpha: BlendFactorArg) -> None:  # fmt: skip
+        self._blend("SetBlendFuncIndexed", index, SrcRGB=src_rgb, DstRGB=dst_rgb,
+                    SrcAlpha=src_alpha, DstAlpha=dst_alpha)  # fmt: skip
+
+    def set_blend_equation(self, mode_rgb: BlendEquationArg,
+                           mode_alpha: BlendEquationArg) -> None:  # fmt: skip
+        self._blend("SetBlendEquation", None, ModeRGB=mode_rgb, ModeAlpha=mode_alpha)
+
+    def set_blend_equation_indexed(self, index: DrawBufferIndex, mode_rgb: BlendEquationArg,
+                                   mode_alpha: BlendEquationArg) -> None:  # fmt: skip
+        self._blend("SetBlendEquationIndexed", index, ModeRGB=mode_rgb, ModeAlpha=mode_alpha)
+
+    def _blend(self, setter: str, index: int | None, **subs: Any) -> None:
+        states = self.p["BlendStates"]
+        rows = range(len(states)) if index is None else [index]
+        self._commit(
+            self._row(setter), lambda: _each(states, rows, **_coerce_subs("BlendStates", subs))
+        )
+
+    def set_logic_op(self, op: LogicOpArg) -> None:
+        self._set("SetLogicOp", LogicOp=op)
+
+    def set_depth_func(self, func: DepthFuncArg) -> None:
+        self._set("SetDepthFunc", DepthFunc=func)
+
+    def set_depth_mask(self, enabled: B8) -> None:
+        self._set("SetDepthMask", DepthMask=enabled)
+
+    def set_stencil_func(self, face: Face, func: DepthFuncArg, ref: I32, mask: U32) -> None:
+        s = self.p["StencilStates"]
+        subs = _coerce_subs("StencilStates", {"Func": func, "Ref": ref, "ValueMask": mask})
+        self._commit(self._row("SetStencilFunc"), lambda: _each(s, self._faces(face), **subs))
+
+    def set_stencil_op(self, face: Face, fail: StencilOpArg,
+                       depth_fail: StencilOpArg,
+                       depth_pass: StencilOpArg) -> None:  # fmt: skip
+        s = self.p["StencilStates"]
+        subs = _coerce_subs("StencilStates", {"FailOp": fail, "PassDepthFailOp": depth_fail,
+                                "PassDepthPassOp": depth_pass})  # fmt: skip
+        self._commit(self._row("SetStencilOp"), lambda: _each(s, self._faces(face), **subs))
+
+    def set_color_mask(self, r: B8, g: B8, b: B8, a: B8) -> None:
+        self._commit(
+            self._row("SetColorMask"), lambda: _put(self.p["ColorMasks"]["V"], (r, g, b, a))
+        )
+
+    def set_color_mask_indexed(self, index: DrawBufferIndex, r: B8, g: B8, b: B8, a: B8) -> None:
+        v = self.p["ColorMasks"]["V"]
+        self._commit(self._row("SetColorMaskIndexed"), lambda: _put(v[index], (r, g, b, a)))
+
+    def set_sample_coverage(self, value: F32, invert: B8) -> None:
+        self._set("SetSampleCoverage", SampleCoverageValue=value, SampleCoverageInvert=invert)
+
+    def set_sample_mask_value(self, mask: U32) -> None:
+        self._set("SetSampleMaskValue", SampleMaskValue=mask)
+
+    def set_min_sample_shading_value(self, value: F32) -> None:
+        self._set("SetMinSampleShadingValue", MinSampleShadingValue=value)
+
+    def set_cull_face_mode(self, mode: CullFaceArg) -> None:
+        self._set("SetCullFaceMode", CullFaceModeSetting=mode)
+
+    def set_front_face_mode(self, mode: FrontFaceArg) -> None:
+        self._set("SetFrontFaceMode", FrontFaceModeSetting=mode)
+
+    def set_provoking_vertex_mode(self, mode: ProvokingArg) -> None:
+        self._set("SetProvokingVertexMode", ProvokingVertexModeSetting=mode)
+
+    # -- group D ------------------------------------------------------------
+    def set_pixel_store_param(self, pack: B8, param: PixelParam, value: I32) -> None:
+        """``glPixelStore*``: one member of the pack or unpack ``PixelStoreParameters``."""
+        target = self.pixel_pack if pack else self.pixel_unpack
+        if member(_PIXEL_STORE, param)["scalar"] == "b8":
+            value = int(bool(value))
+        self._commit(self._row("SetPixelStoreParam"), lambda: target.__setitem__(param, value))
+
+
+def _coerce(struct: str, name: str, value: Any) -> Any:
+    if isinstance(value, str):
+        return _t.enum(member(struct, name)["type"])[value]
+    return value
+
+
+def _coerce_subs(name: str, subs: dict[str, Any]) -> dict[str, Any]:
+    elem = member(_STRUCT, name)["struct"]
+    return {k: _coerce(elem, k, v) for k, v in subs.items()}
+
+
+def _each(arr: np.ndarray, rows: Any, **subs: Any) -> None:
+    for i in rows:
+        for k, v in subs.items():
+            arr[i][k] = v
+
+
+def _put(target: np.ndarray, values: tuple) -> None:
+    target[...] = values
+
+
+def _all_bits(n: int) -> int:
+    return (1 << n) - 1
+
+
+def _bad(what: str, value: object) -> list[int]:
+    raise ValueError(f"bad {what}: {value!r}")

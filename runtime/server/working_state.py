@@ -1,0 +1,140 @@
+"""The server's working ``RenderStateParameters`` (seed 001 §5.3, §10.1).
+
+One block per context. ``BindRenderState`` scatters the bound CSO's pipeline-subset
+chunks into it; ``SetDynamicState`` scatters the dynamic chunks its ``ChunkMask`` names.
+The chunk tables are ``RENDER_STATE["pipeline_chunks"]`` / ``["dynamic_chunks"]``.
+
+Blob conventions (both halves, ``CreateRenderState`` and ``SetDynamicState``):
+
+- bit *i* of ``ChunkMask`` names chunk *i* of the half (ascending offset order);
+- the blob is the concatenation of the named chunks' bytes, in bit order;
+- ``kMGPipeRenderStateChunkMaskAll`` (all ones) names every chunk of the half;
+- a set bit beyond the half's chunk count (other than all-ones) is
+  ``ProtocolCorruption("<Call>.ChunkMask")``; a blob whose length is not the sum of the
+  named chunks' lengths is ``ProtocolCorruption("<Call>.Blob")``.
+
+A CSO object stores its full pipeline subset (every pipeline chunk, in chunk order); a
+partial ``CreateRenderState`` mask takes the unnamed chunks from ``BaseCso``.
+
+``version`` is a ``Uint16`` that moves (wrapping) every time a scatter writes the block:
+the Espryt early-out input.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from ..errors import ProtocolCorruption
+from ..schema import layouts
+from ..schema import tables as _t
+
+__all__ = [
+    "chunk_tables",
+    "selected_chunks",
+    "pipeline_subset_size",
+    "build_pipeline_subset",
+    "WorkingRenderState",
+    "VERSION_MASK",
+]
+
+#: ``version`` is a Uint16.
+VERSION_MASK = 0xFFFF
+
+Chunks = tuple[tuple[int, int], ...]
+
+
+@lru_cache(maxsize=None)
+def chunk_tables() -> tuple[str, int, Chunks, Chunks]:
+    """(struct name, size, pipeline chunks, dynamic chunks) from ``RENDER_STATE``."""
+    rs = _t.tables().RENDER_STATE
+    pipe = tuple((int(o), int(n)) for o, n in rs["pipeline_chunks"])
+    dyn = tuple((int(o), int(n)) for o, n in rs["dynamic_chunks"])
+    size = int(rs["size"])
+    if int(_t.struct_info(rs["struct"])["size"]) != size:
+        raise _t.TablesError("RENDER_STATE size disagrees with STRUCTS")
+    return rs["struct"], size, pipe, dyn
+
+
+def selected_chunks(mask: int, chunks: Chunks, what: str) -> Chunks:
+    """The chunks ``mask`` names (see the module docstring)."""
+    if mask == _t.constant("kMGPipeRenderStateChunkMaskAll"):
+        return chunks
+    if mask >> len(chunks):
+        raise ProtocolCorruption(f"{what}.ChunkMask")
+    return tuple(c for i, c in enumerate(chunks) if mask >> i & 1)
+
+
+def pipeline_subset_size() -> int:
+    return sum(n for _, n in chunk_tables()[2])
+
+
+def build_pipeline_subset(
+    mask: int, blob: memoryview | bytes, base: bytes | None, what: str
+) -> bytes:
+    """The full pipeline subset a ``CreateRenderState`` describes (chunk order)."""
+    _, _, pipe, _ = chunk_tables()
+    chosen = selected_chunks(mask, pipe, what)
+    if sum(n for _, n in chosen) != len(blob):
+        raise ProtocolCorruption(f"{what}.Blob")
+    if len(chosen) != len(pipe) and base is None:
+        raise ProtocolCorruption(f"{what}.BaseCso")
+    out = bytearray(base if base is not None else pipeline_subset_size())
+    src, dst = 0, 0
+    chosen_set = set(chosen)
+    raw = bytes(blob)
+    for chunk in pipe:
+        n = chunk[1]
+        if chunk in chosen_set:
+            out[dst : dst + n] = raw[src : src + n]
+            src += n
+        dst += n
+    return bytes(out)
+
+
+class WorkingRenderState:
+    """One context's working block plus its ``Uint16`` version."""
+
+    def __init__(self) -> None:
+        self.struct, self.size, self.pipeline_chunks, self.dynamic_chunks = chunk_tables()
+        self.data = bytearray(self.size)
+        self.version = 0
+        self.scatters = 0
+
+    def _bump(self) -> None:
+        self.version = (self.version + 1) & VERSION_MASK
+        self.scatters += 1
+
+    def scatter_pipeline(self, subset: bytes) -> None:
+        """Write a CSO's full pipeline subset (chunk order) into the block."""
+        src = 0
+        for off, n in self.pipeline_chunks:
+            self.data[off : off + n] = subset[src : src + n]
+            src += n
+        self._bump()
+
+    def scatter_dynamic(self, mask: int, blob: memoryview | bytes, what: str) -> None:
+        """``SetDynamicState``: the chunks ``mask`` names, concatenated in ``blob``."""
+        chosen = selected_chunks(mask, self.dynamic_chunks, what)
+        if sum(n for _, n in chosen) != len(blob):
+            raise ProtocolCorruption(f"{what}.Blob")
+        if not chosen:
+            return
+        raw = bytes(blob)
+        src = 0
+        for off, n in chosen:
+            self.data[off : off + n] = raw[src : src + n]
+            src += n
+        self._bump()
+
+    def pipeline_subset(self) -> bytes:
+        return b"".join(bytes(self.data[o : o + n]) for o, n in self.pipeline_chunks)
+
+    def view(self) -> np.void:
+        """A writable ``RenderStateParameters`` record over the block (zero-copy)."""
+        return layouts.view(self.struct, self.data)
+
+    def reset(self) -> None:
+        self.data[:] = bytes(self.size)
+        self._bump()

@@ -1,0 +1,138 @@
+"""The inproc transport: a :class:`~.ring.Ring` plus a real apply thread (seed 001 §17.1)."""
+
+from __future__ import annotations
+
+import threading
+from typing import NoReturn
+
+from ..errors import BarrierTimeout, TransportShutdown
+from .base import Lifecycle, Record, Sink, as_record
+from .doorbell import DEFAULT_SPIN_S
+from .ring import DEFAULT_TIMEOUT_S, Ring
+
+__all__ = ["InprocTransport"]
+
+
+class InprocTransport(Lifecycle):
+    """A ring plus a real apply thread (``inproc``, §17.1).
+
+    ``publish_every`` records are committed between publishes (§11.6 amortisation; 1 =
+    publish each record); :meth:`flush`, :meth:`wait_applied` and a full ring always
+    publish. Every wait is bounded by ``timeout`` seconds (-> :class:`BarrierTimeout`).
+    """
+
+    def __init__(
+        self,
+        sink: Sink,
+        capacity: int,
+        *,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        spin_s: float = DEFAULT_SPIN_S,
+        publish_every: int = 1,
+        buffer: bytearray | memoryview | None = None,
+        name: str = "mgl-srv-apply",
+    ) -> None:
+        super().__init__()
+        if publish_every < 1:
+            raise ValueError("publish_every must be >= 1")
+        self._sink = sink
+        self._ring = Ring(capacity, buffer, spin_s=spin_s)
+        self._timeout = timeout
+        self._publish_every = publish_every
+        self._stopping = False
+        self._abort = False
+        self._thread = threading.Thread(target=self._apply_loop, name=name, daemon=True)
+        self._thread.start()
+
+    # -- apply thread -------------------------------------------------------
+    def _apply_loop(self) -> None:
+        ring = self._ring
+        try:
+            while not self._abort:
+                rec = ring.pop()
+                if rec is None:
+                    if self._stopping or ring.data_bell.dead:
+                        return
+                    try:
+                        ring.wait_readable(self._timeout)
+                    except TransportShutdown:
+                        pass  # killed: drain what is published, then leave
+                    continue
+                self._sink(rec)
+                ring.release()
+        except BaseException as exc:  # delivered to the client thread, never printed here
+            self._error = exc
+            ring.kill()
+
+    # -- client thread ------------------------------------------------------
+    @property
+    def ring(self) -> Ring:
+        return self._ring
+
+    @property
+    def emit_seq(self) -> int:
+        return self._ring.emit_seq
+
+    @property
+    def applied_seq(self) -> int:
+        return self._ring.applied_seq
+
+    def _died(self, exc: TransportShutdown) -> NoReturn:
+        self._raise_pending()
+        raise exc
+
+    def submit(self, record: Record) -> int:
+        self._raise_pending()
+        ring = self._ring
+        try:
+            seq = ring.emit(as_record(record), self._timeout)
+        except TransportShutdown as exc:
+            self._died(exc)
+        if seq - ring.published_seq >= self._publish_every:
+            ring.publish()
+        return seq
+
+    def flush(self) -> None:
+        self._raise_pending()
+        self._ring.publish()
+
+    def wait_applied(self, seq: int | None = None, timeout: float | None = None) -> None:
+        """Block until record ``seq`` (default: every record submitted) has been applied."""
+        self._raise_pending()
+        target = self._ring.emit_seq if seq is None else seq
+        try:
+            self._ring.wait_applied(target, self._timeout if timeout is None else timeout)
+        except TransportShutdown as exc:
+            self._died(exc)
+        self._raise_pending()
+
+    def close(self) -> None:
+        """Publish, drain (bounded), stop and join the apply thread; re-raise a captured error."""
+        if self._closed:
+            if self._error is not None and not self._error_delivered:
+                self._raise_pending()
+            return
+        ring = self._ring
+        drain_error: BaseException | None = None
+        try:
+            if self._error is None:
+                ring.publish()
+                try:
+                    ring.wait_applied(ring.emit_seq, self._timeout)
+                except TransportShutdown:
+                    pass  # the apply thread died meanwhile; its error is raised below
+                except BarrierTimeout as exc:
+                    drain_error = exc
+                    self._abort = True
+        finally:
+            self._closed = True
+            self._stopping = True
+            ring.kill()
+            self._thread.join(self._timeout)
+        if self._error is not None and not self._error_delivered:
+            self._error_delivered = True
+            raise self._error
+        if drain_error is not None:
+            raise drain_error
+        if self._thread.is_alive():
+            raise BarrierTimeout("Transport.Join")

@@ -1,0 +1,224 @@
+"""The SPSC command ring (seed 001 §4, §11.2, §11.3, §11.6).
+
+One byte ring over a caller-supplied buffer (a ``bytearray`` by default; any writable
+buffer works, e.g. a shared-memory mapping). Capacity is a power of two. Cursors are
+monotonic byte counts that never reset, masked by ``capacity - 1``:
+
+- producer: ``_write`` (committed, private) and ``head`` (published to the consumer);
+- consumer: ``_read`` (popped, private) and ``tail`` (released back to the producer).
+
+Every record starts with ``MGPWireRecHeader{Op, Flags, Size}`` (layout from the
+tables); ``Size`` includes the header and is a multiple of :data:`RECORD_ALIGN`. ``Op``
+0 is the wrap pad: :meth:`Ring.try_reserve` emits one when a record would straddle the
+end of the buffer, and the consumer skips it (pads never reach a sink and are not
+counted in any sequence number). One record may be at most ``capacity // 2`` bytes;
+larger ones are refused with :class:`RingOverrun` (R-10: never split).
+
+Sequence numbers are record ordinals: ``emit_seq`` counts committed records,
+``applied_seq`` counts records the consumer has released (§11.6: no seq on the wire).
+
+Two :class:`Doorbell` objects carry the parked-flag protocol of §11.3: ``data_bell``
+(producer -> consumer, rung by :meth:`Ring.publish`) and ``space_bell`` (consumer ->
+producer, rung by :meth:`Ring.release`; serves space back-pressure and
+:meth:`Ring.wait_applied`). A bell rings only when its waiter is parked.
+"""
+
+from __future__ import annotations
+
+from ..errors import BarrierTimeout, ProtocolCorruption, RingOverrun
+from ..schema import tables as _t
+from ..wire.header import PAD_OP, RECORD_ALIGN, check_record, header_size, pack_header, read_header
+from .doorbell import DEFAULT_SPIN_S, Doorbell
+
+__all__ = ["DEFAULT_TIMEOUT_S", "Ring"]
+
+#: Budget of an ordinary verb / capacity wait (seed 001 §17.1: 30 s -> BarrierTimeout).
+DEFAULT_TIMEOUT_S = 30.0
+
+
+def _overrun_reason(op: int | None, size: int) -> str:
+    name = _t.call_name(op) if op is not None else None
+    return name if name is not None else f"{size}B"
+
+
+class Ring:
+    """Single-producer single-consumer record ring (see the module docstring)."""
+
+    def __init__(
+        self,
+        capacity: int,
+        buffer: bytearray | memoryview | None = None,
+        *,
+        spin_s: float = DEFAULT_SPIN_S,
+    ) -> None:
+        hdr = header_size()
+        if capacity < 2 * hdr or capacity & (capacity - 1):
+            raise ValueError(f"ring capacity {capacity} is not a power of two >= {2 * hdr}")
+        if buffer is None:
+            buffer = bytearray(capacity)
+        view = memoryview(buffer).cast("B")
+        if view.readonly or len(view) < capacity:
+            raise ValueError(f"ring buffer must be writable and hold {capacity} bytes")
+        self.capacity = capacity
+        self.max_record = capacity // 2
+        self._mask = capacity - 1
+        self._hdr_size = hdr
+        self._buf = view[:capacity]
+        self._ro = self._buf.toreadonly()
+        # producer side
+        self._write = 0
+        self.head = 0
+        self._pending: tuple[int, int] | None = None  # (pad bytes, record bytes)
+        self.emit_seq = 0
+        self.published_seq = 0
+        # consumer side
+        self._read = 0
+        self.tail = 0
+        self._popped = 0
+        self.applied_seq = 0
+        self.corrupt: str | None = None
+        self.data_bell = Doorbell(spin_s)
+        self.space_bell = Doorbell(spin_s)
+
+    # -- producer -----------------------------------------------------------
+    def _need(self, size: int) -> int:
+        """Bytes the next reservation of ``size`` takes (pad included)."""
+        to_end = self.capacity - (self._write & self._mask)
+        return size if size <= to_end else to_end + size
+
+    def _fits(self, size: int) -> bool:
+        return (self._write - self.tail) + self._need(size) <= self.capacity
+
+    def _check_size(self, size: int, op: int | None) -> None:
+        if size > self.max_record:
+            raise RingOverrun(_overrun_reason(op, size))
+        if size < self._hdr_size or size % RECORD_ALIGN:
+            raise ValueError(f"record size {size} is not a multiple of {RECORD_ALIGN} >= header")
+
+    def try_reserve(self, size: int, op: int | None = None) -> memoryview | None:
+        """A writable view of ``size`` contiguous bytes for the next record, or None if full.
+
+        ``op`` only names the record in a :class:`RingOverrun`. The caller writes the whole
+        record (header included) into the view, then calls :meth:`commit`. A new reservation
+        abandons an uncommitted one.
+        """
+        self._check_size(size, op)
+        if not self._fits(size):
+            return None
+        pos = self._write & self._mask
+        pad = self._need(size) - size
+        if pad:
+            self._buf[pos : pos + self._hdr_size] = pack_header(PAD_OP, 0, pad)
+            pos = 0
+        self._pending = (pad, size)
+        return self._buf[pos : pos + size]
+
+    def reserve(
+        self, size: int, op: int | None = None, timeout: float = DEFAULT_TIMEOUT_S
+    ) -> memoryview:
+        """:meth:`try_reserve`, waiting (bounded) for the consumer to release space."""
+        view = self.try_reserve(size, op)
+        if view is None:
+            self.publish()  # the consumer can only free what it can see
+            if not self.space_bell.wait(lambda: self._fits(size), timeout):
+                raise BarrierTimeout("Ring.Space")
+            view = self.try_reserve(size, op)
+            assert view is not None
+        return view
+
+    def commit(self) -> int:
+        """Commit the reserved record (its header must describe it); returns its seq."""
+        if self._pending is None:
+            raise RuntimeError("Ring.commit() without a reservation")
+        pad, size = self._pending
+        op, _flags, rsize = read_header(self._buf, (self._write + pad) & self._mask)
+        if op == PAD_OP or rsize != size:
+            raise ProtocolCorruption("Ring.Emit.Header")
+        self._pending = None
+        self._write += pad + size
+        self.emit_seq += 1
+        return self.emit_seq
+
+    def publish(self) -> None:
+        """Make every committed record visible (release ``head``); ring if the consumer is parked."""
+        self.head = self._write
+        self.published_seq = self.emit_seq
+        self.data_bell.ring()
+
+    def emit(
+        self, record: bytes | bytearray | memoryview, timeout: float = DEFAULT_TIMEOUT_S
+    ) -> int:
+        """Reserve, copy and commit one whole record (not published); returns its seq."""
+        view = memoryview(record).cast("B")
+        op, _flags, size = check_record(view)
+        self.reserve(size, op, timeout)[:] = view
+        return self.commit()
+
+    def wait_applied(self, seq: int, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+        """Block until ``applied_seq >= seq`` (publishing first); BarrierTimeout otherwise."""
+        if seq > self.emit_seq:
+            raise ValueError(f"seq {seq} was never emitted (emit_seq {self.emit_seq})")
+        if seq > self.published_seq:
+            self.publish()
+        if not self.space_bell.wait(lambda: self.applied_seq >= seq, timeout):
+            raise BarrierTimeout("Ring.Applied")
+
+    # -- consumer -----------------------------------------------------------
+    def _corrupt(self) -> ProtocolCorruption:
+        self.corrupt = "Ring.Header"
+        return ProtocolCorruption(self.corrupt)
+
+    def peek(self) -> memoryview | None:
+        """A read-only view of the next record (pads skipped), or None when none is published."""
+        if self.corrupt is not None:
+            raise ProtocolCorruption(self.corrupt)
+        while True:
+            avail = self.head - self._read
+            if avail <= 0:
+                return None
+            pos = self._read & self._mask
+            to_end = self.capacity - pos
+            if avail < self._hdr_size or to_end < self._hdr_size:
+                raise self._corrupt()
+            op, _flags, size = read_header(self._buf, pos)
+            if (
+                size < self._hdr_size
+                or size % RECORD_ALIGN
+                or size > avail
+                or size > self.max_record
+                or size > to_end
+                or (op == PAD_OP and size != to_end)
+            ):
+                raise self._corrupt()
+            if op != PAD_OP:
+                return self._ro[pos : pos + size]
+            self._read += size
+
+    def pop(self) -> memoryview | None:
+        """:meth:`peek` and take the record; its view stays valid until :meth:`release`."""
+        rec = self.peek()
+        if rec is not None:
+            self._read += len(rec)
+            self._popped += 1
+        return rec
+
+    def release(self) -> None:
+        """Hand every popped record's bytes back and advance ``applied_seq``."""
+        self.tail = self._read
+        self.applied_seq = self._popped
+        self.space_bell.ring()
+
+    def wait_readable(self, timeout: float = DEFAULT_TIMEOUT_S) -> bool:
+        """Consumer wait for published bytes; False on timeout."""
+        return self.data_bell.wait(lambda: self.head != self._read, timeout)
+
+    # -- both ---------------------------------------------------------------
+    def kill(self) -> None:
+        """Death state: wake every parked waiter on both bells."""
+        self.data_bell.kill()
+        self.space_bell.kill()
+
+    @property
+    def used(self) -> int:
+        """Bytes committed and not yet released (pads included)."""
+        return self._write - self.tail

@@ -1,0 +1,120 @@
+"""The blob stage segment, ``SEG_STAGE`` (seed 001 §11.1).
+
+Bulk bytes a record does not carry inline (``kHasBlob`` blobs: render-state chunks,
+vertex-element arrays, sampler parameters, SPIR-V, sub-data bytes ...) are staged here
+by the client and named from the payload by an ``MGPBlobRef{Offset, Size, Seg}`` whose
+``Seg`` is ``CONSTANTS["kMGPipeSegStage"]``.
+
+- Allocation is a bump pointer over a fixed-capacity buffer (a ``bytearray`` by
+  default; any writable buffer works, e.g. a shared-memory mapping); every allocation
+  starts on an 8-byte boundary.
+- The server reads through :meth:`StageSegment.view`, which checks the reference against
+  the segment (its id and its capacity: a peer process cannot see the client's bump
+  pointer) and refuses with ``ProtocolCorruption("<what>")``.
+
+**The reset rule.** :meth:`StageSegment.reset` rewinds the bump pointer, so later
+stagings overwrite earlier bytes. The client may reset only when every record that
+names a staged byte has been applied — after ``transport.wait_applied()`` (always true
+right after a monolith ``submit``). Views the decoder hands out (``Decoded.blob``) are
+valid only while the record is being applied; a server that keeps bytes copies them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import PipeFatal, ProtocolCorruption
+from ..schema import tables as _t
+
+__all__ = ["STAGE_ALIGN", "DEFAULT_CAPACITY", "StageOverflow", "StageSegment", "stage_seg_id"]
+
+#: Allocation granularity of the segment (``kMGPipeRecordAlign``).
+STAGE_ALIGN: int = _t.tables().CONSTANTS["kMGPipeRecordAlign"]
+#: ``SEG_STAGE`` default size (seed 001 §11.1: 32 MiB).
+DEFAULT_CAPACITY = 32 << 20
+
+_SEG_STAGE = "kMGPipeSegStage"
+
+
+def stage_seg_id() -> int:
+    """``kMGPipeSegStage`` from the tables."""
+    return _t.constant(_SEG_STAGE)
+
+
+class StageOverflow(PipeFatal):
+    """A staging that does not fit the segment's remaining space (flush, wait, reset)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__("StageOverflow", reason)
+
+
+BlobRef = tuple[int, int, int]
+
+
+def _ref_fields(ref: Any) -> BlobRef:
+    """``(Offset, Size, Seg)`` of a tuple, a mapping or an ``MGPBlobRef`` record."""
+    if isinstance(ref, tuple) and len(ref) == 3:
+        return int(ref[0]), int(ref[1]), int(ref[2])
+    if isinstance(ref, Mapping):
+        return int(ref["Offset"]), int(ref["Size"]), int(ref["Seg"])
+    return int(ref["Offset"]), int(ref["Size"]), int(ref["Seg"])
+
+
+class StageSegment:
+    """A bump-allocated ``SEG_STAGE`` (see the module docstring for the reset rule)."""
+
+    def __init__(
+        self, capacity: int = DEFAULT_CAPACITY, buffer: bytearray | memoryview | None = None
+    ) -> None:
+        if capacity <= 0 or capacity % STAGE_ALIGN:
+            raise ValueError(f"stage capacity {capacity} is not a positive multiple of {STAGE_ALIGN}")
+        if buffer is None:
+            buffer = bytearray(capacity)
+        mv = memoryview(buffer).cast("B")
+        if mv.readonly or len(mv) < capacity:
+            raise ValueError(f"stage buffer must be writable and hold {capacity} bytes")
+        self.capacity = capacity
+        self.seg = stage_seg_id()
+        self._buf = mv[:capacity]
+        self._ro = self._buf.toreadonly()
+        self.used = 0
+        self.high_water = 0
+        self.resets = 0
+
+    def stage(self, data: bytes | bytearray | memoryview) -> BlobRef:
+        """Copy ``data`` in; returns its ``(Offset, Size, Seg)``."""
+        raw = memoryview(data).cast("B")
+        size = len(raw)
+        offset = self.used
+        end = offset + size
+        if end > self.capacity:
+            raise StageOverflow(f"Stage.{size}B")
+        self._buf[offset:end] = raw
+        self.used = min(self.capacity, end + (-end % STAGE_ALIGN))
+        self.high_water = max(self.high_water, self.used)
+        return offset, size, self.seg
+
+    def view(self, ref: Any, what: str = "Blob", writable: bool = False) -> memoryview:
+        """The bytes ``ref`` names; ``ProtocolCorruption(what)`` when out of the segment.
+
+        ``ref`` is an ``(Offset, Size, Seg)`` tuple, a dict or an ``MGPBlobRef`` record. An
+        empty reference (``Size == 0``) is legal with ``Seg`` = this segment or
+        ``kMGHostSpanSegNone`` and ``Offset`` within the segment. The view is read-only
+        unless ``writable`` (a server filling a staged destination, e.g. ``ReadPixels.Dst``).
+        """
+        offset, size, seg = _ref_fields(ref)
+        if offset < 0 or size < 0 or offset > self.capacity or size > self.capacity - offset:
+            raise ProtocolCorruption(what)
+        if seg != self.seg and not (size == 0 and seg == _t.constant("kMGHostSpanSegNone")):
+            raise ProtocolCorruption(what)
+        return (self._buf if writable else self._ro)[offset : offset + size]
+
+    def reset(self) -> None:
+        """Rewind the bump pointer (only once everything staged has been applied)."""
+        self.used = 0
+        self.resets += 1
+
+    @property
+    def free(self) -> int:
+        return self.capacity - self.used
