@@ -50,12 +50,14 @@ def run_scene(
     *,
     whole_block: bool = False,
     recording: bool = False,
+    spawn_config: dict[str, Any] | None = None,
 ) -> SceneResult:
     """Run one scene. ``recording``: a spawn run brings the backend's recording back
-    (monolith / inproc backends live here and always have it)."""
+    (monolith / inproc backends live here and always have it); ``spawn_config``: extra
+    ``Hello.config`` entries for the server process (``log``, ``tag``)."""
     scene = SCENES[name]
     if transport == "spawn":
-        return _run_spawned(scene, backend, n, whole_block, recording)
+        return _run_spawned(scene, backend, n, whole_block, recording, spawn_config)
     be = make_backend(backend)
     stage = StageSegment(STAGE_CAPACITY)
     applier = Applier(be, stage)
@@ -68,14 +70,14 @@ def run_scene(
 
 
 def _run_spawned(scene: Scene, backend: str, n: int | None, whole_block: bool,
-                 recording: bool) -> SceneResult:  # fmt: skip
+                 recording: bool, config: dict[str, Any] | None) -> SceneResult:  # fmt: skip
     """The scene with the applier and backend in a server process (``spawn``)."""
     from ..backends.recorder import Recorder
     from ..transport.spawn import SpawnTransport
 
     if backend not in BACKENDS:
         make_backend(backend)  # raises UnknownBackend, naming the registered ones
-    t = SpawnTransport(backend, stage_capacity=STAGE_CAPACITY)
+    t = SpawnTransport(backend, stage_capacity=STAGE_CAPACITY, config=config)
     client = Client(None, t.stage, transport=t, whole_block=whole_block)  # type: ignore[arg-type]
     try:
         scene.run(client, scene.default_n if n is None else n)

@@ -40,10 +40,12 @@ def child_env(base: Mapping[str, str] | None = None,
 class Child:
     """The spawned server: its pid (local to this process, never sent anywhere) and reaping."""
 
-    def __init__(self, control_fd: int, env: Mapping[str, str]) -> None:
-        argv = [sys.executable, "-m", SERVER_MODULE]
+    def __init__(self, control_fd: int, env: Mapping[str, str],
+                 argv: list[str] | None = None) -> None:  # fmt: skip
+        """``argv`` replaces ``python -m`` :data:`SERVER_MODULE` (a test's own peer)."""
+        argv = argv or [sys.executable, "-m", SERVER_MODULE]
         self.pid = os.posix_spawn(
-            sys.executable, argv, dict(env),
+            argv[0], argv, dict(env),
             file_actions=[(os.POSIX_SPAWN_DUP2, control_fd, CONTROL_FD)],
         )  # fmt: skip
         self.returncode: int | None = None

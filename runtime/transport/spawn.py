@@ -73,6 +73,7 @@ class SpawnTransport:
         publish_every: int = 1,
         config: dict[str, Any] | None = None,
         env: dict[str, str] | None = None,
+        server_argv: list[str] | None = None,
     ) -> None:
         self.lost = False
         self.lost_reason: PipeFatal | None = None
@@ -87,7 +88,7 @@ class SpawnTransport:
         self._ctrl, self._bell = ctrl, bell
         self._reader = FrameReader(ctrl)
         try:
-            self.child = Child(child_ctrl.fileno(), child_env(extra=env))
+            self.child = Child(child_ctrl.fileno(), child_env(extra=env), server_argv)
         finally:
             child_ctrl.close()
         page = ControlPage(self._cmd.buf)
