@@ -60,7 +60,7 @@ def _check(kind: str, body: dict[str, Any]) -> None:
             raise ProtocolMismatch(f"{kind}.{name}")
 
 
-def encode(kind: str, **body: Any) -> bytes:
+def encode(kind: str, /, **body: Any) -> bytes:
     if kind not in TAGS:
         raise ValueError(f"unknown control message {kind!r}")
     _check(kind, body)
