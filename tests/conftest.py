@@ -16,7 +16,7 @@ settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True
 settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
-_REPORTED_PREFIXES = ("atheris_", "fuzz_")
+_REPORTED_PREFIXES = ("atheris_", "fuzz_", "spawn_")
 _measured: list[tuple[str, str, Any]] = []
 
 
