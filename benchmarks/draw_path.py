@@ -5,6 +5,8 @@
 Prints, per scene and transport: draws, CSOs minted, ring bytes per draw, SEG_STAGE bytes
 per draw and wall microseconds per draw (best of three runs), plus the whole-block
 content-addressing negative control (seed 001 Appendix A, bit 63) for viewport-churn.
+Then, per transport (monolith, inproc, spawn), the CPU per draw on each side, records per
+second and doorbell knocks per 1,000 draws (``spawn_sides.py``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import argparse
 import time
 
 from mgpipe.runtime.harness.runner import run_scene
+from spawn_sides import sides, sides_header
 
 
 def measure(scene: str, transport: str, n: int, whole_block: bool = False) -> str:
@@ -39,6 +42,11 @@ def main() -> None:
         for transport in ("monolith", "inproc"):
             print(measure(scene, transport, args.n))
     print(measure("viewport-churn", "monolith", args.n, whole_block=True))
+    print()
+    print(sides_header())
+    for scene in ("blend-toggle", "viewport-churn"):
+        for transport in ("monolith", "inproc", "spawn"):
+            print(sides(scene, transport, args.n))
 
 
 if __name__ == "__main__":

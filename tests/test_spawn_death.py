@@ -95,8 +95,9 @@ def _kill_at(record: int) -> tuple[bool, object, int]:
     submit = t.submit
 
     def submit_and_maybe_kill(rec):  # the point is a record boundary of the scene
+        before = t.emit_seq
         seq = submit(rec)
-        if t.emit_seq == record:
+        if t.emit_seq != before and t.emit_seq == record:  # this record really went out
             os.kill(t.child_pid, signal.SIGKILL)
         return seq
 

@@ -3,8 +3,8 @@
 It accepts one :class:`~.session.Session` on descriptor :data:`~.process.CONTROL_FD`,
 builds the backend named in the config (any registered backend; a GPU context is created
 here, in the child) and the applier, answers ``Welcome``, applies records until the
-client's ``Close`` and sends its ``Report`` (applied count, its own CPU time, doorbell
-counts, the backend's recording digest and, when asked, the recording).
+client's ``Close`` and sends its ``Report`` (applied count, its own CPU time since
+``Welcome``, doorbell counts, the backend's recording digest and, when asked, the recording).
 
 - The transport is hard-set to the in-process path: records go straight to the applier,
   and the transport settings are dropped from this process's environment before anything

@@ -59,6 +59,7 @@ class Session:
         self.bell: SocketBell
         self.stage_buf: memoryview
         self.stage_capacity = 0
+        self._cpu0 = 0
 
     # -- leaving ---------------------------------------------------------------
     def log(self, line: str) -> None:
@@ -120,6 +121,7 @@ class Session:
         return s
 
     def welcome(self, backend: str) -> None:
+        self._cpu0 = time.process_time_ns()  # the Report's cpu_ns counts serving, not start-up
         send_frame(self.ctrl, encode("Welcome", abi=CONTROL_ABI, fingerprint=fingerprint(),
                                      segments=self.segments, backend=backend))  # fmt: skip
 
@@ -163,5 +165,5 @@ class Session:
 
     def report(self, summary: dict[str, Any]) -> None:
         send_frame(self.ctrl, encode("Report", applied_seq=self.ring.applied_seq,
-                                     cpu_ns=time.process_time_ns(), knocks=self.bell.knocks,
+                                     cpu_ns=time.process_time_ns() - self._cpu0, knocks=self.bell.knocks,
                                      parks=self.bell.parks, summary=summary))  # fmt: skip
