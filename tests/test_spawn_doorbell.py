@@ -50,6 +50,9 @@ def _stress(records: int, seed: int, plant: str = "", bound_s: float = HARNESS_B
     th.join(bound_s)
     out["hung"] = th.is_alive()
     if out["hung"]:
+        before = t.applied_seq
+        time.sleep(1.0)  # a slow stream moves in a second; a lost wakeup never does
+        out["stuck"] = t.applied_seq == before < t.emit_seq
         t.child.kill()  # death unblocks the client: it latches device-lost
         th.join(bound_s)
         out["unblocked_by_kill"] = not th.is_alive() and t.lost
@@ -77,6 +80,6 @@ def test_doorbell_stress_random_pauses_both_sides(record_property) -> None:
 def test_negative_control_a_waiter_without_the_recheck_loses_a_wakeup() -> None:
     """The same stress with the server's re-check after parking removed hangs (the harness
     sees it); killing the stuck server then unblocks the client through the latch."""
-    out = _stress(400_000, seed=0xB311, plant="no-recheck", bound_s=10.0)
-    assert out["hung"], "the planted lost-wakeup window was never hit"
+    out = _stress(400_000, seed=0xB311, plant="no-recheck", bound_s=3.0)
+    assert out["hung"] and out["stuck"], "the planted lost-wakeup window was never hit"
     assert out["unblocked_by_kill"]
