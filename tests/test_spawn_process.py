@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import subprocess
@@ -35,6 +36,22 @@ def _gone(pid: int) -> bool:
     except FileNotFoundError:
         return True
     return state in ("Z", "X")
+
+
+def _fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_a_closed_transport_leaves_no_descriptor_behind() -> None:
+    """Sockets and segment descriptors close with the transport; a mapping (and the
+    descriptor ``mmap`` keeps inside it) goes with the last view of it."""
+    SpawnTransport().close()  # warm: imports, lazily opened files
+    gc.collect()
+    before = _fds()
+    for _ in range(3):
+        SpawnTransport().close()
+    gc.collect()
+    assert _fds() == before
 
 
 def test_the_process_tree_grows_by_exactly_one_and_the_child_never_spawns(monkeypatch) -> None:
@@ -134,6 +151,9 @@ def test_shared_memory_fallback_without_memfd(monkeypatch) -> None:
         peer.buf[3:4] = b"d"
         assert bytes(seg.buf[:4]) == b"abcd"
         peer.close()
+        seg.release_fd()  # the name goes; the mapping stays
+        seg.buf[4:5] = b"e"
+        assert bytes(seg.buf[:5]) == b"abcde"
     finally:
         seg.close()
 

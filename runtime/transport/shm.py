@@ -44,22 +44,39 @@ class SharedSegment:
 
     @classmethod
     def adopt(cls, fd: int, size: int) -> "SharedSegment":
-        """Map a segment whose descriptor arrived through ``SCM_RIGHTS``; refuses a short one."""
-        actual = os.fstat(fd).st_size
-        if actual < size:
+        """Map a segment whose descriptor arrived through ``SCM_RIGHTS`` and close that
+        descriptor (the mapping keeps the memory); refuses a segment shorter than announced."""
+        try:
+            actual = os.fstat(fd).st_size
+            if actual < size:
+                raise ValueError(f"shared segment holds {actual} B, the peer announced {size} B")
+            seg = cls(fd, size)
+        finally:
             os.close(fd)
-            raise ValueError(f"shared segment holds {actual} B, the peer announced {size} B")
-        return cls(fd, size)
+        seg.fd = -1
+        return seg
+
+    def release_fd(self) -> None:
+        """Drop the descriptor (and a fallback block's name) once the peer has mapped the
+        segment; both mappings stay valid until their views go."""
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+        if self._keep is not None:
+            self._keep.close()
+            try:
+                self._keep.unlink()
+            except FileNotFoundError:
+                pass
+            self._keep = None
 
     def close(self) -> None:
+        """Release the descriptor and unmap (the mapping stays while a view is exported)."""
+        self.release_fd()
         if self._map.closed:
             return
         self.buf.release()
         try:
             self._map.close()
-        except BufferError:  # a view still exported: the mapping goes with the process
+        except BufferError:  # a view still exported: the mapping goes with its last view
             pass
-        os.close(self.fd)
-        if self._keep is not None:
-            self._keep.close()
-            self._keep.unlink()

@@ -109,6 +109,8 @@ class SpawnTransport:
         finally:
             child_bell.close()
         self.welcome = self._handshake()
+        for seg in (self._cmd, self._stage_seg):
+            seg.release_fd()  # the child has mapped them: the mappings keep the memory
 
     # -- handshake / control ---------------------------------------------------
     def _handshake(self) -> dict[str, Any]:
@@ -214,6 +216,8 @@ class SpawnTransport:
     def _teardown(self) -> None:
         for s in (self._ctrl, self._bell):
             s.close()
+        for seg in (self._cmd, self._stage_seg):
+            seg.release_fd()
         self.child.wait()
         self._closed = True
 
