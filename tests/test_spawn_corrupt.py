@@ -125,7 +125,7 @@ def _mutate(rng: random.Random, rec: bytes) -> bytes:
     return bytes(b)
 
 
-def test_fuzz_the_server_process_through_the_shared_ring() -> None:
+def test_fuzz_the_server_process_through_the_shared_ring(record_property) -> None:
     """Valid scene streams with one record mutated in place in the ring: the server either
     applies it or refuses with a named Fatal; it never crashes, hangs or reports a
     backend fault, and the client always ends either latched or fully applied."""
@@ -138,7 +138,7 @@ def test_fuzz_the_server_process_through_the_shared_ring() -> None:
         target = rng.randrange(len(stream))
         for i, rec in enumerate(stream):
             if i == target:
-                seq = t.ring.emit(rec)
+                t.ring.emit(rec)
                 start = (t.ring._write - len(rec)) & t.ring._mask
                 mutated = _mutate(rng, rec)
                 t.ring._buf[start : start + len(rec)] = mutated  # the hostile write
@@ -154,3 +154,4 @@ def test_fuzz_the_server_process_through_the_shared_ring() -> None:
             key = "applied"
         outcomes[key] = outcomes.get(key, 0) + 1
     assert sum(outcomes.values()) == trials
+    record_property("spawn_fuzz_outcomes", dict(sorted(outcomes.items())))

@@ -59,7 +59,7 @@ class Session:
         self.bell: SocketBell
         self.stage_buf: memoryview
         self.stage_capacity = 0
-        self._cpu0 = 0
+        self._cpu0 = self._cpu1 = 0
 
     # -- leaving ---------------------------------------------------------------
     def log(self, line: str) -> None:
@@ -161,9 +161,10 @@ class Session:
             while (rec := pop()) is not None:
                 apply(rec)
             ring.release()
+            self._cpu1 = time.process_time_ns()  # serving ends here; the summary is not serving
             return close.report
 
     def report(self, summary: dict[str, Any]) -> None:
         send_frame(self.ctrl, encode("Report", applied_seq=self.ring.applied_seq,
-                                     cpu_ns=time.process_time_ns() - self._cpu0, knocks=self.bell.knocks,
+                                     cpu_ns=(self._cpu1 or time.process_time_ns()) - self._cpu0, knocks=self.bell.knocks,
                                      parks=self.bell.parks, summary=summary))  # fmt: skip
