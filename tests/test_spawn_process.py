@@ -178,3 +178,30 @@ def test_mgpipe_run_transport_spawn_from_the_command_line() -> None:
     serve = subprocess.run([sys.executable, "-m", "mgpipe.cli", "serve"], capture_output=True,
                            text=True, timeout=60)  # fmt: skip
     assert serve.returncode == 2 and "no control socket on descriptor 3" in serve.stderr
+
+
+def test_a_hello_whose_descriptors_are_not_its_segments_is_refused_by_name(tmp_path: Path) -> None:
+    """A client that announces a 1 MiB ring but passes a pipe gets Fatal{ProtocolMismatch}."""
+    import socket
+
+    from mgpipe.runtime.schema import tables as _t
+    from mgpipe.runtime.transport import control
+    from mgpipe.runtime.transport.framing import FrameReader, send_frame
+    from mgpipe.runtime.transport.process import Child
+
+    ctrl, child_ctrl = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    child = Child(child_ctrl.fileno(), child_env())
+    child_ctrl.close()
+    r, w = os.pipe()
+    segs = [{"seg": _t.constant("kMGPipeSegCmd"), "size": 1 << 20},
+            {"seg": _t.constant("kMGPipeSegStage"), "size": 1 << 20}]  # fmt: skip
+    hello = control.encode("Hello", abi=control.CONTROL_ABI, fingerprint=build_fingerprint(),
+                           config={"log": str(tmp_path / "log")}, segments=segs)  # fmt: skip
+    send_frame(ctrl, hello, [r, w, r])
+    msg = control.decode(FrameReader(ctrl).read_frame())
+    assert msg.kind == "Fatal" and msg["kind"] == "ProtocolMismatch"
+    assert msg["reason"].startswith("Hello.segments")
+    ctrl.close()
+    os.close(r)
+    os.close(w)
+    assert child.wait() == 3

@@ -111,13 +111,17 @@ class Session:
         s.segments = msg["segments"]
         s.log(f"serve transport=spawn backend={s.config.get('backend')}")
         ring_cap, s.stage_capacity = segs[seg_cmd], segs[seg_stage]
-        cmd = SharedSegment.adopt(fds[0], segment_size(ring_cap))
-        stage = SharedSegment.adopt(fds[1], s.stage_capacity)
-        s.stage_buf = stage.buf
-        page = ControlPage(cmd.buf)
-        s.bell = SocketBell(page, socket.socket(fileno=fds[2]), ctrl, CONSUMER_PARKED,
-                            PRODUCER_PARKED, s._on_control)  # fmt: skip
-        s.ring = SharedRing(cmd.buf, ring_cap, "consumer", s.bell, s.bell)
+        try:
+            cmd = SharedSegment.adopt(fds[0], segment_size(ring_cap))
+            stage = SharedSegment.adopt(fds[1], s.stage_capacity)
+            bell_sock = socket.socket(fileno=fds[2])
+            s.stage_buf = stage.buf
+            page = ControlPage(cmd.buf)
+            s.bell = SocketBell(page, bell_sock, ctrl, CONSUMER_PARKED, PRODUCER_PARKED,
+                                s._on_control)  # fmt: skip
+            s.ring = SharedRing(cmd.buf, ring_cap, "consumer", s.bell, s.bell)
+        except (OSError, ValueError) as exc:  # not the segments / doorbell Hello announced
+            s.fatal("ProtocolMismatch", f"Hello.segments: {exc}", EXIT_FATAL)
         return s
 
     def welcome(self, backend: str) -> None:
