@@ -44,6 +44,7 @@ def _local(scene: str, transport: str, n: int) -> tuple:
     if transport == "monolith":
         t = MonolithTransport(applier.apply)
     else:
+
         def sink(rec: memoryview) -> None:  # runs on the apply thread
             t0 = time.thread_time_ns()
             applier.apply(rec)

@@ -17,7 +17,12 @@ import time
 
 import pytest
 
-from mgpipe.runtime.client.api import EGL_CONTEXT_LOST, GL_NO_ERROR, GL_UNKNOWN_CONTEXT_RESET, Client
+from mgpipe.runtime.client.api import (
+    EGL_CONTEXT_LOST,
+    GL_NO_ERROR,
+    GL_UNKNOWN_CONTEXT_RESET,
+    Client,
+)
 from mgpipe.runtime.harness.runner import SCENES, run_scene
 from mgpipe.runtime.transport.spawn import SpawnTransport
 

@@ -74,7 +74,9 @@ def test_doorbell_stress_random_pauses_both_sides(record_property) -> None:
     assert out["client_parks"] > 0 and report["parks"] > 0
     assert out["client_knocks"] > 0 and report["knocks"] > 0
     record_property("spawn_stress_records", records)
-    record_property("spawn_stress_knocks", f"client {out['client_knocks']} server {report['knocks']}")
+    record_property(
+        "spawn_stress_knocks", f"client {out['client_knocks']} server {report['knocks']}"
+    )
 
 
 def test_negative_control_a_waiter_without_the_recheck_loses_a_wakeup() -> None:

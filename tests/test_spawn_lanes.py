@@ -102,7 +102,9 @@ def test_gate_fails_a_run_with_planted_defects(tmp_path: Path) -> None:
     tests_dir = Path(__file__).parent
     (tmp_path / "conftest.py").write_text((tests_dir / "conftest.py").read_text())
     (tmp_path / "test_planted.py").write_text(textwrap.dedent(_PLANTED))
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tests_dir), os.environ.get("PYTHONPATH", "")]))
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(tests_dir), os.environ.get("PYTHONPATH", "")])
+    )
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                            str(tmp_path)], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=120)  # fmt: skip

@@ -78,7 +78,8 @@ def _run_spawned(scene: Scene, backend: str, n: int | None, whole_block: bool,
     if backend not in BACKENDS:
         make_backend(backend)  # raises UnknownBackend, naming the registered ones
     t = SpawnTransport(backend, stage_capacity=STAGE_CAPACITY, config=config)
-    client = Client(None, t.stage, transport=t, whole_block=whole_block)  # type: ignore[arg-type]
+    size = {k: getattr(scene, k) for k in ("width", "height") if hasattr(scene, k)}
+    client = Client(None, t.stage, transport=t, whole_block=whole_block, **size)  # type: ignore[arg-type]
     try:
         scene.run(client, scene.default_n if n is None else n)
         client.tr.cso.release_all()

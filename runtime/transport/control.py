@@ -56,7 +56,11 @@ def _check(kind: str, body: dict[str, Any]) -> None:
             raise ProtocolMismatch(f"{kind}.{name}")
     for name, typ in fields.items():
         value = body.get(name)
-        if name not in body or not isinstance(value, typ) or isinstance(value, bool) != (typ is bool):
+        if (
+            name not in body
+            or not isinstance(value, typ)
+            or isinstance(value, bool) != (typ is bool)
+        ):
             raise ProtocolMismatch(f"{kind}.{name}")
 
 

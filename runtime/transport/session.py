@@ -80,7 +80,7 @@ class Session:
         os._exit(code)
 
     def fatal(self, kind: str, reason: str, code: int) -> None:
-        self.log(f"fatal Fatal{{{kind}, \"{reason}\"}}")
+        self.log(f'fatal Fatal{{{kind}, "{reason}"}}')
         try:
             send_frame(self.ctrl, encode("Fatal", kind=kind, reason=reason))
         except OSError:

@@ -56,7 +56,9 @@ class SharedRing(Ring):
     tail = _Word("tail", TAIL)
     applied_seq = _Word("applied_seq", APPLIED)
 
-    def __init__(self, segment: memoryview, capacity: int, role: str, data_bell, space_bell) -> None:
+    def __init__(
+        self, segment: memoryview, capacity: int, role: str, data_bell, space_bell
+    ) -> None:
         if role not in _OWNED:
             raise ValueError(f"ring role {role!r} (expected producer or consumer)")
         if len(segment) < segment_size(capacity):
@@ -104,4 +106,3 @@ class SharedRing(Ring):
             if op != PAD_OP:
                 self._popped += 1
                 return pack_header(op, flags, size) + bytes(self._buf[pos + hdr : pos + size])
-
