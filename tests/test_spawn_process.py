@@ -167,14 +167,17 @@ def test_adopt_refuses_a_segment_shorter_than_announced() -> None:
         seg.close()
 
 
-def test_mgpipe_run_transport_spawn_from_the_command_line() -> None:
+def test_mgpipe_run_transport_spawn_from_the_command_line(tmp_path: Path) -> None:
     env = dict(os.environ, MGPIPE_TRANSPORT="spawn")
-    proc = subprocess.run([sys.executable, "-m", "mgpipe.cli", "run", "clear-present", "-n", "2"],
-                          env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
+    run = [sys.executable, "-m", "mgpipe.cli", "run", "readback", "-n", "2", "--out"]
+    proc = subprocess.run(run + [str(tmp_path / "s")], env=env, capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    mono = subprocess.run([sys.executable, "-m", "mgpipe.cli", "run", "clear-present", "-n", "2",
-                           "--transport", "monolith"], capture_output=True, text=True, timeout=120)  # fmt: skip
+    mono = subprocess.run(run + [str(tmp_path / "m"), "--transport", "monolith"], env=env,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.stdout.split()[-1] == mono.stdout.split()[-1]  # the recording digest
+    # the recording the child kept comes back whole: the same file as monolith's
+    assert (tmp_path / "s/readback.json").read_text() == (tmp_path / "m/readback.json").read_text()
     serve = subprocess.run([sys.executable, "-m", "mgpipe.cli", "serve"], capture_output=True,
                            text=True, timeout=60)  # fmt: skip
     assert serve.returncode == 2 and "no control socket on descriptor 3" in serve.stderr

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..backends.recorder import Recorder
 from ..backends.registry import BACKENDS, UnknownBackend, make_backend
 from ..client.api import Client
 from ..server.applier import Applier
@@ -72,7 +73,6 @@ def run_scene(
 def _run_spawned(scene: Scene, backend: str, n: int | None, whole_block: bool,
                  recording: bool, config: dict[str, Any] | None) -> SceneResult:  # fmt: skip
     """The scene with the applier and backend in a server process (``spawn``)."""
-    from ..backends.recorder import Recorder
     from ..transport.spawn import SpawnTransport
 
     if backend not in BACKENDS:
@@ -86,7 +86,21 @@ def _run_spawned(scene: Scene, backend: str, n: int | None, whole_block: bool,
     finally:
         report = t.close(report=recording)
     summary = (report or {}).get("summary", {})
-    remote = Recorder.from_json(summary["recording"]) if "recording" in summary else None
     return SceneResult(scene.name, client.draws, client.records, client.wire_bytes,
                        client.csos_minted, summary.get("recording_digest"), client.staged_bytes,
-                       remote, client, lost=t.lost, transport_report=report)  # fmt: skip
+                       RemoteBackend(summary), client, lost=t.lost,
+                       transport_report=report)  # fmt: skip
+
+
+class RemoteBackend:
+    """The client's copy of what a spawned backend reported about itself at ``Close``:
+    ``recording_digest()``, ``stats()``, ``info()``, ``to_json()`` -- each only where the
+    backend in the server process has it."""
+
+    def __init__(self, summary: dict[str, Any]) -> None:
+        for key in ("recording_digest", "stats", "info"):
+            if key in summary:
+                setattr(self, key, lambda v=summary[key]: v)
+        if "recording" in summary:
+            self.recording = Recorder.from_json(summary["recording"])  # digest-checked
+            self.to_json = self.recording.to_json

@@ -4,7 +4,8 @@ It accepts one :class:`~.session.Session` on descriptor :data:`~.process.CONTROL
 builds the backend named in the config (any registered backend; a GPU context is created
 here, in the child) and the applier, answers ``Welcome``, applies records until the
 client's ``Close`` and sends its ``Report`` (applied count, its own CPU time since
-``Welcome``, doorbell counts, the backend's recording digest and, when asked, the recording).
+``Welcome``, doorbell counts, and what the backend says about itself: its recording
+digest, ``stats()``, ``info()`` and, when asked, the recording).
 
 - The transport is hard-set to the in-process path: records go straight to the applier,
   and the transport settings are dropped from this process's environment before anything
@@ -29,7 +30,7 @@ from ..wire.stage import StageSegment
 from .process import CONTROL_FD, child_env
 from .session import EXIT_BACKEND, EXIT_FATAL, Session
 
-__all__ = ["main", "serve", "CopyingStage"]
+__all__ = ["main", "serve", "CopyingStage", "backend_summary", "SUMMARY_METHODS"]
 
 
 class CopyingStage(StageSegment):
@@ -39,6 +40,22 @@ class CopyingStage(StageSegment):
     def view(self, ref: Any, what: str = "Blob", writable: bool = False) -> memoryview:
         v = super().view(ref, what, writable)
         return v if writable else memoryview(bytes(v))
+
+
+#: what a backend may report about itself (each a method, each answer JSON): name -> method.
+SUMMARY_METHODS = {"recording_digest": "recording_digest", "stats": "stats", "info": "info"}
+
+
+def backend_summary(backend: Any, recording: bool) -> dict[str, Any]:
+    """What the backend says about itself, for the client's copy (``RemoteBackend``)."""
+    out: dict[str, Any] = {}
+    for key, method in SUMMARY_METHODS.items():
+        fn = getattr(backend, method, None)
+        if callable(fn):
+            out[key] = fn()
+    if recording and callable(getattr(backend, "to_json", None)):
+        out["recording"] = backend.to_json()
+    return out
 
 
 def serve(ctrl: socket.socket) -> None:
@@ -61,12 +78,7 @@ def serve(ctrl: socket.socket) -> None:
         s.fatal(exc.kind, exc.reason, EXIT_FATAL)
     except Exception as exc:  # noqa: BLE001 - a backend fault, reported by name
         s.fatal("BackendError", f"{type(exc).__name__}: {exc}", EXIT_BACKEND)
-    summary: dict[str, Any] = {}
-    if callable(getattr(backend, "recording_digest", None)):
-        summary["recording_digest"] = backend.recording_digest()
-    if want_recording and callable(getattr(backend, "to_json", None)):
-        summary["recording"] = backend.to_json()
-    s.report(summary)
+    s.report(backend_summary(backend, want_recording))
     s.exit(0)
 
 
