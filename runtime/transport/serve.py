@@ -78,6 +78,9 @@ def serve(ctrl: socket.socket) -> None:
         s.fatal(exc.kind, exc.reason, EXIT_FATAL)
     except Exception as exc:  # noqa: BLE001 - a backend fault, reported by name
         s.fatal("BackendError", f"{type(exc).__name__}: {exc}", EXIT_BACKEND)
+    if callable(close):  # as the in-process runner does: release the driver, then ask
+        s.releasers.remove(close)
+        close()
     s.report(backend_summary(backend, want_recording))
     s.exit(0)
 
