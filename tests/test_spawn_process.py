@@ -208,3 +208,27 @@ def test_a_hello_whose_descriptors_are_not_its_segments_is_refused_by_name(tmp_p
     os.close(r)
     os.close(w)
     assert child.wait() == 3
+
+
+def test_a_backends_own_summary_crosses_and_answers_the_same_methods() -> None:
+    """What a spawned backend says about itself (digest, stats(), info(), recording) comes
+    back as a RemoteBackend answering the same methods; what it lacks stays absent."""
+    from mgpipe.runtime.backends.recorder import Recorder
+    from mgpipe.runtime.harness.runner import RemoteBackend
+    from mgpipe.runtime.transport.serve import backend_summary
+
+    class Gpu:
+        def stats(self) -> dict:
+            return {"gl_calls": 7}
+
+        def info(self) -> dict:
+            return {"renderer": "x"}
+
+    gpu = RemoteBackend(backend_summary(Gpu(), recording=True))
+    assert gpu.stats() == {"gl_calls": 7} and gpu.info() == {"renderer": "x"}
+    assert not hasattr(gpu, "recording_digest") and not hasattr(gpu, "to_json")
+    rec = Recorder()
+    remote = RemoteBackend(backend_summary(rec, recording=True))
+    assert remote.recording_digest() == rec.recording_digest()
+    assert remote.to_json() == rec.to_json()
+    assert not hasattr(RemoteBackend(backend_summary(rec, recording=False)), "to_json")
