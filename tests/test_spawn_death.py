@@ -96,17 +96,21 @@ def test_sigstop_is_slowness_the_client_waits_and_resumes_on_sigcont() -> None:
 
 def _kill_at(record: int) -> tuple[bool, object, int]:
     """Run blend-toggle through spawn; SIGKILL the server when record ``record`` is submitted."""
-    c, t = _client()
-    submit = t.submit
+    t = SpawnTransport()
 
-    def submit_and_maybe_kill(rec):  # the point is a record boundary of the scene
-        before = t.emit_seq
-        seq = submit(rec)
-        if t.emit_seq != before and t.emit_seq == record:  # this record really went out
-            os.kill(t.child_pid, signal.SIGKILL)
-        return seq
+    def killing(send):  # the point is a record boundary of the scene, on either door
+        def send_and_maybe_kill(*args):
+            before = t.emit_seq
+            seq = send(*args)
+            if t.emit_seq != before and t.emit_seq == record:  # this record really went out
+                os.kill(t.child_pid, signal.SIGKILL)
+            return seq
 
-    t.submit = submit_and_maybe_kill  # type: ignore[method-assign]
+        return send_and_maybe_kill
+
+    t.submit = killing(t.submit)  # type: ignore[method-assign]
+    t.put = killing(t.put)  # type: ignore[method-assign]
+    c = Client(None, t.stage, transport=t)  # type: ignore[arg-type]  # binds the doors now
     out: dict[str, object] = {}
 
     def trial() -> None:

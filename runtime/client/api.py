@@ -56,6 +56,11 @@ class Client:
                           if isinstance(transport, str) else transport)  # fmt: skip
         self.em = Emitter(self.transport, stage)
         self.tr = Tracker(self.em, width=width, height=height, whole_block=whole_block)
+        #: DrawVbo with one MGPDrawRange, packed straight into the transport
+        self._draw_vbo = self.em.fast(
+            "DrawVbo",
+            ("Mode", "IndexSize", "InstanceCount", "RestartIndex", "NumDraws",
+             "IndexResource.Slot", "IndexResource.Gen"), ("Start", "Count", "IndexBias"))  # fmt: skip
         self.draws = 0
         self.frame_serial = 0
 
@@ -80,12 +85,35 @@ class Client:
     def csos_minted(self) -> int:
         return self.tr.cso.stats.minted
 
+    def stats(self) -> dict[str, int]:
+        """The client's counters, flat (JSON-ready): records and bytes, and the CSO cache's
+        hashes, transition hits, byte compares and version-check answers."""
+        cso = self.tr.cso.stats
+        return {
+            "draws": self.draws,
+            "records": self.em.records,
+            "wire_bytes": self.em.wire_bytes,
+            "staged_bytes": self.em.staged_bytes,
+            "cso_minted": cso.minted,
+            "cso_binds": cso.binds,
+            "cso_hashes": cso.hashes,
+            "cso_transition_hits": cso.transition_hits,
+            "cso_byte_compares": cso.byte_compares,
+            "cso_content_hits": cso.hits,
+            "cso_collisions": cso.collisions,
+            "cso_version_checks": cso.reuses,
+            "cso_evictions": cso.evictions,
+            "dynamic_pushes": cso.dynamic_pushes,
+            "suppressor_hashes": self.tr.sup.hashes,
+            "suppressor_skips": self.tr.sup.skipped,
+        }
+
     # -- render state (no emission) ------------------------------------------
     def enable(self, cap: str) -> None:
-        self.state.set_capability(cap, True)
+        self.tr.rs.set_capability(cap, True)
 
     def disable(self, cap: str) -> None:
-        self.state.set_capability(cap, False)
+        self.tr.rs.set_capability(cap, False)
 
     def viewport(self, x: float, y: float, w: float, h: float) -> None:
         self.state.set_viewport(x, y, w, h)
@@ -180,9 +208,11 @@ class Client:
 
     def bind_texture(self, unit: int, tex: Texture | None) -> None:
         self.tr.units[unit] = (tex, self.tr.units.get(unit, (None, NULL))[1])
+        self.tr.gen += 1
 
     def bind_sampler(self, unit: int, sampler: Handle) -> None:
         self.tr.units[unit] = (self.tr.units.get(unit, (None, NULL))[0], sampler)
+        self.tr.gen += 1
 
     # -- program -------------------------------------------------------------
     def create_program(self, spirv: Mapping[int, bytes], reflection: bytes = b"") -> Program:
@@ -205,6 +235,7 @@ class Client:
 
     def use_program(self, prog: Program | None) -> None:
         self.tr.program = prog
+        self.tr.gen += 1
 
     def delete_program(self, prog: Program) -> None:
         if self.tr.program is prog:
@@ -215,12 +246,15 @@ class Client:
     def vertex_attrib_pointer(self, index: int, buf: Buffer, size: int, gl_type: int = GL_FLOAT,
                               normalized: bool = False, stride: int = 0, offset: int = 0) -> None:  # fmt: skip
         self.tr.attribs[index] = Attrib(buf.handle, size, gl_type, normalized, stride, offset)
+        self.tr.gen += 1
 
     def disable_vertex_attrib(self, index: int) -> None:
         self.tr.attribs.pop(index, None)
+        self.tr.gen += 1
 
     def bind_index_buffer(self, buf: Buffer | None) -> None:
         self.tr.index_buffer = buf
+        self.tr.gen += 1
 
     # -- framebuffers --------------------------------------------------------
     def create_framebuffer(self) -> Framebuffer:
@@ -230,9 +264,11 @@ class Client:
         self, fb: Framebuffer, index: int, tex: Texture, level: int = 0
     ) -> None:
         fb.color[index] = (tex, level)
+        self.tr.gen += 1
 
     def bind_framebuffer(self, fb: Framebuffer | None) -> None:
         self.tr.draw_fbo = fb
+        self.tr.gen += 1
 
     def delete_framebuffer(self, fb: Framebuffer) -> None:
         if self.tr.draw_fbo is fb:
@@ -241,23 +277,28 @@ class Client:
 
     # -- verbs -----------------------------------------------------------------
     def draw_arrays(self, mode: int, first: int, count: int, instances: int = 1) -> None:
-        self._draw(mode, 0, first, count, instances)
+        tr = self.tr
+        if tr.gen != tr.draw_gen or tr.textures_pending:
+            tr.validate("DrawVbo")
+        else:  # no binding moved since the last draw: only the render state can have
+            tr.cso.validate(tr.rs)
+        self._draw_vbo(mode, 0, instances, tr.rs.restart_index, 1, 0, 0, first, count, 0)
+        self.draws += 1
 
     def draw_elements(self, mode: int, count: int, index_size: int, offset: int = 0,
                       instances: int = 1) -> None:  # fmt: skip
-        if self.tr.index_buffer is None:
+        tr = self.tr
+        if tr.index_buffer is None:
             raise ValueError("draw_elements with no index buffer bound")
         if offset % index_size:
             raise ValueError(f"index offset {offset} is not a multiple of {index_size}")
-        self._draw(mode, index_size, offset // index_size, count, instances)
-
-    def _draw(self, mode: int, index_size: int, start: int, count: int, instances: int) -> None:
-        self.tr.validate("DrawVbo")
-        ib = self.tr.index_buffer.handle if (index_size and self.tr.index_buffer) else NULL
-        payload = {"Mode": mode, "IndexSize": index_size, "InstanceCount": instances,
-                   "NumDraws": 1, "IndexResource": ib,
-                   "RestartIndex": int(self.state.p["PrimitiveRestartIndex"])}  # fmt: skip
-        self.em.emit("DrawVbo", payload, ([{"Start": start, "Count": count, "IndexBias": 0}],))
+        if tr.gen != tr.draw_gen or tr.textures_pending:
+            tr.validate("DrawVbo")
+        else:
+            tr.cso.validate(tr.rs)
+        ib = tr.index_buffer.handle
+        self._draw_vbo(mode, index_size, instances, tr.rs.restart_index, 1, ib[0], ib[1],
+                       offset // index_size, count, 0)  # fmt: skip
         self.draws += 1
 
     def clear(self, mask: int = GL_COLOR_BUFFER_BIT) -> None:
@@ -275,8 +316,7 @@ class Client:
         :data:`EGL_CONTEXT_LOST` once the device is lost (the call then did nothing)."""
         self.tr.validate("Present")
         self.frame_serial += 1
-        self.em.emit("Present", {"FrameSerial": self.frame_serial})
-        self.transport.wait_applied()
+        self.em.emit("Present", {"FrameSerial": self.frame_serial})  # waits once, on its credit
         if self.device_lost:
             return EGL_CONTEXT_LOST
         self.em.stage.reset()  # every staged byte has been applied (the reset rule)

@@ -29,12 +29,17 @@ class SceneResult:
     records: int
     wire_bytes: int
     csos_minted: int
-    recording_digest: str | None
     stage_bytes: int
     backend: Any
     client: Client
     lost: bool = False  # spawn: the device-lost latch was set
     transport_report: dict[str, Any] | None = None  # spawn: the server's Report
+
+    @property
+    def recording_digest(self) -> str | None:
+        """The backend's recording digest (built on demand: JSON is never on a hot path)."""
+        digest = getattr(self.backend, "recording_digest", None)
+        return digest() if digest is not None else None
 
     def summary(self) -> dict[str, Any]:
         return {"name": self.name, "draws": self.draws, "records": self.records,
@@ -65,9 +70,8 @@ def run_scene(
     client = Client(applier.apply, stage, transport=transport, whole_block=whole_block)
     with client:  # closes (drains) on success; on error the original error wins
         scene.run(client, scene.default_n if n is None else n)
-    digest = be.recording_digest() if hasattr(be, "recording_digest") else None
     return SceneResult(name, client.draws, client.records, client.wire_bytes,
-                       client.csos_minted, digest, client.staged_bytes, be, client)  # fmt: skip
+                       client.csos_minted, client.staged_bytes, be, client)  # fmt: skip
 
 
 def _run_spawned(scene: Scene, backend: str, n: int | None, whole_block: bool,
@@ -87,8 +91,8 @@ def _run_spawned(scene: Scene, backend: str, n: int | None, whole_block: bool,
         report = t.close(report=recording)
     summary = (report or {}).get("summary", {})
     return SceneResult(scene.name, client.draws, client.records, client.wire_bytes,
-                       client.csos_minted, summary.get("recording_digest"), client.staged_bytes,
-                       RemoteBackend(summary), client, lost=t.lost,
+                       client.csos_minted, client.staged_bytes, RemoteBackend(summary), client,
+                       lost=t.lost,
                        transport_report=report)  # fmt: skip
 
 

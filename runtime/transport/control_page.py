@@ -1,22 +1,20 @@
-"""The ring's control page (seed 001 §11.2 ``RingControl``) in shared memory.
+"""The control page at the front of ``SEG_CMD`` (seed 001 §11.2 ``RingControl``).
 
-One 4 KiB page at the front of the command segment; every word that one side writes and
-the other reads sits on its own 64-byte cache line (one contention group per line):
+``SEG_CMD`` starts with one :data:`PAGE_SIZE` page; the ring's control area
+(:data:`~.ring.CONTROL_SLOTS`: ``head``, ``tail``, ``published_seq``, ``applied_seq``,
+the two parked flags, ``dead``; little-endian ``u64`` slots) lives at its start, the
+record bytes follow the page. Each slot has one writer. The parked flags the socket
+doorbell uses are the ring's own:
 
-=================== ======== =========================================================
-word                writer   meaning
-=================== ======== =========================================================
-``head``            client   published bytes (monotonic byte count, never reset)
-``tail``            server   released bytes (the producer's space)
-``applied_seq``     server   records applied (record ordinals, §11.6)
-``consumer_parked`` server   1 while the server is blocked on the doorbell
-``producer_parked`` client   1 while the client is blocked on the doorbell
-=================== ======== =========================================================
+- ``data_parked`` (:data:`CONSUMER_PARKED`): the server is blocked waiting for records;
+- ``space_parked`` (:data:`PRODUCER_PARKED`): the client is blocked waiting for space or
+  for ``applied_seq``.
 
-Each word is an aligned u64 written and read with one store / one load. :func:`fence`
-is the full barrier the parked-flag protocol needs between "store my flag / cursor" and
-"load the other side's" (§11.3: the lost-wakeup window is closed by two ``seq_cst``
-fences); a lock round trip is a locked read-modify-write, i.e. a full barrier.
+:func:`fence` is the full barrier the parked-flag protocol needs between "store my flag /
+cursor" and "load the other side's" (§11.3: the lost-wakeup window is closed by two
+``seq_cst`` fences): a lock round trip, a locked read-modify-write, which is a full
+barrier on x86-64. A weakly ordered CPU needs a real ``seq_cst`` fence here (a C call);
+the Python runtime does not ship one.
 """
 
 from __future__ import annotations
@@ -24,14 +22,14 @@ from __future__ import annotations
 import struct
 import threading
 
-__all__ = ["PAGE_SIZE", "LINE", "WORDS", "ControlPage", "fence"]
+from .ring import CONTROL_SIZE, CONTROL_SLOTS
+
+__all__ = ["PAGE_SIZE", "ControlPage", "fence", "CONSUMER_PARKED", "PRODUCER_PARKED"]
 
 PAGE_SIZE = 4096
-LINE = 64
-#: The words of the page in line order (line i holds WORDS[i]).
-WORDS = ("head", "tail", "applied_seq", "consumer_parked", "producer_parked")
 _U64 = struct.Struct("<Q")
 _fence_lock = threading.Lock()
+assert CONTROL_SIZE <= PAGE_SIZE
 
 
 def fence() -> None:
@@ -40,31 +38,27 @@ def fence() -> None:
     _fence_lock.release()
 
 
-class ControlPage:
-    """Typed access to the words of a control page over ``buf`` (>= :data:`PAGE_SIZE`)."""
+def slot_offset(name: str) -> int:
+    """Byte offset of a control slot in the page."""
+    return CONTROL_SLOTS.index(name) * _U64.size
 
-    __slots__ = ("_buf", "_pack", "_unpack")
+
+CONSUMER_PARKED = slot_offset("data_parked")
+PRODUCER_PARKED = slot_offset("space_parked")
+
+
+class ControlPage:
+    """``u64`` loads and stores of the control page's slots over ``buf``."""
+
+    __slots__ = ("_buf",)
 
     def __init__(self, buf: memoryview) -> None:
         if len(buf) < PAGE_SIZE:
             raise ValueError(f"a control page needs {PAGE_SIZE} B, got {len(buf)}")
         self._buf = buf[:PAGE_SIZE]
-        self._pack = _U64.pack_into
-        self._unpack = _U64.unpack_from
-
-    @staticmethod
-    def offset(word: str) -> int:
-        return WORDS.index(word) * LINE
 
     def load(self, offset: int) -> int:
-        return self._unpack(self._buf, offset)[0]
+        return _U64.unpack_from(self._buf, offset)[0]
 
     def store(self, offset: int, value: int) -> None:
-        self._pack(self._buf, offset, value)
-
-
-HEAD = ControlPage.offset("head")
-TAIL = ControlPage.offset("tail")
-APPLIED = ControlPage.offset("applied_seq")
-CONSUMER_PARKED = ControlPage.offset("consumer_parked")
-PRODUCER_PARKED = ControlPage.offset("producer_parked")
+        _U64.pack_into(self._buf, offset, value)

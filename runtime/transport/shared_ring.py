@@ -1,30 +1,26 @@
-"""The command ring over a shared segment: the same :class:`~..ring.Ring`, with its
-published cursors in the control page (seed 001 §11.1 ``SEG_CMD``, §11.2).
+"""The command ring over a shared segment (seed 001 §11.1 ``SEG_CMD``, §11.2).
 
-``SEG_CMD`` = one :data:`~.control_page.PAGE_SIZE` control page + the record bytes.
-Each process builds its own :class:`SharedRing` over its own mapping of that segment,
-in one role:
+``SEG_CMD`` = one :data:`~.control_page.PAGE_SIZE` control page (the ring's control area
+at its start) + the record bytes. Each process builds its own :class:`SharedRing` over
+its own mapping of that segment: the client as ``"producer"`` (it creates the ring and
+zeroes the control area), the server as ``"consumer"`` (it attaches to it).
 
-- ``"producer"`` (the client) stores ``head`` and reads ``tail`` / ``applied_seq``;
-- ``"consumer"`` (the server) reads ``head`` and stores ``tail`` / ``applied_seq``.
-
-A role never stores a word the other role owns. The consumer takes records only with
-:meth:`SharedRing.pop_copy`: it loads ``head`` once, reads each header once into
-integers, checks them, and copies the body once; the record it returns is rebuilt from
-those integers, so a peer that rewrites the ring meanwhile cannot make the server see
-two different values of one field (copy, then check).
+The consumer takes records only with :meth:`SharedRing.pop_copy`: it loads ``head`` once,
+reads each header once into integers, checks them, and copies the body once; the record
+it returns is rebuilt from those integers, so a peer that rewrites the ring meanwhile
+cannot make the server see two different values of one field (copy, then check).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..errors import ProtocolCorruption
 from ..wire.header import PAD_OP, RECORD_ALIGN, pack_header, read_header
-from .ring import Ring
-from .control_page import APPLIED, HEAD, PAGE_SIZE, TAIL, ControlPage
+from .control_page import PAGE_SIZE
+from .ring import CONTROL_SIZE, Ring
 
 __all__ = ["SharedRing", "segment_size"]
-
-_OWNED = {"producer": {"head"}, "consumer": {"tail", "applied_seq"}}
 
 
 def segment_size(capacity: int) -> int:
@@ -32,45 +28,19 @@ def segment_size(capacity: int) -> int:
     return PAGE_SIZE + capacity
 
 
-class _Word:
-    """A ring cursor that lives in the control page."""
-
-    def __init__(self, name: str, offset: int) -> None:
-        self.name = name
-        self.offset = offset
-
-    def __get__(self, obj: "SharedRing", owner: type | None = None) -> int:
-        return obj._page.load(self.offset)
-
-    def __set__(self, obj: "SharedRing", value: int) -> None:
-        if self.name in obj._owned:
-            obj._page.store(self.offset, value)
-        elif value != obj._page.load(self.offset) and obj._ready:
-            raise RuntimeError(f"the {obj.role} never stores {self.name}")
-
-
 class SharedRing(Ring):
     """A :class:`Ring` over a ``SEG_CMD`` mapping (control page + ``capacity`` bytes)."""
 
-    head = _Word("head", HEAD)
-    tail = _Word("tail", TAIL)
-    applied_seq = _Word("applied_seq", APPLIED)
-
-    def __init__(
-        self, segment: memoryview, capacity: int, role: str, data_bell, space_bell
-    ) -> None:
-        if role not in _OWNED:
+    def __init__(self, segment: memoryview, capacity: int, role: str, data_bell: Any,
+                 space_bell: Any) -> None:  # fmt: skip
+        if role not in ("producer", "consumer"):
             raise ValueError(f"ring role {role!r} (expected producer or consumer)")
         if len(segment) < segment_size(capacity):
             raise ValueError(f"SEG_CMD of {len(segment)} B cannot hold a {capacity} B ring")
         self.role = role
-        self._owned = _OWNED[role]
-        self._ready = False
-        self._page = ControlPage(segment[:PAGE_SIZE])
-        super().__init__(capacity, segment[PAGE_SIZE : PAGE_SIZE + capacity])
-        self.data_bell = data_bell
-        self.space_bell = space_bell
-        self._ready = True
+        super().__init__(capacity, segment[PAGE_SIZE : PAGE_SIZE + capacity],
+                         control=segment[:CONTROL_SIZE], attach=role == "consumer",
+                         data_bell=data_bell, space_bell=space_bell)  # fmt: skip
 
     def pop_copy(self) -> bytes | None:
         """The next record as an immutable copy (pads skipped), or None when none is published.

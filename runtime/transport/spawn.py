@@ -167,6 +167,22 @@ class SpawnTransport:
     def child_pid(self) -> int:
         return self.child.pid
 
+    def put(self, size: int, pack: Any, values: tuple) -> int:
+        """Reserve ``size`` bytes in the ring, ``pack(view, 0, *values)`` there, commit
+        (the emitter's compiled path); a no-op once lost."""
+        if self.lost or self._closed:
+            return self.ring.emit_seq
+        ring = self.ring
+        try:
+            view = ring.reserve(size)
+            pack(view, 0, *values)
+            seq = ring.commit()
+            if seq - ring.published_seq >= self._publish_every:
+                ring.publish()
+        except _Latched:
+            return ring.emit_seq
+        return seq
+
     def submit(self, record: bytes | bytearray | memoryview) -> int:
         if self.lost or self._closed:
             return self.ring.emit_seq
