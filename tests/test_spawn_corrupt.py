@@ -18,7 +18,6 @@ from mgpipe.runtime.harness.scenes import SCENES
 from mgpipe.runtime.schema import tables as _t
 from mgpipe.runtime.server.applier import Applier
 from mgpipe.runtime.backends.recorder import Recorder
-from mgpipe.runtime.transport import shared_ring
 from mgpipe.runtime.transport.control_page import PAGE_SIZE
 from mgpipe.runtime.transport.monolith import MonolithTransport
 from mgpipe.runtime.transport.session import EXIT_FATAL
@@ -94,14 +93,18 @@ def test_the_server_copies_then_checks_a_peer_rewrite_after_the_read_changes_not
     good = make_record(7, b"payload!")
     prod.emit(good)
     prod.publish()
-    real = shared_ring.read_header
+    real = cons._hcodec
 
-    def read_then_peer_rewrites(buf, pos=0):
-        got = real(buf, pos)
-        buf[pos : pos + header_size()] = pack_header(9, 0, 1 << 20)  # the hostile rewrite
-        return got
+    class PeerRewritesAfterRead:  # the header codec, with a hostile write right after a read
+        pack = real.pack
 
-    monkeypatch.setattr(shared_ring, "read_header", read_then_peer_rewrites)
+        @staticmethod
+        def unpack_from(buf, pos=0):
+            got = real.unpack_from(buf, pos)
+            buf[pos : pos + header_size()] = pack_header(9, 0, 1 << 20)
+            return got
+
+    monkeypatch.setattr(cons, "_hcodec", PeerRewritesAfterRead)
     rec = cons.pop_copy()
     assert rec == good and read_header(rec) == (7, 0, len(good))
     assert bytes(seg[PAGE_SIZE : PAGE_SIZE + header_size()]) != good[: header_size()]

@@ -5,7 +5,7 @@ fingerprint (``Fatal{AbiMismatch}``, exit :data:`EXIT_ABI`), and maps the segmen
 the doorbell end that arrived through ``SCM_RIGHTS``. :meth:`Session.consume` takes
 records out of the shared ring (each copied once, then checked) and hands them to an
 ``apply`` callable until the client's ``Close``; it releases ``tail`` / ``appliedSeq``
-every :data:`RELEASE_EVERY` records and whenever it runs dry, before it parks.
+every :data:`RELEASE_EVERY` records (§11.6) and whenever it runs dry, before it parks.
 
 The client's death (EOF / hangup on the control socket or the doorbell) ends the process
 at once (exit 0) after releasing the backend; a refusal is sent as ``Fatal{kind,
@@ -32,7 +32,7 @@ from .sockbell import SocketBell
 __all__ = ["Session", "RELEASE_EVERY", "EXIT_ABI", "EXIT_FATAL", "EXIT_BACKEND", "fingerprint"]
 
 #: applied records between two releases of ``tail`` / ``appliedSeq`` (and on every idle).
-RELEASE_EVERY = 16
+RELEASE_EVERY = 64  # §11.6: "the consumer updates appliedSeq every 64 records"
 EXIT_ABI, EXIT_FATAL, EXIT_BACKEND = 2, 3, 4
 
 

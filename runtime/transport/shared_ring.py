@@ -15,12 +15,29 @@ from __future__ import annotations
 
 from typing import Any
 
+import struct
+
 from ..errors import ProtocolCorruption
-from ..wire.header import PAD_OP, RECORD_ALIGN, pack_header, read_header
+from ..schema import tables as _t
+from ..wire.header import PAD_OP, RECORD_ALIGN
 from .control_page import PAGE_SIZE
 from .ring import CONTROL_SIZE, Ring
 
 __all__ = ["SharedRing", "segment_size"]
+
+
+def _header_codec() -> tuple[struct.Struct, tuple[int, int, int]]:
+    """``MGPWireRecHeader`` as one ``struct.Struct`` in memory order (padding zero on
+    pack) and where ``Op``, ``Flags``, ``Size`` sit in its unpacked tuple."""
+    fields = [_t.field("MGPWireRecHeader", m) for m in ("Op", "Flags", "Size")]
+    order = sorted(range(3), key=lambda i: fields[i].offset)
+    fmt, cursor = "<", 0
+    for i in order:
+        fmt += "x" * (fields[i].offset - cursor) + fields[i].fmt
+        cursor = fields[i].offset + fields[i].size
+    fmt += "x" * (_t.struct_info("MGPWireRecHeader")["size"] - cursor)
+    where = tuple(order.index(i) for i in range(3))
+    return struct.Struct(fmt), where  # type: ignore[return-value]
 
 
 def segment_size(capacity: int) -> int:
@@ -38,6 +55,7 @@ class SharedRing(Ring):
         if len(segment) < segment_size(capacity):
             raise ValueError(f"SEG_CMD of {len(segment)} B cannot hold a {capacity} B ring")
         self.role = role
+        self._hcodec, self._hwhere = _header_codec()
         super().__init__(capacity, segment[PAGE_SIZE : PAGE_SIZE + capacity],
                          control=segment[:CONTROL_SIZE], attach=role == "consumer",
                          data_bell=data_bell, space_bell=space_bell)  # fmt: skip
@@ -53,6 +71,8 @@ class SharedRing(Ring):
         hdr = self._hdr_size
         mask = self._mask
         cap = self.capacity
+        unpack, pack = self._hcodec.unpack_from, self._hcodec.pack
+        i_op, _flags, i_size = self._hwhere
         head = self.head
         while True:
             avail = head - self._read
@@ -62,7 +82,8 @@ class SharedRing(Ring):
             to_end = cap - pos
             if avail < hdr or to_end < hdr:
                 raise self._corrupt()
-            op, flags, size = read_header(self._buf, pos)
+            raw = unpack(self._buf, pos)  # the one read of this header
+            op, size = raw[i_op], raw[i_size]
             if (
                 size < hdr
                 or size % RECORD_ALIGN
@@ -75,4 +96,4 @@ class SharedRing(Ring):
             self._read += size
             if op != PAD_OP:
                 self._popped += 1
-                return pack_header(op, flags, size) + bytes(self._buf[pos + hdr : pos + size])
+                return pack(*raw) + bytes(self._buf[pos + hdr : pos + size])  # the one body read
