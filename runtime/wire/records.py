@@ -87,8 +87,15 @@ class Layout:
         return ", ".join(_flatten_exprs(self.name, var))
 
 
-def _members(name: str) -> list[dict]:
-    return sorted(_t.struct_info(name)["members"], key=lambda m: int(m["offset"]))
+@lru_cache(maxsize=None)
+def _members(name: str) -> tuple[dict, ...]:
+    return tuple(sorted(_t.struct_info(name)["members"], key=lambda m: int(m["offset"])))
+
+
+@lru_cache(maxsize=None)
+def _member_info(name: str) -> dict[str, tuple[int, str | None]]:
+    """member -> (count, nested struct or None)."""
+    return {m["name"]: (int(m.get("count", 1)), m.get("struct")) for m in _members(name)}
 
 
 def is_record(value: object) -> bool:
@@ -281,13 +288,11 @@ def make(name: str, values: Mapping[str, Any] | None = None, where: str = "") ->
     fields = base._fields
     where = where or name
     updates: dict[str, Any] = {}
-    info = {m["name"]: m for m in _members(name)}
+    info = _member_info(name)
     for key, value in values.items():
         if key not in info:
             raise ValueError(f"{where}.{key}: no such member (has: {', '.join(fields)})")
-        m = info[key]
-        count = int(m.get("count", 1))
-        sub = m.get("struct")
+        count, sub = info[key]
         if count == 1:
             updates[key] = _coerce_one(sub, value, f"{where}.{key}")
         else:
