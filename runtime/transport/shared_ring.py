@@ -19,7 +19,7 @@ import struct
 
 from ..errors import ProtocolCorruption
 from ..schema import tables as _t
-from ..wire.header import PAD_OP, RECORD_ALIGN
+from ..wire.header import PAD_OP, record_align
 from .control_page import PAGE_SIZE
 from .ring import CONTROL_SIZE, Ring
 
@@ -73,6 +73,7 @@ class SharedRing(Ring):
         cap = self.capacity
         unpack, pack = self._hcodec.unpack_from, self._hcodec.pack
         i_op, _flags, i_size = self._hwhere
+        align = record_align()
         head = self.head
         while True:
             avail = head - self._read
@@ -86,7 +87,7 @@ class SharedRing(Ring):
             op, size = raw[i_op], raw[i_size]
             if (
                 size < hdr
-                or size % RECORD_ALIGN
+                or size % align
                 or size > avail
                 or size > self.max_record
                 or size > to_end
