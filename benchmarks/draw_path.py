@@ -15,6 +15,9 @@ repetitions, best of three), in process CPU (``time.process_time_ns``: every thr
 
 The last line is the whole-block content-addressing negative control (seed 001
 Appendix A, bit 63) for viewport-churn: one CSO per distinct viewport.
+
+Then, per transport (monolith, inproc, spawn), the CPU per draw on each side, records per
+second and doorbell knocks per 1,000 draws (``spawn_sides.py``).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import argparse
 
 from mgpipe.runtime.harness.measure import calls_per_draw, cpu_per_draw, run_side
 from mgpipe.runtime.harness.runner import run_scene
+from spawn_sides import sides, sides_header
 
 SCENES = ("blend-toggle", "viewport-churn", "readback")
 #: readback draws 2 per repetition with a readback and a present: fewer repetitions
@@ -64,6 +68,11 @@ def main() -> None:
     base = run_scene("viewport-churn", "recorder", "monolith", n)
     print(f"whole-block control, viewport-churn x{n}: {control.csos_minted} CSOs "
           f"(content-addressed subset: {base.csos_minted})")
+    print()
+    print(sides_header())
+    for scene in ("blend-toggle", "viewport-churn"):
+        for transport in ("monolith", "inproc", "spawn"):
+            print(sides(scene, transport, n // 4), flush=True)
 
 
 if __name__ == "__main__":

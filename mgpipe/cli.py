@@ -29,6 +29,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "mgpipe.cmd_run",
     "mgpipe.cmd_compare",
     "mgpipe.cmd_selftest",
+    "mgpipe.cmd_serve",
     "mgpipe.cmd_version",
 )
 

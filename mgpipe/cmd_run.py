@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 from pathlib import Path
 
 from mgpipe.refusal import refusal, unknown
@@ -21,7 +23,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("scene", help="a scene name or 'all'")
     p.add_argument("--backend", default="recorder", help="backend (default: recorder)")
-    p.add_argument("--transport", default="monolith", choices=("monolith", "inproc"))
+    p.add_argument("--transport", choices=("monolith", "inproc", "spawn"),
+                   help="monolith | inproc | spawn (server in a child process); "
+                        "default: $MGPIPE_TRANSPORT, else monolith")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("--out", type=Path, help="write DIR/<scene>.png (read-back images, GL "
                    "orientation), DIR/<scene>.stats.json and, for the recorder, DIR/<scene>.json")
@@ -42,21 +46,30 @@ def run(args: argparse.Namespace) -> int:
         raise unknown("UNKNOWN-SCENE", "scene", args.scene, ["all", *SCENES])
     if args.n is not None and args.n < 0:
         raise refusal("BAD-ARGUMENT", f"-n is {args.n}, expected a count >= 0")
+    transport = args.transport or os.environ.get("MGPIPE_TRANSPORT") or "monolith"
+    if transport not in ("monolith", "inproc", "spawn"):
+        raise refusal("UNKNOWN-TRANSPORT", f"MGPIPE_TRANSPORT={transport!r} is not a transport, "
+                                           "expected one of monolith, inproc, spawn")
     names = list(SCENES) if args.scene == "all" else [args.scene]
     results = []
     progress = Progress(len(names)) if args.scene == "all" else None
     for name in names:
         try:
-            res = run_scene(name, args.backend, args.transport, args.n,
-                            whole_block=args.whole_block, capture=args.out is not None)  # fmt: skip
+            res = run_scene(name, args.backend, transport, args.n, whole_block=args.whole_block,
+                            capture=args.out is not None,
+                            recording=args.out is not None)  # fmt: skip
         except UnknownBackend as exc:
             raise refusal("UNKNOWN-BACKEND", f"{exc}, expected a backend that can run here") from None
         except (PipeFatal, RuntimeError, OSError) as exc:  # a refusal or no driver: one line
-            raise refusal("SCENE-REFUSED", f"scene {name!r} on {args.backend}/{args.transport}: "
+            raise refusal("SCENE-REFUSED", f"scene {name!r} on {args.backend}/{transport}: "
                                            f"{exc}, expected the scene to run to its end") from None
+        if res.lost:
+            reason = res.client.transport.lost_reason
+            print(f"mgpipe run: {name}: device lost ({reason})", file=sys.stderr)
+            return 1
         results.append(res)
         if args.out is not None:
-            write_outputs(args.out, res, args.backend, args.transport)
+            write_outputs(args.out, res, args.backend, transport)
         if progress is not None:
             progress.step(name)
     if args.json:

@@ -16,7 +16,7 @@ settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True
 settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
-_REPORTED_PREFIXES = ("atheris_", "fuzz_")
+_REPORTED_PREFIXES = ("atheris_", "fuzz_", "spawn_")
 _measured: list[tuple[str, str, Any]] = []
 
 
@@ -32,3 +32,16 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         terminalreporter.section("measured")
         for nodeid, name, value in _measured:
             terminalreporter.write_line(f"{nodeid}: {name} = {value}")
+
+
+# -- the spawn lane's two gates (tests/spawn_lane.py) ----------------------------------
+from spawn_lane import check_session, lane, collect_lane_keys  # noqa: E402,F401
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    collect_lane_keys(items)  # before -k / -m deselect: the whole set
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    check_session(session)

@@ -141,8 +141,9 @@ def test_cli_run_refusal_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixtu
     monkeypatch.setattr(resources.Resources, "_limit", staticmethod(_refuse_all))
     assert main(["run", "texture-upload", "--backend", "gles"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ['mgpipe run: texture-upload: Fatal{DriverRefused, "ResourceRespecify.Width"}: '
-                   "planted"]  # fmt: skip
+    assert err == ["<command line>:1:1: SCENE-REFUSED: scene 'texture-upload' on gles/monolith: "
+                   'Fatal{DriverRefused, "ResourceRespecify.Width"}: planted, '
+                   "expected the scene to run to its end"]  # fmt: skip
 
 
 def _refuse_all(w: int, h: int, limit: int, name: str, what: str) -> None:

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..schema import layouts
 from ..schema import tables as _t
-from ..transport.base import Sink
+from ..transport.base import Sink, Transport
 from ..transport.registry import DEFAULT_RING, TRANSPORTS, make_transport
 from ..wire.handle import NULL, Handle, default_framebuffer
 from ..wire.stage import StageSegment
@@ -32,6 +32,10 @@ GL_DEPTH_BUFFER_BIT = 0x0100
 GL_TRIANGLES = 0x0004
 GL_RGBA8 = 0x8058
 GL_FLOAT = 0x1406
+GL_NO_ERROR = 0
+GL_UNKNOWN_CONTEXT_RESET = 0x8255
+#: What :meth:`Client.present` returns once the device is lost (``EGL_CONTEXT_LOST``).
+EGL_CONTEXT_LOST = 0x300E
 
 
 class Client:
@@ -42,13 +46,14 @@ class Client:
         sink: Sink,
         stage: StageSegment,
         *,
-        transport: str = "monolith",
+        transport: str | Transport = "monolith",
         width: int = 640,
         height: int = 480,
         whole_block: bool = False,
         ring_capacity: int = DEFAULT_RING,
     ) -> None:
-        self.transport = make_transport(transport, sink, ring_capacity)
+        self.transport = (make_transport(transport, sink, ring_capacity)
+                          if isinstance(transport, str) else transport)  # fmt: skip
         self.em = Emitter(self.transport, stage)
         self.tr = Tracker(self.em, width=width, height=height, whole_block=whole_block)
         #: DrawVbo with one MGPDrawRange, packed straight into the transport
@@ -348,12 +353,24 @@ class Client:
         })  # fmt: skip
 
     def present(self) -> int:
-        """Present the default framebuffer; returns the 1-based frame serial."""
+        """Present the default framebuffer; returns the 1-based frame serial, or
+        :data:`EGL_CONTEXT_LOST` once the device is lost (the call then did nothing)."""
         self.tr.validate("Present")
         self.frame_serial += 1
         self.em.emit("Present", {"FrameSerial": self.frame_serial})  # waits once, on its credit
+        if self.device_lost:
+            return EGL_CONTEXT_LOST
         self.em.stage.reset()  # every staged byte has been applied (the reset rule)
         return self.frame_serial
+
+    @property
+    def device_lost(self) -> bool:
+        """The transport latched device-lost (its server process died or refused a record)."""
+        return bool(getattr(self.transport, "lost", False))
+
+    def get_graphics_reset_status(self) -> int:
+        """``glGetGraphicsResetStatus``: ``GL_UNKNOWN_CONTEXT_RESET`` once the device is lost."""
+        return GL_UNKNOWN_CONTEXT_RESET if self.device_lost else GL_NO_ERROR
 
     def read_pixels(self, x: int, y: int, w: int, h: int, fmt: int = 0x1908,
                     type_: int = 0x1401, bytes_per_pixel: int = 4) -> bytes:  # fmt: skip

@@ -14,6 +14,10 @@ Every byte is addressed through the generated layout (a numpy view of
 Guards are bitwise: a call that leaves every byte the row ``writes`` unchanged bumps nothing
 (NaN is a legal value; ``-0.0`` differs from ``0.0``). Setter arguments that name an
 enumerator accept the enumerator's name or its value (``ENUMS`` of the member's type).
+
+The block, the counters (and their widened twins) and the one commit path every setter
+goes through (patches, dirty dynamic chunks, the pipeline log) are
+:class:`~.render_block.RenderBlock`'s; this module holds the setters.
 """
 
 from __future__ import annotations
@@ -96,7 +100,7 @@ class RenderState(RenderBlock):
         for ps in (self.pixel_pack, self.pixel_unpack):
             ps["Alignment"] = 4
 
-    # -- the one commit path ------------------------------------------------
+    # -- member writes ------------------------------------------------------
     def _set(self, setter: str, **members: Any) -> None:
         """Write whole members named in the row (value coerced to each member's enum)."""
 

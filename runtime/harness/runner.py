@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..backends.recorder import Recorder
 from ..backends.registry import BACKENDS, UnknownBackend, make_backend
 from ..client.api import Client
 from ..server.applier import Applier
@@ -33,6 +34,8 @@ class SceneResult:
     backend: Any
     client: Client
     images: list = field(default_factory=list)  # a pixel scene's read-back images
+    lost: bool = False  # spawn: the device-lost latch was set
+    transport_report: dict[str, Any] | None = None  # spawn: the server's Report
 
     @property
     def recording_digest(self) -> str | None:
@@ -55,10 +58,17 @@ def run_scene(
     *,
     whole_block: bool = False,
     capture: bool = False,
+    recording: bool = False,
+    spawn_config: dict[str, Any] | None = None,
 ) -> SceneResult:
-    """``capture``: a scene that reads nothing back gets the default framebuffer read back
-    after it ran (``mgpipe run --out`` writes one PNG per scene)."""
+    """Run one scene. ``capture``: a scene that reads nothing back gets the default
+    framebuffer read back after it ran (``mgpipe run --out`` writes one PNG per scene);
+    ``recording``: a spawn run brings the backend's recording back (monolith / inproc
+    backends live here and always have it); ``spawn_config``: extra ``Hello.config``
+    entries for the server process (``log``, ``tag``)."""
     scene = SCENES[name]
+    if transport == "spawn":
+        return _run_spawned(scene, backend, n, whole_block, recording, spawn_config, capture)
     be = make_backend(backend)
     stage = StageSegment(STAGE_CAPACITY)
     applier = Applier(be, stage)
@@ -77,3 +87,43 @@ def run_scene(
     return SceneResult(name, client.draws, client.records, client.wire_bytes,
                        client.csos_minted, client.staged_bytes, be, client,
                        list(images))  # fmt: skip
+
+
+def _run_spawned(scene: Scene, backend: str, n: int | None, whole_block: bool,
+                 recording: bool, config: dict[str, Any] | None,
+                 capture: bool) -> SceneResult:  # fmt: skip
+    """The scene with the applier and backend in a server process (``spawn``)."""
+    from ..transport.spawn import SpawnTransport
+
+    if backend not in BACKENDS:
+        make_backend(backend)  # raises UnknownBackend, naming the registered ones
+    t = SpawnTransport(backend, stage_capacity=STAGE_CAPACITY, config=config)
+    client = Client(None, t.stage, transport=t, whole_block=whole_block,  # type: ignore[arg-type]
+                    width=scene.width, height=scene.height)  # fmt: skip
+    try:
+        images = scene.run(client, scene.default_n if n is None else n) or []
+        if capture and not images:
+            client.bind_framebuffer(None)
+            images = [capture_image(client, scene.width, scene.height)]
+        client.tr.cso.release_all()
+    finally:
+        report = t.close(report=recording)
+    summary = (report or {}).get("summary", {})
+    return SceneResult(scene.name, client.draws, client.records, client.wire_bytes,
+                       client.csos_minted, client.staged_bytes, RemoteBackend(summary), client,
+                       list(images), lost=t.lost,
+                       transport_report=report)  # fmt: skip
+
+
+class RemoteBackend:
+    """The client's copy of what a spawned backend reported about itself at ``Close``:
+    ``recording_digest()``, ``stats()``, ``info()``, ``to_json()`` -- each only where the
+    backend in the server process has it."""
+
+    def __init__(self, summary: dict[str, Any]) -> None:
+        for key in ("recording_digest", "stats", "info"):
+            if key in summary:
+                setattr(self, key, lambda v=summary[key]: v)
+        if "recording" in summary:
+            self.recording = Recorder.from_json(summary["recording"])  # digest-checked
+            self.to_json = self.recording.to_json

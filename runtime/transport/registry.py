@@ -8,7 +8,7 @@ from .monolith import MonolithTransport
 
 __all__ = ["TRANSPORTS", "DEFAULT_RING", "make_transport"]
 
-TRANSPORTS = ("monolith", "inproc")
+TRANSPORTS = ("monolith", "inproc", "spawn")
 DEFAULT_RING = 1 << 20
 
 
@@ -17,4 +17,6 @@ def make_transport(kind: str, sink: Sink, ring_capacity: int = DEFAULT_RING) -> 
         return MonolithTransport(sink)
     if kind == "inproc":
         return InprocTransport(sink, ring_capacity)
+    if kind == "spawn":
+        raise ValueError("a spawn transport holds its own stage: pass a SpawnTransport object")
     raise ValueError(f"unknown transport {kind!r} (expected one of: {', '.join(TRANSPORTS)})")

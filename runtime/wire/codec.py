@@ -74,6 +74,9 @@ class WireDecoded(Decoded):
     __slots__ = ()
     __new__ = tuple.__new__  # type: ignore[assignment]
 
+    def __reduce__(self) -> tuple:
+        return (Decoded, tuple(self))  # unpickles as the Decoded of the same value
+
 
 WireDecoded.__name__ = WireDecoded.__qualname__ = "Decoded"
 

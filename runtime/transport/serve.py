@@ -1,0 +1,97 @@
+"""The server process (seed 001 §15.1 ``mobilegl_server_main``): ``python -m`` this, or ``mgpipe serve``.
+
+It accepts one :class:`~.session.Session` on descriptor :data:`~.process.CONTROL_FD`,
+builds the backend named in the config (any registered backend; a GPU context is created
+here, in the child) and the applier, answers ``Welcome``, applies records until the
+client's ``Close`` and sends its ``Report`` (applied count, its own CPU time since
+``Welcome``, doorbell counts, and what the backend says about itself: its recording
+digest, ``stats()``, ``info()`` and, when asked, the recording).
+
+- The transport is hard-set to the in-process path: records go straight to the applier,
+  and the transport settings are dropped from this process's environment before anything
+  is built, so nothing here can spawn again.
+- A record it refuses (``PipeFatal``, e.g. ``ProtocolCorruption`` from bytes a hostile
+  client wrote) is reported as ``Fatal{kind, reason}`` on the control socket (exit 3);
+  a backend fault as ``Fatal{BackendError, ...}`` (exit 4).
+- Its own log (the config's ``log`` file) gets one line per start:
+  ``serve transport=spawn backend=<name> pid=<its own pid> tag=<config tag>``.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from typing import Any
+
+from ..errors import PipeFatal
+from ..server.applier import Applier
+from ..wire.stage import StageSegment
+from .process import CONTROL_FD, child_env
+from .session import EXIT_BACKEND, EXIT_FATAL, Session
+
+__all__ = ["main", "serve", "CopyingStage", "backend_summary", "SUMMARY_METHODS"]
+
+
+class CopyingStage(StageSegment):
+    """``SEG_STAGE`` as the server sees it: every read view is a private copy (the client
+    may rewrite shared bytes at any time; a checked value is never read again)."""
+
+    def view(self, ref: Any, what: str = "Blob", writable: bool = False) -> memoryview:
+        v = super().view(ref, what, writable)
+        return v if writable else memoryview(bytes(v))
+
+
+#: what a backend may report about itself (each a method, each answer JSON): name -> method.
+SUMMARY_METHODS = {"recording_digest": "recording_digest", "stats": "stats", "info": "info"}
+
+
+def backend_summary(backend: Any, recording: bool) -> dict[str, Any]:
+    """What the backend says about itself, for the client's copy (``RemoteBackend``)."""
+    out: dict[str, Any] = {}
+    for key, method in SUMMARY_METHODS.items():
+        fn = getattr(backend, method, None)
+        if callable(fn):
+            out[key] = fn()
+    if recording and callable(getattr(backend, "to_json", None)):
+        out["recording"] = backend.to_json()
+    return out
+
+
+def serve(ctrl: socket.socket) -> None:
+    from ..backends.registry import make_backend  # any registered backend
+
+    s = Session.accept(ctrl)
+    name = str(s.config.get("backend", "recorder"))
+    try:
+        backend = make_backend(name)
+    except Exception as exc:  # noqa: BLE001 - reported to the client by name
+        s.fatal("BackendInit", f"{name}: {exc}", EXIT_BACKEND)
+    close = getattr(backend, "close", None)
+    if callable(close):
+        s.releasers.append(close)
+    applier = Applier(backend, CopyingStage(s.stage_capacity, s.stage_buf))
+    s.welcome(name)
+    try:
+        want_recording = s.consume(applier.apply)
+    except PipeFatal as exc:
+        s.fatal(exc.kind, exc.reason, EXIT_FATAL)
+    except Exception as exc:  # noqa: BLE001 - a backend fault, reported by name
+        s.fatal("BackendError", f"{type(exc).__name__}: {exc}", EXIT_BACKEND)
+    if callable(close):  # as the in-process runner does: release the driver, then ask
+        s.releasers.remove(close)
+        close()
+    s.report(backend_summary(backend, want_recording))
+    s.exit(0)
+
+
+def main() -> int:
+    env = child_env()  # hard-set the in-process path (the spawner dropped it too)
+    os.environ.clear()
+    os.environ.update(env)
+    serve(socket.socket(fileno=CONTROL_FD))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,100 @@
+"""The command ring over a shared segment (seed 001 §11.1 ``SEG_CMD``, §11.2).
+
+``SEG_CMD`` = one :data:`~.control_page.PAGE_SIZE` control page (the ring's control area
+at its start) + the record bytes. Each process builds its own :class:`SharedRing` over
+its own mapping of that segment: the client as ``"producer"`` (it creates the ring and
+zeroes the control area), the server as ``"consumer"`` (it attaches to it).
+
+The consumer takes records only with :meth:`SharedRing.pop_copy`: it loads ``head`` once,
+reads each header once into integers, checks them, and copies the body once; the record
+it returns is rebuilt from those integers, so a peer that rewrites the ring meanwhile
+cannot make the server see two different values of one field (copy, then check).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import struct
+
+from ..errors import ProtocolCorruption
+from ..schema import tables as _t
+from ..wire.header import PAD_OP, record_align
+from .control_page import PAGE_SIZE
+from .ring import CONTROL_SIZE, Ring
+
+__all__ = ["SharedRing", "segment_size"]
+
+
+def _header_codec() -> tuple[struct.Struct, tuple[int, int, int]]:
+    """``MGPWireRecHeader`` as one ``struct.Struct`` in memory order (padding zero on
+    pack) and where ``Op``, ``Flags``, ``Size`` sit in its unpacked tuple."""
+    fields = [_t.field("MGPWireRecHeader", m) for m in ("Op", "Flags", "Size")]
+    order = sorted(range(3), key=lambda i: fields[i].offset)
+    fmt, cursor = "<", 0
+    for i in order:
+        fmt += "x" * (fields[i].offset - cursor) + fields[i].fmt
+        cursor = fields[i].offset + fields[i].size
+    fmt += "x" * (_t.struct_info("MGPWireRecHeader")["size"] - cursor)
+    where = tuple(order.index(i) for i in range(3))
+    return struct.Struct(fmt), where  # type: ignore[return-value]
+
+
+def segment_size(capacity: int) -> int:
+    """Bytes of a ``SEG_CMD`` holding a ring of ``capacity`` bytes."""
+    return PAGE_SIZE + capacity
+
+
+class SharedRing(Ring):
+    """A :class:`Ring` over a ``SEG_CMD`` mapping (control page + ``capacity`` bytes)."""
+
+    def __init__(self, segment: memoryview, capacity: int, role: str, data_bell: Any,
+                 space_bell: Any) -> None:  # fmt: skip
+        if role not in ("producer", "consumer"):
+            raise ValueError(f"ring role {role!r} (expected producer or consumer)")
+        if len(segment) < segment_size(capacity):
+            raise ValueError(f"SEG_CMD of {len(segment)} B cannot hold a {capacity} B ring")
+        self.role = role
+        self._hcodec, self._hwhere = _header_codec()
+        super().__init__(capacity, segment[PAGE_SIZE : PAGE_SIZE + capacity],
+                         control=segment[:CONTROL_SIZE], attach=role == "consumer",
+                         data_bell=data_bell, space_bell=space_bell)  # fmt: skip
+
+    def pop_copy(self) -> bytes | None:
+        """The next record as an immutable copy (pads skipped), or None when none is published.
+
+        Every header is read once and checked; a header no correct producer writes marks
+        the ring corrupt (``ProtocolCorruption("Ring.Header")``), for good.
+        """
+        if self.corrupt is not None:
+            raise ProtocolCorruption(self.corrupt)
+        hdr = self._hdr_size
+        mask = self._mask
+        cap = self.capacity
+        unpack, pack = self._hcodec.unpack_from, self._hcodec.pack
+        i_op, _flags, i_size = self._hwhere
+        align = record_align()
+        head = self.head
+        while True:
+            avail = head - self._read
+            if avail <= 0:
+                return None
+            pos = self._read & mask
+            to_end = cap - pos
+            if avail < hdr or to_end < hdr:
+                raise self._corrupt()
+            raw = unpack(self._buf, pos)  # the one read of this header
+            op, size = raw[i_op], raw[i_size]
+            if (
+                size < hdr
+                or size % align
+                or size > avail
+                or size > self.max_record
+                or size > to_end
+                or (op == PAD_OP and size != to_end)
+            ):
+                raise self._corrupt()
+            self._read += size
+            if op != PAD_OP:
+                self._popped += 1
+                return pack(*raw) + bytes(self._buf[pos + hdr : pos + size])  # the one body read

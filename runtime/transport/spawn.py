@@ -1,0 +1,244 @@
+"""``spawn``: the applier and backend in a child process, over shared memory (seed 001 §11, §15).
+
+:class:`SpawnTransport` is a transport like ``inproc`` -- records are encoded into a
+:class:`~.shared_ring.SharedRing` -- except that the consumer is a child process
+(:mod:`.serve`) holding the applier and the backend. The client creates the segments
+(``SEG_CMD`` = control page + ring, ``SEG_STAGE``), starts the child, and sends
+``Hello{abi, fingerprint, config, segments}`` with the segments' descriptors and the
+child's doorbell end through ``SCM_RIGHTS``; the child answers ``Welcome`` or
+``Fatal{AbiMismatch}``.
+
+**The device-lost latch** (seed 001 §15.3, seed 004 P6). The peer's death is seen as
+hangup / EOF of the control socket or the doorbell; a ``Fatal`` from the peer (e.g.
+``ProtocolCorruption`` found in what this side wrote) arrives on the control socket.
+Either latches :attr:`lost` (with :attr:`lost_reason`): from then on ``submit``,
+``flush``, ``wait_applied`` and ``close`` return at once and move nothing -- nothing
+blocks, nothing raises. A stopped peer is neither: every wait blocks (no timeout)
+until it continues.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from typing import Any
+
+from ..schema import tables as _t
+from ..errors import PipeFatal
+from ..wire.stage import StageSegment
+from .control import CONTROL_ABI, decode, encode
+from .control_page import CONSUMER_PARKED, PRODUCER_PARKED, ControlPage
+from .framing import FrameReader, PeerClosed, ProtocolMismatch, send_frame
+from .process import Child, child_env
+from .shared_ring import SharedRing, segment_size
+from .shm import SharedSegment
+from .sockbell import SocketBell
+
+__all__ = ["SpawnTransport", "DeviceLost", "AbiMismatch", "build_fingerprint"]
+
+DEFAULT_RING = 1 << 20
+DEFAULT_STAGE = 4 << 20
+#: records committed between two publishes (§11.6: "every record, or amortised over 8-16");
+#: every wait publishes first, so this only thins the doorbell traffic.
+DEFAULT_PUBLISH_EVERY = 16
+
+
+class DeviceLost(PipeFatal):
+    """The server process is gone (``reason``: how it was seen)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__("DeviceLost", reason)
+
+
+class AbiMismatch(PipeFatal):
+    def __init__(self, reason: str) -> None:
+        super().__init__("AbiMismatch", reason)
+
+
+class _Latched(Exception):
+    """Unwinds a wait once the latch is set."""
+
+
+def build_fingerprint() -> str:
+    """The build fingerprint of the tables this process runs (``kMGPipeBuildFingerprint``)."""
+    return str(_t.tables().CATALOGUE_FINGERPRINT)
+
+
+class SpawnTransport:
+    """The client side of ``spawn`` (see the module docstring)."""
+
+    def __init__(
+        self,
+        backend: str = "recorder",
+        *,
+        ring_capacity: int = DEFAULT_RING,
+        stage_capacity: int = DEFAULT_STAGE,
+        publish_every: int = DEFAULT_PUBLISH_EVERY,
+        config: dict[str, Any] | None = None,
+        env: dict[str, str] | None = None,
+        server_argv: list[str] | None = None,
+    ) -> None:
+        self.lost = False
+        self.lost_reason: PipeFatal | None = None
+        self.report: dict[str, Any] | None = None
+        self._closed = False
+        self._publish_every = max(1, publish_every)
+        self._cmd = SharedSegment.create("cmd", segment_size(ring_capacity))
+        self._stage_seg = SharedSegment.create("stage", stage_capacity)
+        self.stage = StageSegment(stage_capacity, self._stage_seg.buf)
+        ctrl, child_ctrl = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        bell, child_bell = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._ctrl, self._bell = ctrl, bell
+        self._reader = FrameReader(ctrl)
+        try:
+            self.child = Child(child_ctrl.fileno(), child_env(extra=env), server_argv)
+        finally:
+            child_ctrl.close()
+        page = ControlPage(self._cmd.buf)
+        self.bell = SocketBell(page, bell, ctrl, PRODUCER_PARKED, CONSUMER_PARKED, self._on_control)
+        self.ring = SharedRing(self._cmd.buf, ring_capacity, "producer", self.bell, self.bell)
+        segs = [
+            {"seg": _t.constant("kMGPipeSegCmd"), "size": ring_capacity},
+            {"seg": _t.constant("kMGPipeSegStage"), "size": stage_capacity},
+        ]
+        cfg = {"backend": backend, **(config or {})}
+        try:
+            hello = encode("Hello", abi=CONTROL_ABI, fingerprint=build_fingerprint(),
+                           config=cfg, segments=segs)  # fmt: skip
+            send_frame(ctrl, hello, [self._cmd.fd, self._stage_seg.fd, child_bell.fileno()])
+        finally:
+            child_bell.close()
+        self.welcome = self._handshake()
+        for seg in (self._cmd, self._stage_seg):
+            seg.release_fd()  # the child has mapped them: the mappings keep the memory
+
+    # -- handshake / control ---------------------------------------------------
+    def _handshake(self) -> dict[str, Any]:
+        try:
+            msg = decode(self._reader.read_frame())
+        except (PeerClosed, ProtocolMismatch) as exc:
+            self._teardown()
+            raise DeviceLost(f"Handshake.{type(exc).__name__}") from exc
+        if msg.kind == "Fatal":
+            self._teardown()
+            raise PipeFatal(msg["kind"], msg["reason"])
+        if msg.kind != "Welcome" or msg["abi"] != CONTROL_ABI:
+            self._teardown()
+            raise ProtocolMismatch(f"Handshake.{msg.kind}")
+        if msg["fingerprint"] != build_fingerprint():
+            self._teardown()
+            raise AbiMismatch(f"Welcome.fingerprint {msg['fingerprint']} != {build_fingerprint()}")
+        return msg.body
+
+    def _latch(self, reason: PipeFatal) -> None:
+        if not self.lost:
+            self.lost = True
+            self.lost_reason = reason
+            self.bell.kill()
+
+    def _on_control(self) -> None:
+        """Control socket readable / hung up during a wait: latch on EOF or a Fatal."""
+        try:
+            while self._reader.fill(blocking=False):
+                while (payload := self._reader.next_frame()) is not None:
+                    msg = decode(payload)
+                    if msg.kind == "Fatal":
+                        self._latch(PipeFatal(msg["kind"], msg["reason"]))
+                    elif msg.kind == "Report":
+                        self.report = msg.body
+        except PeerClosed:
+            if self.report is None:  # after the Report, EOF is the orderly exit
+                self._latch(DeviceLost("Control.Hangup"))
+        except ProtocolMismatch as exc:
+            self._latch(exc)
+        if self.lost:
+            raise _Latched()
+
+    # -- transport API -----------------------------------------------------------
+    @property
+    def emit_seq(self) -> int:
+        return self.ring.emit_seq
+
+    @property
+    def applied_seq(self) -> int:
+        return self.ring.applied_seq
+
+    @property
+    def child_pid(self) -> int:
+        return self.child.pid
+
+    def put(self, size: int, pack: Any, values: tuple) -> int:
+        """Reserve ``size`` bytes in the ring, ``pack(view, 0, *values)`` there, commit
+        (the emitter's compiled path); a no-op once lost."""
+        if self.lost or self._closed:
+            return self.ring.emit_seq
+        ring = self.ring
+        try:
+            view = ring.reserve(size)
+            pack(view, 0, *values)
+            seq = ring.commit()
+            if seq - ring.published_seq >= self._publish_every:
+                ring.publish()
+        except _Latched:
+            return ring.emit_seq
+        return seq
+
+    def submit(self, record: bytes | bytearray | memoryview) -> int:
+        if self.lost or self._closed:
+            return self.ring.emit_seq
+        ring = self.ring
+        try:
+            seq = ring.emit(record)
+            if seq - ring.published_seq >= self._publish_every:
+                ring.publish()
+        except _Latched:
+            return ring.emit_seq
+        return seq
+
+    def flush(self) -> None:
+        if not self.lost:
+            self.ring.publish()
+
+    def wait_applied(self, seq: int | None = None, timeout: float | None = None) -> None:
+        """Block until record ``seq`` (default: all) is applied; returns at once when lost."""
+        if self.lost:
+            return
+        ring = self.ring
+        target = ring.emit_seq if seq is None else seq
+        try:
+            ring.wait_applied(target)
+        except _Latched:
+            return
+
+    def close(self, report: bool = False) -> dict[str, Any] | None:
+        """Drain, ask the server for its report (``report``: with the recording), reap it."""
+        if self._closed:
+            return self.report
+        self._closed = True
+        try:
+            if not self.lost:
+                self.wait_applied()
+            if not self.lost:
+                send_frame(self._ctrl, encode("Close", report=report))
+                while self.report is None and not self.lost:
+                    self.bell.wait(lambda: self.report is not None)
+        except _Latched:
+            pass
+        except OSError:
+            self._latch(DeviceLost("Control.Send"))
+        self._teardown()
+        return self.report
+
+    def _teardown(self) -> None:
+        for s in (self._ctrl, self._bell):
+            s.close()
+        for seg in (self._cmd, self._stage_seg):
+            seg.release_fd()
+        self.child.wait()
+        self._closed = True
+
+    def __enter__(self) -> "SpawnTransport":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
