@@ -30,7 +30,7 @@ from ..wire.spec import spec_for_opcode
 from ..wire.stage import StageSegment
 from .apply_state import PREPARE, PUSH
 from .context import ServerContext, ServerObject
-from .dispatch import handler_source
+from .dispatch import handler_code
 from ..schema.kinds import reissue_kinds, resource_kinds
 from .handle_fields import KIND_FROM_RECORD, RESOURCE, sites, table_of
 from .handle_table import HandleTable
@@ -130,7 +130,7 @@ class Applier:
             raise ProtocolCorruption("Wire.Op")
         call = spec.name
         entry = self.table[call]
-        src, tables = handler_source(call, entry is not None)
+        code, tables = handler_code(call, entry is not None)
         ctx = self.ctx
         ns: dict[str, Any] = decoder_namespace(call, self.decoder.stage.view, WireDecoded)
         ns |= {
@@ -146,7 +146,7 @@ class Applier:
         for t in tables:
             ns[f"_rows_{t}"] = self.tables[t].rows
             ns[f"_T_{t}"] = self.tables[t]
-        exec(compile(src, f"<mgpipe apply {call}>", "exec"), ns)
+        exec(code, ns)
         handler = self._handlers[op] = ns["handle"]
         return handler
 
@@ -154,7 +154,7 @@ class Applier:
     def _make_implicit(self, implicit: list[Implicit], res: dict[str, Any]) -> None:
         for table, h, what, name in implicit:  # first use of a Framebuffer / Xfb / Context
             if h not in table:
-                table.create(h, ServerObject(_kind_of(table), h), what)
+                table.create(h, ServerObject(table.kind, h), what)
             res[name] = table.resolve(h, what)
 
     def _plan_create(self, d: Decoded, h: Handle, name: str, prepared: dict[str, Any]) -> tuple:
@@ -230,8 +230,3 @@ class Applier:
         if kind == RESOURCE and "kind" in prepared:
             kind = prepared["kind"]
         return kind
-
-
-def _kind_of(table: HandleTable) -> str:
-    return table.kind
-
