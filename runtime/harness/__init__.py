@@ -1,0 +1,1 @@
+"""harness: the scenes written against the client and the runner that drives them."""

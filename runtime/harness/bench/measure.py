@@ -1,0 +1,312 @@
+"""Run one cell -- (workload, strategy, transport, backend) -- and measure it.
+
+Two kinds of pass, each on a fresh stage / backend / applier / client:
+
+* the **census** (untimed, instrumented): records and bytes per call, CSOs minted, the CSO
+  cache's counters (version-check answers, hashes, ...), Python calls per draw on the
+  client thread (``sys.setprofile``), the backend's counters, the workload's own ground
+  truth and, where the backend records, the digest of the working block every draw saw;
+* the **timing** passes (clean): CPU time per thread (``time.thread_time_ns``) per frame.
+  The server's time is the sum, over records, of the time spent in the applier (decode +
+  apply + backend) on whichever thread applies (the caller's in monolith, the apply
+  thread in inproc); the client's is its thread's time minus the server's share of it
+  and minus transport waits. One timer read is subtracted per timed call.
+
+Frame 0 carries the setup (object creation, first CSOs); per-draw figures and the frame
+percentiles are over the steady frames 1..F-1.
+"""
+
+from __future__ import annotations
+
+import gc
+import statistics
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field, is_dataclass
+from typing import Any
+
+import xxhash
+
+from .pipe import Applier, Client, StageSegment, make_backend
+from .strategies import Strategy
+from .workloads import Workload
+
+__all__ = ["Sizes", "Cell", "measure_cell", "timer_cost_ns", "RENDER_STATE_CALLS"]
+
+RING_CAPACITY = 32 << 20  # large enough that a frame never waits on ring space
+STAGE_CAPACITY = 64 << 20  # ... nor on stage space (the waits would be transport time)
+#: Records that carry render state, for the render-state share of the bytes.
+RENDER_STATE_CALLS = ("CreateRenderState", "BindRenderState", "DeleteRenderState",
+                      "SetDynamicState", "SetResidualValueState")  # fmt: skip
+
+_tt = time.thread_time_ns
+
+
+@dataclass(frozen=True)
+class Sizes:
+    draws: int  # per frame
+    frames: int  # frame 0 is warm-up
+    repeats: int  # timing passes
+
+
+@dataclass
+class Cell:
+    workload: str
+    strategy: str
+    transport: str
+    backend: str
+    status: str = "ok"  # ok | not available | failed
+    reason: str = ""
+    draws_per_frame: int = 0
+    frames: int = 0
+    steady_draws: int = 0
+    structure: dict[str, Any] = field(default_factory=dict)
+    timing: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.workload, self.strategy, self.transport, self.backend)
+
+
+def timer_cost_ns(samples: int = 20000) -> float:
+    """CPU cost of one ``thread_time_ns`` read (median of five batches)."""
+    runs = []
+    for _ in range(5):
+        t0 = _tt()
+        for _ in range(samples):
+            _tt()
+        runs.append((_tt() - t0) / (samples + 1))
+    return statistics.median(runs)
+
+
+class _Rig:
+    """stage -> backend (strategy-wrapped) -> applier (timed) -> client (strategy-installed)."""
+
+    def __init__(self, strategy: Strategy, transport: str, backend: str, timed: bool,
+                 census: bool = False) -> None:  # fmt: skip
+        be = make_backend(backend)
+        self.backend = strategy.wrap_backend(be) if strategy.wrap_backend else be
+        self.raw_backend = be
+        stage = StageSegment(STAGE_CAPACITY)
+        self.applier = Applier(self.backend, stage)
+        self.server_ns = 0
+        self.applied = 0
+        apply = self.applier.apply
+
+        def timed_apply(rec: Any) -> object:
+            t0 = _tt()
+            try:
+                return apply(rec)
+            finally:
+                self.server_ns += _tt() - t0
+                self.applied += 1
+
+        self.in_server = [False]
+        self.applied_here = 0
+        me = threading.get_ident()
+
+        def census_apply(rec: Any) -> object:
+            here = threading.get_ident() == me
+            self.in_server[0] = here
+            try:
+                return apply(rec)
+            finally:
+                self.in_server[0] = False
+                self.applied_here += here
+
+        sink = timed_apply if timed else census_apply if census else apply
+        self.client = Client(sink, stage, transport=transport,
+                             ring_capacity=RING_CAPACITY, **strategy.client_kwargs())  # fmt: skip
+        if strategy.install is not None:
+            strategy.install(self.client)
+        self.wait_ns = 0
+        tr = self.client.transport
+        wait = tr.wait_applied
+
+        def timed_wait(*a: Any, **k: Any) -> None:
+            t0 = _tt()
+            try:
+                wait(*a, **k)
+            finally:
+                self.wait_ns += _tt() - t0
+
+        tr.wait_applied = timed_wait
+
+    def close(self) -> None:
+        self.client.close()
+        closer = getattr(self.raw_backend, "close", None)
+        if callable(closer):
+            closer()
+
+
+def backend_counters(backend: Any) -> dict[str, int]:
+    """The backend's own counters: ``counters`` as a mapping or a method returning one."""
+    c = getattr(backend, "counters", None)
+    if callable(c):
+        c = c()
+    if isinstance(c, Mapping):
+        return {str(k): int(v) for k, v in c.items() if isinstance(v, (int, float))}
+    return {}
+
+
+def _cso_stats(client: Client) -> dict[str, int]:
+    s = getattr(client.tr.cso, "stats", None)
+    if s is None or not is_dataclass(s):
+        return {}
+    return {k: int(v) for k, v in asdict(s).items() if isinstance(v, int)}
+
+
+def _delta(after: Mapping[str, int], before: Mapping[str, int]) -> dict[str, int]:
+    return {k: after[k] - before.get(k, 0) for k in sorted(after)}
+
+
+def _draw_state_digest(backend: Any) -> str | None:
+    """xxh64 over the working-block digests the recorder saw at each draw, in order."""
+    records = getattr(backend, "records", None)
+    if not isinstance(records, list):
+        return None
+    h = xxhash.xxh64()
+    for r in records:
+        if isinstance(r, dict) and r.get("call") == "DrawVbo":
+            h.update(str(r["state"]["render_state_xxh64"]).encode())
+    return h.hexdigest()
+
+
+def census(workload: Callable[..., Workload], strategy: Strategy, transport: str, backend: str,
+           sizes: Sizes, seed: int) -> dict[str, Any]:  # fmt: skip
+    """The untimed instrumented pass (see the module docstring)."""
+    rig = _Rig(strategy, transport, backend, timed=False, census=True)
+    c, wl = rig.client, workload(sizes.draws, seed, track=True)
+    tally: Counter[str] = Counter()
+    nbytes: Counter[str] = Counter()
+    enc = c.em.encoder
+    encode = enc.encode
+
+    def counted_encode(call: str, payload: Any = None, tails: Any = (), blob: Any = None) -> bytes:
+        rec = encode(call, payload, tails, blob)
+        tally[call] += 1
+        nbytes[call] += len(rec) + (len(blob) if blob is not None else 0)
+        return rec
+
+    enc.encode = counted_encode
+    calls = Counter()
+
+    in_server = rig.in_server
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if not in_server[0]:  # monolith applies on this thread: not the client's calls
+            calls[event] += 1
+
+    wl.setup(c)
+    wl.frame(c, 0)
+    c.present()
+    minted0, stats0, draws0 = c.csos_minted, _cso_stats(c), c.draws
+    tally.clear()
+    nbytes.clear()
+    hops = 0  # the census sink wrapper's own call, once per record applied on this thread
+    for i in range(1, sizes.frames):
+        a0 = rig.applied_here
+        sys.setprofile(profile)
+        try:
+            wl.frame(c, i)
+        finally:
+            sys.setprofile(None)
+        hops += rig.applied_here - a0
+        c.present()
+    steady = c.draws - draws0
+    minted, stats = c.csos_minted, _cso_stats(c)
+    enc.encode = encode  # the frames only, not the teardown
+    rig.close()
+    d = max(steady, 1)
+    rs_bytes = sum(nbytes[k] for k in RENDER_STATE_CALLS)
+    counters = backend_counters(rig.backend)
+    return {
+        "steady_draws": steady,
+        "records_per_draw": sum(tally.values()) / d,
+        "wire_bytes_per_draw": sum(nbytes.values()) / d,
+        "render_state_bytes_per_draw": rs_bytes / d,
+        "records_by_call": dict(sorted(tally.items())),
+        "bytes_by_call": dict(sorted(nbytes.items())),
+        "csos_minted": minted,
+        "csos_minted_steady": minted - minted0,
+        "cso_stats": stats,
+        "cso_stats_steady": _delta(stats, stats0),
+        "python_calls_per_draw": (calls["call"] - hops) / d,
+        "c_calls_per_draw": calls["c_call"] / d,
+        "pipeline_states_seen": len(wl.pipeline_seen),
+        "blocks_seen": len(wl.blocks_seen),
+        "backend_counters": counters,
+        "pipelines_created": counters.get("pipelines_created"),
+        "gl_calls": counters.get("gl_calls"),
+        "draw_state_digest": _draw_state_digest(rig.raw_backend),
+    }
+
+
+def timing(workload: Callable[..., Workload], strategy: Strategy, transport: str, backend: str,
+           sizes: Sizes, seed: int, tcost: float) -> dict[str, Any]:  # fmt: skip
+    """``sizes.repeats`` clean timed passes; per-frame client / server CPU ns."""
+    client_frames: list[float] = []
+    server_frames: list[float] = []
+    per_draw: list[float] = []  # client ns per draw of each steady frame
+    draws = 0
+    in_thread = transport == "monolith"
+    for _ in range(sizes.repeats):
+        rig = _Rig(strategy, transport, backend, timed=True)
+        c, wl = rig.client, workload(sizes.draws, seed)
+        wl.setup(c)
+        gc.collect()
+        for i in range(sizes.frames):
+            s0, a0, w0, d0 = rig.server_ns, rig.applied, rig.wait_ns, c.draws
+            t0 = _tt()
+            wl.frame(c, i)
+            c.present()
+            t1 = _tt()
+            records = rig.applied - a0
+            server = rig.server_ns - s0 - tcost * records
+            client = (t1 - t0) - (rig.wait_ns - w0) - tcost
+            if in_thread:
+                client -= server + 2 * tcost * records
+            if i:  # frame 0 is warm-up
+                client_frames.append(client)
+                server_frames.append(server)
+                per_draw.append(client / max(c.draws - d0, 1))
+                draws += c.draws - d0
+        rig.close()
+    d = max(draws, 1)
+
+    def pct(xs: list[float], q: float) -> float:
+        xs = sorted(xs)
+        return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))] if xs else 0.0
+
+    return {
+        "client_ns_per_draw": sum(client_frames) / d,
+        "client_ns_per_draw_p50": pct(per_draw, 0.50),
+        "server_ns_per_draw": sum(server_frames) / d,
+        "client_frame_ns_p50": pct(client_frames, 0.50),
+        "client_frame_ns_p99": pct(client_frames, 0.99),
+        "server_frame_ns_p50": pct(server_frames, 0.50),
+        "server_frame_ns_p99": pct(server_frames, 0.99),
+        "frames_timed": len(client_frames),
+    }
+
+
+def measure_cell(workload: Callable[..., Workload], strategy: Strategy, transport: str,
+                 backend: str, sizes: Sizes, seed: int, tcost: float,
+                 do_timing: bool = True) -> Cell:  # fmt: skip
+    cell = Cell(workload.name, strategy.key, transport, backend, draws_per_frame=sizes.draws,
+                frames=sizes.frames)  # fmt: skip
+    why = strategy.unavailable()
+    if why:
+        cell.status, cell.reason = "not available", why
+        return cell
+    try:
+        cell.structure = census(workload, strategy, transport, backend, sizes, seed)
+        cell.steady_draws = cell.structure["steady_draws"]
+        if do_timing:
+            cell.timing = timing(workload, strategy, transport, backend, sizes, seed, tcost)
+    except Exception as exc:  # a backend that cannot start here: one line, not a traceback
+        cell.status, cell.reason = "failed", f"{type(exc).__name__}: {exc}".splitlines()[0]
+    return cell
