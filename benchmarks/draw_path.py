@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from mgpipe.runtime.scenes import run_scene
+from mgpipe.runtime.harness.runner import run_scene
 
 
 def measure(scene: str, transport: str, n: int, whole_block: bool = False) -> str:

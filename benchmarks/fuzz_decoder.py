@@ -22,13 +22,13 @@ import time
 import atheris
 
 with atheris.instrument_imports(include=["mgpipe"]):
-    from mgpipe.runtime import layouts
-    from mgpipe.runtime.applier import Applier
+    from mgpipe.runtime.schema import layouts
+    from mgpipe.runtime.server.applier import Applier
     from mgpipe.runtime.backends.recorder import Recorder
     from mgpipe.runtime.errors import ProtocolCorruption
-    from mgpipe.runtime.stage import StageSegment
-    from mgpipe.runtime.wire import Decoder, Encoder
-    from mgpipe.runtime.wire_spec import all_specs
+    from mgpipe.runtime.wire.stage import StageSegment
+    from mgpipe.runtime.wire.codec import Decoder, Encoder
+    from mgpipe.runtime.wire.spec import all_specs
 
 STAGE = StageSegment(1 << 16)
 DECODER = Decoder(STAGE)

@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mgpipe.runtime.scenes import BACKENDS, SCENES, UnknownBackend, run_scene
+    from mgpipe.runtime.harness.runner import BACKENDS, SCENES, UnknownBackend, run_scene
 
     if args.backend not in BACKENDS:
         print(f"mgpipe run: unknown backend {args.backend!r} "

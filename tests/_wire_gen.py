@@ -13,11 +13,11 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from mgpipe.runtime import layouts
-from mgpipe.runtime import tables as t
-from mgpipe.runtime.stage import StageSegment
-from mgpipe.runtime.wire import IMAGE_ACCESS_MAX
-from mgpipe.runtime.wire_spec import CallSpec, all_specs
+from mgpipe.runtime.schema import layouts
+from mgpipe.runtime.schema import tables as t
+from mgpipe.runtime.wire.stage import StageSegment
+from mgpipe.runtime.wire.codec import IMAGE_ACCESS_MAX
+from mgpipe.runtime.wire.spec import CallSpec, all_specs
 
 ALL_CALLS = tuple(s.name for s in all_specs())
 SPECIAL_FLOATS = (-0.0, 0.0, math.nan, math.inf, -math.inf)

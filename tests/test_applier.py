@@ -7,15 +7,16 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mgpipe.runtime import handle_fields, layouts
-from mgpipe.runtime.applier import Applier
+from mgpipe.runtime.schema import layouts
+from mgpipe.runtime.server import handle_fields
+from mgpipe.runtime.server.applier import Applier
 from mgpipe.runtime.backends.base import build_table
 from mgpipe.runtime.backends.recorder import Recorder
 from mgpipe.runtime.errors import HandleRefused, NullEntry, ProtocolCorruption
-from mgpipe.runtime.handles import Handle, default_framebuffer
-from mgpipe.runtime.render_state_working import chunk_tables
-from mgpipe.runtime.stage import StageSegment
-from mgpipe.runtime.wire import Encoder
+from mgpipe.runtime.wire.handle import Handle, default_framebuffer
+from mgpipe.runtime.server.working_state import chunk_tables
+from mgpipe.runtime.wire.stage import StageSegment
+from mgpipe.runtime.wire.codec import Encoder
 
 ALL = 0xFFFFFFFF  # kMGPipeRenderStateChunkMaskAll, checked against the tables below
 RS_STRUCT, RS_SIZE, PIPE, DYN = chunk_tables()
@@ -52,7 +53,7 @@ def _gather(block: bytes, chunks: tuple[tuple[int, int], ...]) -> bytes:
 
 
 def test_mask_all_is_the_tables_constant() -> None:
-    from mgpipe.runtime import tables as t
+    from mgpipe.runtime.schema import tables as t
 
     assert t.constant("kMGPipeRenderStateChunkMaskAll") == ALL
 
@@ -71,7 +72,7 @@ def test_handle_mapping_covers_every_call_and_its_gate_goes_red(monkeypatch: Any
 
 
 def _calls() -> tuple[dict, ...]:
-    from mgpipe.runtime import tables as t
+    from mgpipe.runtime.schema import tables as t
 
     return t.tables().CALLS
 

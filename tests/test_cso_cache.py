@@ -6,13 +6,13 @@ from typing import Any
 
 import pytest
 
-from mgpipe.runtime import tables as _t
-from mgpipe.runtime.cso_cache import RenderStateCsoCache
-from mgpipe.runtime.handles import Handle
-from mgpipe.runtime.render_state import RenderState
-from mgpipe.runtime.ring import header_size
-from mgpipe.runtime.scenes import run_scene
-from mgpipe.runtime.wire_spec import align8, call_spec
+from mgpipe.runtime.schema import tables as _t
+from mgpipe.runtime.client.cso_cache import RenderStateCsoCache
+from mgpipe.runtime.wire.handle import Handle
+from mgpipe.runtime.client.render_state import RenderState
+from mgpipe.runtime.wire.header import header_size
+from mgpipe.runtime.harness.runner import run_scene
+from mgpipe.runtime.wire.spec import align8, call_spec
 
 
 class Capture:

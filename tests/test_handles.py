@@ -6,16 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mgpipe.runtime import tables as t
+from mgpipe.runtime.schema import tables as t
 from mgpipe.runtime.errors import HandleRefused, ProtocolCorruption
-from mgpipe.runtime.handles import (
-    DEFAULT_FRAMEBUFFER,
-    NULL,
-    Handle,
-    HandleTable,
-    SlotAllocator,
-    handle_kinds,
-)
+from mgpipe.runtime.client.slots import SlotAllocator
+from mgpipe.runtime.schema.kinds import handle_kinds
+from mgpipe.runtime.server.handle_table import HandleTable
+from mgpipe.runtime.wire.handle import DEFAULT_FRAMEBUFFER, NULL, Handle
 
 KINDS = (
     "Buffer", "Texture", "Renderbuffer", "Framebuffer", "Xfb", "RenderStateCso",

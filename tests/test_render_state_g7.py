@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
-from mgpipe.runtime import g7check, render_state
-from mgpipe.runtime import tables as _t
-from mgpipe.runtime.render_state import Arg, RenderState, SetterRow, setter_rows
+from mgpipe.runtime.client import g7check, render_state
+from mgpipe.runtime.schema import tables as _t
+from mgpipe.runtime.client.render_state import Arg, RenderState, SetterRow, setter_rows
 
 ROWS = setter_rows()
 LogicOpArg = Annotated[str, Arg("enum", "LogicOperation")]

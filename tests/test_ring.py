@@ -9,18 +9,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mgpipe.runtime import tables as t
+from mgpipe.runtime.schema import tables as t
 from mgpipe.runtime.errors import (
     BarrierTimeout,
     ProtocolCorruption,
     RingOverrun,
     TransportShutdown,
 )
-from mgpipe.runtime.ring import (
+from mgpipe.runtime.transport.doorbell import Doorbell
+from mgpipe.runtime.transport.ring import Ring
+from mgpipe.runtime.wire.header import (
     PAD_OP,
     RECORD_ALIGN,
-    Doorbell,
-    Ring,
     check_record,
     header_size,
     make_record,

@@ -14,7 +14,7 @@ import pytest
 
 from mgpipe.cli import main
 from mgpipe.runtime.backends.recorder import Recorder
-from mgpipe.runtime.scenes import SCENES, run_scene
+from mgpipe.runtime.harness.runner import SCENES, run_scene
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("MGPIPE_UPDATE_GOLDEN") == "1"

@@ -7,15 +7,15 @@ from typing import Any
 
 import pytest
 
-from mgpipe.runtime import layouts
-from mgpipe.runtime.applier import Applier
+from mgpipe.runtime.schema import layouts
+from mgpipe.runtime.server.applier import Applier
 from mgpipe.runtime.backends.recorder import Recorder
-from mgpipe.runtime.client import GL_TRIANGLES, Client
+from mgpipe.runtime.client.api import GL_TRIANGLES, Client
 from mgpipe.runtime.errors import PipeFatal
-from mgpipe.runtime.handles import Handle
-from mgpipe.runtime.stage import StageSegment
-from mgpipe.runtime.suppressor import SetHashSuppressor, suppressed_calls
-from mgpipe.runtime.wire import Decoder
+from mgpipe.runtime.wire.handle import Handle
+from mgpipe.runtime.wire.stage import StageSegment
+from mgpipe.runtime.client.suppressor import SetHashSuppressor, suppressed_calls
+from mgpipe.runtime.wire.codec import Decoder
 
 
 class Log:

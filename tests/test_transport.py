@@ -18,7 +18,9 @@ from mgpipe.runtime.errors import (
     RingOverrun,
     TransportShutdown,
 )
-from mgpipe.runtime.ring import (
+from mgpipe.runtime.transport.inproc import InprocTransport
+from mgpipe.runtime.transport.monolith import MonolithTransport
+from mgpipe.runtime.wire.header import (
     PAD_OP,
     RECORD_ALIGN,
     header_size,
@@ -26,7 +28,6 @@ from mgpipe.runtime.ring import (
     pack_header,
     read_header,
 )
-from mgpipe.runtime.transport import InprocTransport, MonolithTransport
 
 HDR = header_size()
 

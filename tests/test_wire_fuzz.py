@@ -18,14 +18,14 @@ from _wire_gen import ALL_CALLS, cases
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mgpipe.runtime import layouts
-from mgpipe.runtime.applier import Applier
+from mgpipe.runtime.schema import layouts
+from mgpipe.runtime.server.applier import Applier
 from mgpipe.runtime.backends.recorder import Recorder
 from mgpipe.runtime.errors import ProtocolCorruption
-from mgpipe.runtime.ring import pack_header, read_header
-from mgpipe.runtime.stage import StageSegment
-from mgpipe.runtime.wire import Decoder, Encoder
-from mgpipe.runtime.wire_spec import call_spec
+from mgpipe.runtime.wire.header import pack_header, read_header
+from mgpipe.runtime.wire.stage import StageSegment
+from mgpipe.runtime.wire.codec import Decoder, Encoder
+from mgpipe.runtime.wire.spec import call_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 STAGE = StageSegment(1 << 16)

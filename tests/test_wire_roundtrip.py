@@ -8,12 +8,12 @@ from _wire_gen import ALL_CALLS, cases, tail_input
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mgpipe.runtime import layouts
-from mgpipe.runtime import tables as t
-from mgpipe.runtime.ring import read_header
-from mgpipe.runtime.stage import StageSegment
-from mgpipe.runtime.wire import Decoder, Encoder, tails_by_element
-from mgpipe.runtime.wire_spec import call_spec
+from mgpipe.runtime.schema import layouts
+from mgpipe.runtime.schema import tables as t
+from mgpipe.runtime.wire.header import read_header
+from mgpipe.runtime.wire.stage import StageSegment
+from mgpipe.runtime.wire.codec import Decoder, Encoder, tails_by_element
+from mgpipe.runtime.wire.spec import call_spec
 
 STAGE = StageSegment(1 << 20)
 

@@ -14,11 +14,11 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .. import tables as _t
+from ..schema import tables as _t
 
 if TYPE_CHECKING:
-    from ..server_state import ServerContext
-    from ..wire import Decoded
+    from ..server.context import ServerContext
+    from ..wire.codec import Decoded
 
 __all__ = ["Entry", "Backend", "call_names", "build_table", "looks_like_call"]
 

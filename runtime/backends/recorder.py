@@ -20,9 +20,9 @@ from typing import Any
 
 import xxhash
 
-from .. import layouts
-from ..wire import Decoded
-from ..wire_spec import call_spec
+from ..schema import layouts
+from ..wire.codec import Decoded
+from ..wire.spec import call_spec
 from .base import call_names
 
 __all__ = ["Recorder", "VERB_CLASS", "canonical_json"]

@@ -6,14 +6,14 @@ registry, transport list); nothing here re-implements a runtime piece.
 
 from __future__ import annotations
 
-from ... import tables
-from ...applier import Applier
-from ...client import TRANSPORTS, Client
-from ...cso_cache import CsoStats
-from ...handles import NULL
-from ...render_state import RenderState
-from ...scenes import BACKENDS, make_backend
-from ...stage import StageSegment
+from ...backends.registry import BACKENDS, make_backend
+from ...client.api import TRANSPORTS, Client
+from ...client.cso_cache import CsoStats
+from ...client.render_state import RenderState
+from ...schema import tables
+from ...server.applier import Applier
+from ...wire.handle import NULL
+from ...wire.stage import StageSegment
 
 __all__ = [
     "Applier", "BACKENDS", "Client", "CsoStats", "NULL", "RenderState", "StageSegment",

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import xxhash
 
-from . import tables as _t
+from ..schema import tables as _t
 
 __all__ = ["suppressed_calls", "has_content_hash", "SetHashSuppressor"]
 

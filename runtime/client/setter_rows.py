@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Annotated, Any
 
-from . import tables as _t
+from ..schema import tables as _t
 
 __all__ = [
     "Arg", "SetterRow", "setter_rows", "rows_of", "row_for", "method_name", "clear_cache",

@@ -25,148 +25,20 @@ producer, rung by :meth:`Ring.release`; serves space back-pressure and
 
 from __future__ import annotations
 
-import threading
-import time
-from collections.abc import Callable
-from functools import lru_cache
+from ..errors import BarrierTimeout, ProtocolCorruption, RingOverrun
+from ..schema import tables as _t
+from ..wire.header import PAD_OP, RECORD_ALIGN, check_record, header_size, pack_header, read_header
+from .doorbell import DEFAULT_SPIN_S, Doorbell
 
-from . import tables as _t
-from .errors import BarrierTimeout, ProtocolCorruption, RingOverrun, TransportShutdown
+__all__ = ["DEFAULT_TIMEOUT_S", "Ring"]
 
-__all__ = [
-    "RECORD_ALIGN",
-    "PAD_OP",
-    "DEFAULT_TIMEOUT_S",
-    "DEFAULT_SPIN_S",
-    "header_size",
-    "pack_header",
-    "read_header",
-    "make_record",
-    "check_record",
-    "Doorbell",
-    "Ring",
-]
-
-#: Record granularity (seed 001 §4: "Size includes the header, a multiple of 8"), from
-#: the header constant ``kMGPipeRecordAlign``.
-RECORD_ALIGN: int = _t.tables().CONSTANTS["kMGPipeRecordAlign"]
-#: ``Op`` reserved for the wrap padding record (§11.2).
-PAD_OP = 0
 #: Budget of an ordinary verb / capacity wait (seed 001 §17.1: 30 s -> BarrierTimeout).
 DEFAULT_TIMEOUT_S = 30.0
-#: Spin before parking (``MOBILEGL_IPC_SPIN_US`` default 50 us, §11.3).
-DEFAULT_SPIN_S = 50e-6
-
-_HEADER = "MGPWireRecHeader"
-
-
-@lru_cache(maxsize=None)
-def _hdr() -> _t.Packer:
-    p = _t.packer(_HEADER, ("Op", "Flags", "Size"))
-    if p.size % RECORD_ALIGN:
-        raise _t.TablesError(f"{_HEADER} is {p.size} B, not a multiple of {RECORD_ALIGN}")
-    return p
-
-
-def header_size() -> int:
-    """``sizeof(MGPWireRecHeader)`` from the tables."""
-    return _hdr().size
-
-
-def pack_header(op: int, flags: int, size: int) -> bytes:
-    return _hdr().pack(op, flags, size)
-
-
-def read_header(buf: bytes | bytearray | memoryview, offset: int = 0) -> tuple[int, int, int]:
-    """``(op, flags, size)`` of the header at ``offset``."""
-    return _hdr().unpack_from(buf, offset)
-
-
-def make_record(op: int, payload: bytes | bytearray | memoryview = b"", flags: int = 0) -> bytes:
-    """A whole record: header + ``payload``, zero-padded to :data:`RECORD_ALIGN`."""
-    body = bytes(payload)
-    size = header_size() + len(body)
-    size += -size % RECORD_ALIGN
-    return (pack_header(op, flags, size) + body).ljust(size, b"\0")
-
-
-def check_record(record: memoryview) -> tuple[int, int, int]:
-    """Producer-side check that a record describes itself; ``(op, flags, size)``.
-
-    Refuses (``ProtocolCorruption("Ring.Emit.Header")``) a record shorter than a
-    header, ``Op`` 0, or ``Size`` that is not the record's length or not aligned.
-    """
-    if len(record) < header_size():
-        raise ProtocolCorruption("Ring.Emit.Header")
-    op, flags, size = read_header(record)
-    if op == PAD_OP or size != len(record) or size % RECORD_ALIGN:
-        raise ProtocolCorruption("Ring.Emit.Header")
-    return op, flags, size
 
 
 def _overrun_reason(op: int | None, size: int) -> str:
     name = _t.call_name(op) if op is not None else None
     return name if name is not None else f"{size}B"
-
-
-class Doorbell:
-    """Condition-variable doorbell with the parked-flag protocol (``CondVarDoorbell``).
-
-    The waiter checks its predicate, spins briefly (yielding the GIL), then raises
-    ``parked``, re-checks, and blocks. The signaller publishes its state first and
-    notifies only while ``parked`` is raised, so an unparked waiter costs no wakeup.
-    :meth:`kill` is the death state: every waiter wakes and raises
-    :class:`TransportShutdown` (unless its predicate already holds).
-    """
-
-    def __init__(self, spin_s: float = DEFAULT_SPIN_S) -> None:
-        self._cond = threading.Condition(threading.Lock())
-        self._parked = 0
-        self.dead = False
-        self.spin_s = spin_s
-        self.notifies = 0  # times ring() found a parked waiter and notified
-        self.parks = 0  # times a waiter actually blocked
-
-    @property
-    def parked(self) -> bool:
-        return self._parked > 0
-
-    def ring(self) -> None:
-        if self._parked:
-            with self._cond:
-                self.notifies += 1
-                self._cond.notify_all()
-
-    def kill(self) -> None:
-        with self._cond:
-            self.dead = True
-            self._cond.notify_all()
-
-    def wait(self, ready: Callable[[], bool], timeout: float) -> bool:
-        """Wait until ``ready()``; False when ``timeout`` seconds pass first."""
-        if ready():
-            return True
-        now = time.monotonic()
-        deadline = now + max(timeout, 0.0)
-        spin_end = min(now + self.spin_s, deadline)
-        while not self.dead and time.monotonic() < spin_end:
-            time.sleep(0)
-            if ready():
-                return True
-        with self._cond:
-            self._parked += 1
-            try:
-                while not ready():
-                    if self.dead:
-                        raise TransportShutdown("Doorbell.Dead")
-                    remaining = deadline - time.monotonic()
-                    if remaining <= 0:
-                        return False
-                    self.parks += 1
-                    self._cond.wait(remaining)
-                return True
-            finally:
-                self._parked -= 1
 
 
 class Ring:

@@ -15,32 +15,23 @@ from typing import Any
 
 import numpy as np
 
-from . import layouts
-from . import tables as _t
-from .handles import NULL, Handle, default_framebuffer
+from ..schema import layouts
+from ..schema import tables as _t
+from ..transport.base import Sink
+from ..transport.registry import DEFAULT_RING, TRANSPORTS, make_transport
+from ..wire.handle import NULL, Handle, default_framebuffer
+from ..wire.stage import StageSegment
+from .emitter import Emitter
 from .render_state import RenderState
-from .stage import StageSegment
-from .tracker import Attrib, Buffer, Emitter, Framebuffer, Program, Texture, Tracker
-from .transport import InprocTransport, MonolithTransport, Sink, Transport
+from .tracker import Attrib, Buffer, Framebuffer, Program, Texture, Tracker
 
 __all__ = ["TRANSPORTS", "Client", "make_transport"]
-
-TRANSPORTS = ("monolith", "inproc")
-DEFAULT_RING = 1 << 20
 
 GL_COLOR_BUFFER_BIT = 0x4000
 GL_DEPTH_BUFFER_BIT = 0x0100
 GL_TRIANGLES = 0x0004
 GL_RGBA8 = 0x8058
 GL_FLOAT = 0x1406
-
-
-def make_transport(kind: str, sink: Sink, ring_capacity: int = DEFAULT_RING) -> Transport:
-    if kind == "monolith":
-        return MonolithTransport(sink)
-    if kind == "inproc":
-        return InprocTransport(sink, ring_capacity)
-    raise ValueError(f"unknown transport {kind!r} (expected one of: {', '.join(TRANSPORTS)})")
 
 
 class Client:

@@ -41,12 +41,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import layouts
-from . import tables as _t
-from .errors import ProtocolCorruption
-from .ring import RECORD_ALIGN, header_size, pack_header, read_header
+from ..errors import ProtocolCorruption
+from ..schema import layouts
+from ..schema import tables as _t
+from .header import RECORD_ALIGN, header_size, pack_header, read_header
 from .stage import StageSegment
-from .wire_spec import CallSpec, TailSpec, align8, call_spec, spec_for_opcode
+from .spec import CallSpec, TailSpec, align8, call_spec, spec_for_opcode
 
 __all__ = ["Encoder", "Decoder", "Decoded", "tails_by_element", "IMAGE_ACCESS_MAX"]
 

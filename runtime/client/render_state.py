@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from . import tables as _t
-from .layouts import dtype as struct_dtype
+from ..schema import tables as _t
+from ..schema.layouts import dtype as struct_dtype
 from .setter_rows import (
     B8,
     F32,

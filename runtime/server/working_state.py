@@ -26,9 +26,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import layouts
-from . import tables as _t
-from .errors import ProtocolCorruption
+from ..errors import ProtocolCorruption
+from ..schema import layouts
+from ..schema import tables as _t
 
 __all__ = [
     "chunk_tables",

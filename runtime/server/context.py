@@ -28,12 +28,13 @@ from typing import Any
 import numpy as np
 import xxhash
 
-from . import layouts
-from . import tables as _t
-from .handles import NULL, Handle, HandleTable, default_framebuffer
-from .render_state_working import WorkingRenderState
-from .stage import StageSegment
-from .wire_spec import call_spec
+from ..schema import layouts
+from ..schema import tables as _t
+from ..wire.handle import NULL, Handle, default_framebuffer
+from ..wire.spec import call_spec
+from ..wire.stage import StageSegment
+from .handle_table import HandleTable
+from .working_state import WorkingRenderState
 
 __all__ = ["ServerObject", "ServerContext", "handle_of", "WINDOW_CALLS"]
 

@@ -11,22 +11,21 @@ Texture uploads accumulate client-side and leave as one ``ResourceSubData`` per
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import layouts
-from . import tables as _t
+from ..schema import layouts
+from ..schema import tables as _t
+from ..schema.kinds import resource_kinds
+from ..wire.handle import NULL, Handle, default_framebuffer
+from ..wire.stage import STAGE_ALIGN
 from .cso_cache import RenderStateCsoCache
-from .handle_fields import RESOURCE_KINDS
-from .handles import NULL, Handle, SlotAllocator, default_framebuffer
+from .emitter import Emitter
 from .render_state import RenderState
-from .stage import STAGE_ALIGN, BlobRef, StageSegment
+from .slots import SlotAllocator
 from .suppressor import SetHashSuppressor
-from .transport import Transport
-from .wire import Encoder
 
-__all__ = ["Emitter", "Buffer", "Texture", "Program", "Framebuffer", "Attrib", "Tracker"]
+__all__ = ["Buffer", "Texture", "Program", "Framebuffer", "Attrib", "Tracker"]
 
 #: Which groups each validate class pushes (tracker policy, not a layout).
 _GROUPS: dict[str, tuple[str, ...]] = {
@@ -35,47 +34,6 @@ _GROUPS: dict[str, tuple[str, ...]] = {
     "kReadback": ("subdata", "framebuffer", "pixel_pack"),
     "kBlitOrCopy": ("subdata", "framebuffer"),
 }
-
-
-class Emitter:
-    """Encoder + transport + counters; a barrier after every call whose wait class asks."""
-
-    def __init__(self, transport: Transport, stage: StageSegment) -> None:
-        self.transport = transport
-        self.stage = stage
-        self.encoder = Encoder(stage)
-        self.records = 0
-        self.wire_bytes = 0
-        self.staged_bytes = 0  # blob bytes that went through SEG_STAGE, not the ring
-        self.by_call: Counter[str] = Counter()
-        mod = _t.tables()
-        self._wait = {c["name"]: c["wait_class"] for c in mod.CALLS}
-
-    def room(self, nbytes: int) -> None:
-        """Make ``nbytes`` of stage space (drain, then rewind: the stage reset rule)."""
-        if self.stage.free < nbytes + 8:
-            self.transport.wait_applied()
-            self.stage.reset()
-
-    def stage_bytes(self, data: bytes) -> BlobRef:
-        self.staged_bytes += len(data)
-        return self.stage.stage(data)
-
-    def emit(
-        self, call: str, payload: dict[str, Any] | None = None, tails: tuple = (),
-        blob: bytes | None = None,
-    ) -> int:  # fmt: skip
-        if blob is not None:
-            self.room(len(blob))
-            self.staged_bytes += len(blob)
-        rec = self.encoder.encode(call, payload, tails, blob)
-        seq = self.transport.submit(rec)
-        self.records += 1
-        self.wire_bytes += len(rec)
-        self.by_call[call] += 1
-        if self._wait[call] != "kWaitNone":
-            self.transport.wait_applied(seq)
-        return seq
 
 
 @dataclass
@@ -127,7 +85,7 @@ class Tracker:
         self.rs = RenderState()
         self.alloc = {k: SlotAllocator(k) for k in _t.enum("MGPipeHandleKind")}
         resources = self.alloc["Buffer"]  # one slot space for every resource kind (the
-        for kind in RESOURCE_KINDS:  # server cannot tell two kinds' slot 1 apart)
+        for kind in resource_kinds():  # server cannot tell two kinds' slot 1 apart)
             self.alloc[kind] = resources
         self.cso = RenderStateCsoCache(
             emitter.emit, whole_block=whole_block, allocator=self.alloc["RenderStateCso"]

@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from . import tables as _t
-from .errors import PipeFatal, ProtocolCorruption
+from ..errors import PipeFatal, ProtocolCorruption
+from ..schema import tables as _t
 
 __all__ = ["STAGE_ALIGN", "DEFAULT_CAPACITY", "StageOverflow", "StageSegment", "stage_seg_id"]
 

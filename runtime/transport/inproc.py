@@ -1,135 +1,19 @@
-"""Transports: how an encoded record reaches the applier's sink (seed 001 §1.3, §11, §17.1).
-
-Both transports take whole records (``MGPWireRecHeader`` + payload, as the encoder
-writes them) and hand the sink a read-only ``memoryview`` of exactly that record, in
-submission order. The view is valid only for the duration of the sink call.
-
-- :class:`MonolithTransport` calls the sink directly, synchronously, on the caller's thread.
-- :class:`InprocTransport` copies the record into a :class:`~.ring.Ring` and a real apply
-  thread calls the sink. Exceptions raised by the sink (or by the ring's consumer, e.g.
-  a corrupt header) are captured on the apply thread and re-raised on the client thread
-  at its next ``submit`` / ``flush`` / ``wait_applied`` / ``close``; the transport is dead
-  from then on (later calls raise :class:`TransportShutdown` chained to the cause).
-
-Both refuse the same malformed records (``ProtocolCorruption("Ring.Emit.Header")``), so
-the same submissions give the same sink calls. Only :class:`InprocTransport` has a
-single-record limit (``capacity // 2`` -> :class:`RingOverrun`).
-"""
+"""The inproc transport: a :class:`~.ring.Ring` plus a real apply thread (seed 001 §17.1)."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from types import TracebackType
-from typing import NoReturn, Protocol
+from typing import NoReturn
 
-from .errors import BarrierTimeout, TransportShutdown
-from .ring import DEFAULT_SPIN_S, DEFAULT_TIMEOUT_S, Ring, check_record
+from ..errors import BarrierTimeout, TransportShutdown
+from .base import Lifecycle, Record, Sink, as_record
+from .doorbell import DEFAULT_SPIN_S
+from .ring import DEFAULT_TIMEOUT_S, Ring
 
-__all__ = ["Sink", "Transport", "MonolithTransport", "InprocTransport"]
-
-Sink = Callable[[memoryview], object]
-Record = bytes | bytearray | memoryview
+__all__ = ["InprocTransport"]
 
 
-class Transport(Protocol):
-    @property
-    def emit_seq(self) -> int: ...
-
-    @property
-    def applied_seq(self) -> int: ...
-
-    def submit(self, record: Record) -> int: ...
-
-    def flush(self) -> None: ...
-
-    def wait_applied(self, seq: int | None = None, timeout: float | None = None) -> None: ...
-
-    def close(self) -> None: ...
-
-
-def _as_record(record: Record) -> memoryview:
-    view = memoryview(record).cast("B")
-    return view if view.readonly else view.toreadonly()
-
-
-class _Lifecycle:
-    """Closed / dead bookkeeping shared by both transports."""
-
-    def __init__(self) -> None:
-        self._error: BaseException | None = None
-        self._error_delivered = False
-        self._closed = False
-
-    def _raise_pending(self) -> None:
-        err = self._error
-        if err is not None:
-            if not self._error_delivered:
-                self._error_delivered = True
-                raise err
-            raise TransportShutdown("Transport.Dead") from err
-        if self._closed:
-            raise TransportShutdown("Transport.Closed")
-
-    def __enter__(self) -> "_Lifecycle":
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    def close(self) -> None:  # pragma: no cover - overridden
-        raise NotImplementedError
-
-
-class MonolithTransport(_Lifecycle):
-    """Direct, synchronous calls: ``submit`` returns after the sink has applied the record."""
-
-    def __init__(self, sink: Sink) -> None:
-        super().__init__()
-        self._sink = sink
-        self.emit_seq = 0
-        self._applied = 0
-
-    @property
-    def applied_seq(self) -> int:
-        return self._applied
-
-    def submit(self, record: Record) -> int:
-        self._raise_pending()
-        view = _as_record(record)
-        check_record(view)
-        self.emit_seq += 1
-        try:
-            self._sink(view)
-        except BaseException as exc:
-            self._error, self._error_delivered = exc, True
-            raise
-        self._applied = self.emit_seq
-        return self.emit_seq
-
-    def flush(self) -> None:
-        self._raise_pending()
-
-    def wait_applied(self, seq: int | None = None, timeout: float | None = None) -> None:
-        self._raise_pending()
-        if seq is not None and seq > self.emit_seq:
-            raise ValueError(f"seq {seq} was never emitted (emit_seq {self.emit_seq})")
-
-    def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        if self._error is not None and not self._error_delivered:
-            self._error_delivered = True
-            raise self._error
-
-
-class InprocTransport(_Lifecycle):
+class InprocTransport(Lifecycle):
     """A ring plus a real apply thread (``inproc``, §17.1).
 
     ``publish_every`` records are committed between publishes (§11.6 amortisation; 1 =
@@ -201,7 +85,7 @@ class InprocTransport(_Lifecycle):
         self._raise_pending()
         ring = self._ring
         try:
-            seq = ring.emit(_as_record(record), self._timeout)
+            seq = ring.emit(as_record(record), self._timeout)
         except TransportShutdown as exc:
             self._died(exc)
         if seq - ring.published_seq >= self._publish_every:

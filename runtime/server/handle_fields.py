@@ -30,9 +30,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from . import layouts
-from .tables import tables as _tables
-from .wire_spec import all_specs, call_spec
+from ..schema import layouts
+from ..schema.kinds import handle_kinds, reissue_kinds, resource_kinds
+from ..schema.tables import tables as _tables
+from ..wire.spec import all_specs, call_spec
 
 __all__ = [
     "HANDLE_FIELDS",
@@ -52,20 +53,12 @@ __all__ = [
 RESOURCE = "Resource"
 
 
-def _kinds_in(mask_name: str) -> tuple[str, ...]:
-    """The MGPipeHandleKind enumerators a header mask constant names, in enum order."""
-    mod = _tables()
-    mask = mod.CONSTANTS[mask_name]
-    kinds = sorted(mod.ENUMS["MGPipeHandleKind"].items(), key=lambda kv: kv[1])
-    return tuple(name for name, value in kinds if mask >> value & 1)
-
-
 #: Kinds sharing the Resource slot space (``kMGPipeResourceKindMask``), in enum order.
-RESOURCE_KINDS: tuple[str, ...] = _kinds_in("kMGPipeResourceKindMask")
+RESOURCE_KINDS: tuple[str, ...] = resource_kinds()
 KIND_FROM_RECORD = "KindFromRecord"
 #: Kinds whose create may be re-issued on the same live handle (seed 001 D-G1: one VAO,
 #: one handle, re-sent on config change; seed 002 §1: create_shader_state re-issued per link).
-REISSUE_KINDS = frozenset(_kinds_in("kMGPipeReissuableKindMask"))
+REISSUE_KINDS = reissue_kinds()
 
 _H = "MGPipeHandle"
 #: call -> {field path: kind}, from the generated tables (HandleFields.def).
@@ -90,8 +83,6 @@ def table_of(kind: str) -> str:
 
 def implicit_kinds() -> frozenset[str]:
     """Kinds with no creating call: they come into being at first use."""
-    from .handles import handle_kinds
-
     created = {
         table_of(next(iter(f.values())).rstrip("?"))
         for c, f in HANDLE_FIELDS.items()

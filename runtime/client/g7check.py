@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from . import tables as _t
+from ..schema import tables as _t
 from .render_state import Arg, RenderState, SetterRow, method_name, setter_rows
 
 __all__ = [

@@ -24,9 +24,16 @@ from typing import Any
 
 import numpy as np
 
+from ..backends.base import Entry, build_table
+from ..errors import HandleRefused, NullEntry, ProtocolCorruption
+from ..schema.kinds import handle_kinds
+from ..schema.layouts import get_path, path_name
+from ..wire.codec import Decoded, Decoder
+from ..wire.handle import Handle, default_framebuffer
+from ..wire.spec import call_spec
+from ..wire.stage import StageSegment
 from .apply_state import PREPARE, PUSH
-from .backends.base import Entry, build_table
-from .errors import HandleRefused, NullEntry, ProtocolCorruption
+from .context import ServerContext, ServerObject, handle_of
 from .handle_fields import (
     KIND_FROM_RECORD,
     REISSUE_KINDS,
@@ -38,12 +45,7 @@ from .handle_fields import (
     sites,
     table_of,
 )
-from .handles import Handle, HandleTable, default_framebuffer, handle_kinds
-from .layouts import get_path, path_name
-from .server_state import ServerContext, ServerObject, handle_of
-from .stage import StageSegment
-from .wire import Decoded, Decoder
-from .wire_spec import call_spec
+from .handle_table import HandleTable
 
 __all__ = ["Applier"]
 

@@ -16,13 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from . import tables as _t
-from .errors import ProtocolCorruption
-from .handle_fields import RESOURCE_KINDS
-from .render_state_working import build_pipeline_subset
-from .server_state import ServerContext, ServerObject, handle_of
-from .wire import Decoded
-from .wire_spec import call_spec
+from ..errors import ProtocolCorruption
+from ..schema import tables as _t
+from ..schema.kinds import resource_kinds
+from ..wire.codec import Decoded
+from ..wire.spec import call_spec
+from .context import ServerContext, ServerObject, handle_of
+from .working_state import build_pipeline_subset
 
 __all__ = ["PREPARE", "PUSH", "resource_kind"]
 
@@ -34,7 +34,7 @@ Push = Callable[[ServerContext, Decoded, ServerObject | None], None]
 def _resource_targets() -> dict[int, str]:
     """``MGPResourceTarget`` value -> the handle kind of the resource."""
     targets = _t.enum("MGPResourceTarget")
-    buffer, texture, renderbuffer = RESOURCE_KINDS
+    buffer, texture, renderbuffer = resource_kinds()
     out = {}
     for name, value in targets.items():
         out[int(value)] = (

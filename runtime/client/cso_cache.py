@@ -26,9 +26,10 @@ from typing import Any
 
 import xxhash
 
-from . import tables as _t
-from .handles import NULL, Handle, SlotAllocator
+from ..schema import tables as _t
+from ..wire.handle import NULL, Handle
 from .render_state import RenderState
+from .slots import SlotAllocator
 
 __all__ = ["Emit", "CsoStats", "RenderStateCsoCache"]
 

@@ -14,9 +14,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import layouts
-from . import tables as _t
-from .ring import PAD_OP, RECORD_ALIGN, header_size
+from ..schema import layouts
+from ..schema import tables as _t
+from .header import PAD_OP, RECORD_ALIGN, header_size
 
 __all__ = [
     "TailSpec",

@@ -1,0 +1,76 @@
+"""The core scenes: short GL-like programs exercising the CSO cache, clears and readback."""
+
+from __future__ import annotations
+
+import struct
+
+from ...client.api import GL_COLOR_BUFFER_BIT, GL_DEPTH_BUFFER_BIT, GL_TRIANGLES, Client
+
+__all__ = ["blend_toggle", "viewport_churn", "clear_present", "readback"]
+
+
+# -- shared setup ---------------------------------------------------------------
+_TRIANGLE = struct.pack("<9f", -1, -1, 0, 1, -1, 0, 0, 1, 0)
+_SPIRV_VS = b"\x03\x02\x23\x07" + b"mgpipe-scene-vs" + b"\0"
+_SPIRV_FS = b"\x03\x02\x23\x07" + b"mgpipe-scene-fs" + b"\0"
+
+
+def _setup(c: Client) -> None:
+    """One triangle VBO, one program, attribute 0 -- what every draw scene shares."""
+    vb = c.create_buffer(_TRIANGLE)
+    prog = c.create_program({0: _SPIRV_VS, 4: _SPIRV_FS}, b'{"inputs":["pos"]}')
+    c.use_program(prog)
+    c.vertex_attrib_pointer(0, vb, 3, stride=12)
+    c.viewport(0, 0, 640, 480)
+
+
+# -- the scenes -------------------------------------------------------------------
+def blend_toggle(c: Client, n: int) -> None:
+    """Blaze3D batch: enable blend / draw / disable blend / draw, n times."""
+    _setup(c)
+    c.blend_func("SrcAlpha", "OneMinusSrcAlpha")
+    for _ in range(n):
+        c.enable("Blend")
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        c.disable("Blend")
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+    c.present()
+
+
+def viewport_churn(c: Client, n: int) -> None:
+    """n distinct glViewport changes, a draw after each (pipeline subset never moves)."""
+    _setup(c)
+    for i in range(n):
+        c.viewport(i % 37, i // 37, 640 - i % 97, 480 - i % 89)
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+    c.present()
+
+
+def clear_present(c: Client, n: int) -> None:
+    """n frames: a new clear colour, clear colour+depth, present."""
+    for i in range(n):
+        c.clear_color(i / max(n, 1), 0.25, 0.5, 1.0)
+        c.clear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT)
+        c.present()
+
+
+def readback(c: Client, n: int) -> None:
+    """Render into a texture-backed FBO n times; read back a corner each time; present."""
+    _setup(c)
+    tex = c.create_texture_2d(64, 64)
+    fb = c.create_framebuffer()
+    c.framebuffer_texture(fb, 0, tex)
+    c.pixel_store(True, "Alignment", 1)
+    for i in range(n):
+        c.bind_framebuffer(fb)
+        c.viewport(0, 0, 64, 64)
+        c.clear_color(0.0, i / max(n, 1), 0.0, 1.0)
+        c.clear()
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        c.read_pixels(0, 0, 8, 8)
+        c.bind_framebuffer(None)
+        c.viewport(0, 0, 640, 480)
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        c.present()
+    c.delete_framebuffer(fb)
+    c.delete_texture(tex)

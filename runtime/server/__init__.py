@@ -1,0 +1,1 @@
+"""server: the applier (``applier``, ``apply_state``), the handle tables and field map, and the working state (``context``, ``working_state``)."""

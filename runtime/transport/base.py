@@ -1,0 +1,84 @@
+"""Transports: how an encoded record reaches the applier's sink (seed 001 §1.3, §11, §17.1).
+
+Both transports take whole records (``MGPWireRecHeader`` + payload, as the encoder
+writes them) and hand the sink a read-only ``memoryview`` of exactly that record, in
+submission order. The view is valid only for the duration of the sink call.
+
+- :class:`MonolithTransport` calls the sink directly, synchronously, on the caller's thread.
+- :class:`InprocTransport` copies the record into a :class:`~.ring.Ring` and a real apply
+  thread calls the sink. Exceptions raised by the sink (or by the ring's consumer, e.g.
+  a corrupt header) are captured on the apply thread and re-raised on the client thread
+  at its next ``submit`` / ``flush`` / ``wait_applied`` / ``close``; the transport is dead
+  from then on (later calls raise :class:`TransportShutdown` chained to the cause).
+
+Both refuse the same malformed records (``ProtocolCorruption("Ring.Emit.Header")``), so
+the same submissions give the same sink calls. Only :class:`InprocTransport` has a
+single-record limit (``capacity // 2`` -> :class:`RingOverrun`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import TracebackType
+from typing import Protocol
+
+from ..errors import TransportShutdown
+
+__all__ = ["Sink", "Record", "Transport", "Lifecycle", "as_record"]
+
+Sink = Callable[[memoryview], object]
+Record = bytes | bytearray | memoryview
+
+
+class Transport(Protocol):
+    @property
+    def emit_seq(self) -> int: ...
+
+    @property
+    def applied_seq(self) -> int: ...
+
+    def submit(self, record: Record) -> int: ...
+
+    def flush(self) -> None: ...
+
+    def wait_applied(self, seq: int | None = None, timeout: float | None = None) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def as_record(record: Record) -> memoryview:
+    view = memoryview(record).cast("B")
+    return view if view.readonly else view.toreadonly()
+
+
+class Lifecycle:
+    """Closed / dead bookkeeping shared by both transports."""
+
+    def __init__(self) -> None:
+        self._error: BaseException | None = None
+        self._error_delivered = False
+        self._closed = False
+
+    def _raise_pending(self) -> None:
+        err = self._error
+        if err is not None:
+            if not self._error_delivered:
+                self._error_delivered = True
+                raise err
+            raise TransportShutdown("Transport.Dead") from err
+        if self._closed:
+            raise TransportShutdown("Transport.Closed")
+
+    def __enter__(self) -> "Lifecycle":
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError

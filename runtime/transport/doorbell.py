@@ -1,0 +1,78 @@
+"""The parked-flag doorbell (seed 001 §11.3, ``CondVarDoorbell``).
+
+A waiter checks its predicate, spins briefly, then raises ``parked`` and blocks; the
+signaller publishes first and notifies only while a waiter is parked.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+from ..errors import TransportShutdown
+
+__all__ = ["DEFAULT_SPIN_S", "Doorbell"]
+
+#: Spin before parking (``MOBILEGL_IPC_SPIN_US`` default 50 us, §11.3).
+DEFAULT_SPIN_S = 50e-6
+
+
+class Doorbell:
+    """Condition-variable doorbell with the parked-flag protocol (``CondVarDoorbell``).
+
+    The waiter checks its predicate, spins briefly (yielding the GIL), then raises
+    ``parked``, re-checks, and blocks. The signaller publishes its state first and
+    notifies only while ``parked`` is raised, so an unparked waiter costs no wakeup.
+    :meth:`kill` is the death state: every waiter wakes and raises
+    :class:`TransportShutdown` (unless its predicate already holds).
+    """
+
+    def __init__(self, spin_s: float = DEFAULT_SPIN_S) -> None:
+        self._cond = threading.Condition(threading.Lock())
+        self._parked = 0
+        self.dead = False
+        self.spin_s = spin_s
+        self.notifies = 0  # times ring() found a parked waiter and notified
+        self.parks = 0  # times a waiter actually blocked
+
+    @property
+    def parked(self) -> bool:
+        return self._parked > 0
+
+    def ring(self) -> None:
+        if self._parked:
+            with self._cond:
+                self.notifies += 1
+                self._cond.notify_all()
+
+    def kill(self) -> None:
+        with self._cond:
+            self.dead = True
+            self._cond.notify_all()
+
+    def wait(self, ready: Callable[[], bool], timeout: float) -> bool:
+        """Wait until ``ready()``; False when ``timeout`` seconds pass first."""
+        if ready():
+            return True
+        now = time.monotonic()
+        deadline = now + max(timeout, 0.0)
+        spin_end = min(now + self.spin_s, deadline)
+        while not self.dead and time.monotonic() < spin_end:
+            time.sleep(0)
+            if ready():
+                return True
+        with self._cond:
+            self._parked += 1
+            try:
+                while not ready():
+                    if self.dead:
+                        raise TransportShutdown("Doorbell.Dead")
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        return False
+                    self.parks += 1
+                    self._cond.wait(remaining)
+                return True
+            finally:
+                self._parked -= 1

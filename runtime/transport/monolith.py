@@ -1,0 +1,51 @@
+"""The monolith transport: the sink is called directly, on the caller's thread (seed 001 §1.3)."""
+
+from __future__ import annotations
+
+from ..wire.header import check_record
+from .base import Lifecycle, Record, Sink, as_record
+
+__all__ = ["MonolithTransport"]
+
+
+class MonolithTransport(Lifecycle):
+    """Direct, synchronous calls: ``submit`` returns after the sink has applied the record."""
+
+    def __init__(self, sink: Sink) -> None:
+        super().__init__()
+        self._sink = sink
+        self.emit_seq = 0
+        self._applied = 0
+
+    @property
+    def applied_seq(self) -> int:
+        return self._applied
+
+    def submit(self, record: Record) -> int:
+        self._raise_pending()
+        view = as_record(record)
+        check_record(view)
+        self.emit_seq += 1
+        try:
+            self._sink(view)
+        except BaseException as exc:
+            self._error, self._error_delivered = exc, True
+            raise
+        self._applied = self.emit_seq
+        return self.emit_seq
+
+    def flush(self) -> None:
+        self._raise_pending()
+
+    def wait_applied(self, seq: int | None = None, timeout: float | None = None) -> None:
+        self._raise_pending()
+        if seq is not None and seq > self.emit_seq:
+            raise ValueError(f"seq {seq} was never emitted (emit_seq {self.emit_seq})")
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._error is not None and not self._error_delivered:
+            self._error_delivered = True
+            raise self._error
