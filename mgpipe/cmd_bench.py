@@ -21,6 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--quick", action="store_true", help="the CI form: tiny sizes, under a minute")
     p.add_argument("--json", type=Path, help="write the results document to this file")
+    p.add_argument("--markdown", type=Path, help="write the results as Markdown tables to this file")
     p.add_argument("--plot", type=Path, nargs="?", const=Path("bench"), default=None,
                    metavar="DIR", help="write PNG charts to DIR (default: bench)")  # fmt: skip
     p.add_argument("--workload", action="append", help="only this workload (repeatable)")

@@ -70,6 +70,9 @@ def cli_run(args: argparse.Namespace, refuse: Callable[[str], int]) -> int:
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(report.dump(doc))
+    if args.markdown is not None:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(report.markdown(doc))
     if args.plot is not None:
         from .plot import plot
 

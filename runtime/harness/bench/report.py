@@ -15,7 +15,7 @@ from .guard import Finding, ratios
 from .measure import Cell
 from .strategies import STRATEGIES
 
-__all__ = ["results_doc", "table", "headline", "findings_text"]
+__all__ = ["results_doc", "dump", "table", "headline", "findings_text", "markdown"]
 
 FORMAT = "mgpipe-bench-results/1"
 
@@ -104,3 +104,63 @@ def findings_text(findings: Iterable[Finding], verbose: bool = False) -> str:
     lines = [f.line() for f in (fs if verbose else bad)]
     lines.append(f"guard: {len(fs) - len(bad)}/{len(fs)} checks hold" + ("" if not bad else " -- RED"))
     return "\n".join(lines)
+
+
+def _md_table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out
+
+
+def _skip_rates(s: dict[str, Any]) -> list[str]:
+    v, t, h = skip_counts(s.get("cso_stats_steady", {}))
+    total = v + (t or 0) + h
+    pct = (lambda x: "-" if x is None else f"{100 * x / total:.1f}%") if total else (lambda x: "-")
+    return [str(total), pct(v), pct(t), pct(h)]
+
+
+def markdown(doc: dict[str, Any]) -> str:
+    """The results document as Markdown tables (what bench/RESULTS.md holds)."""
+    cells = [c for c in doc["cells"]]
+    names = {k: v["name"] for k, v in doc["strategies"].items()}
+    lines = [f"Mode: {doc['meta']['mode']}, seed {doc['meta']['seed']}, Python "
+             f"{doc['meta']['python']}; sizes (draws/frame, frames, timing passes): "
+             + ", ".join(f"{w} {s['draws']}/{s['frames']}/{s['repeats']}"
+                         for w, s in doc["meta"]["sizes"].items()), ""]  # fmt: skip
+    lines += ["### Per cell", ""]
+    head = ["workload", "strategy", "transport", "backend", "client ns/draw", "server ns/draw",
+            "client frame p50 / p99 (us)", "server frame p50 / p99 (us)", "wire B/draw",
+            "render-state B/draw", "records/draw", "CSOs", "hashes", "Python calls/draw",
+            "pipelines", "GL calls"]  # fmt: skip
+    rows = []
+    for c in cells:
+        if c["status"] != "ok":
+            rows.append([c["workload"], c["strategy"], c["transport"], c["backend"],
+                         f"{c['status']}: {c['reason']}"] + [""] * (len(head) - 5))  # fmt: skip
+            continue
+        s, t = c["structure"], c["timing"]
+        us = (lambda k: f"{t[k] / 1e3:.0f}") if t else (lambda k: "-")
+        rows.append([
+            c["workload"], f"({c['strategy']}) {names.get(c['strategy'], '')}", c["transport"],
+            c["backend"], _n(t.get("client_ns_per_draw")), _n(t.get("server_ns_per_draw")),
+            f"{us('client_frame_ns_p50')} / {us('client_frame_ns_p99')}",
+            f"{us('server_frame_ns_p50')} / {us('server_frame_ns_p99')}",
+            f"{s['wire_bytes_per_draw']:.1f}", f"{s['render_state_bytes_per_draw']:.1f}",
+            f"{s['records_per_draw']:.2f}", str(s["csos_minted"]), str(s["cso_stats"].get("hashes", 0)),
+            f"{s['python_calls_per_draw']:.0f}", _n(s.get("pipelines_created")), _n(s.get("gl_calls")),
+        ])  # fmt: skip
+    lines += _md_table(head, rows)
+    lines += ["", "### Client ns/draw relative to (a) (monolith / recorder, median frame)", ""]
+    keys = [k for k in doc["strategies"] if k != "a"]
+    lines += _md_table(["workload"] + [f"({k}) {names[k]}" for k in keys],
+                       [[w] + [_n(per.get(k), "{:.2f}x") for k in keys]
+                        for w, per in doc["client_ratio_vs_a"].items()])  # fmt: skip
+    lines += ["", "### How (a) answered each render-state re-selection (steady frames)", ""]
+    lines += _md_table(["workload", "transport", "backend", "selections", "version check",
+                        "transition cache", "hash (+ byte confirm)"],
+                       [[c["workload"], c["transport"], c["backend"]] + _skip_rates(c["structure"])
+                        for c in cells if c["status"] == "ok" and c["strategy"] == "a"])  # fmt: skip
+    bad = [f for f in doc["findings"] if not f["ok"]]
+    lines += ["", f"### Guard: {len(doc['findings']) - len(bad)}/{len(doc['findings'])} checks hold", ""]
+    lines += [f"- FAIL {f['check']}: {f['where']}: {f['detail']}" for f in bad]
+    return "\n".join(lines) + "\n"
