@@ -11,7 +11,7 @@ import pytest
 from mgpipe.cli import main
 from mgpipe.runtime.harness.bench import guard
 from mgpipe.runtime.harness.bench.cli import BASELINE
-from mgpipe.runtime.harness.bench.measure import Cell, Sizes, census, measure_cell, timer_cost_ns
+from mgpipe.runtime.harness.bench.measure import Cell, Sizes, census, measure_cell
 from mgpipe.runtime.harness.bench.pipe import BACKENDS, TRANSPORTS
 from mgpipe.runtime.harness.bench.run import QUICK, Plan, Progress, run
 from mgpipe.runtime.harness.bench.strategies import STRATEGIES, BlockPush, Strategy
@@ -165,7 +165,7 @@ def test_unavailable_rows_are_reported_not_faked():
     assert ("spawn" not in TRANSPORTS) == (("spawn", "*") in missing)
     assert all(not c.timing for c in cells if c.status != "ok")
     off = Strategy("e", "x", "x", unavailable=lambda: "no switch")
-    cell = measure_cell(ViewportChurn, off, "monolith", "recorder", Sizes(4, 2, 1), 1, timer_cost_ns(100))
+    cell = measure_cell(ViewportChurn, off, "monolith", "recorder", Sizes(4, 2, 1), 1)
     assert (cell.status, cell.reason, cell.structure) == ("not available", "no switch", {})
 
 

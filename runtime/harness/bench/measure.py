@@ -4,8 +4,9 @@ Two kinds of pass, each on a fresh stage / backend / applier / client:
 
 * the **census** (untimed, instrumented): records and bytes per call, CSOs minted, the CSO
   cache's counters (version-check answers, hashes, ...), Python calls per draw on the
-  client thread (``sys.setprofile``), the backend's counters, the workload's own ground
-  truth and, where the backend records, the digest of the working block every draw saw;
+  client thread (``sys.setprofile``, over the first steady frame), the backend's
+  counters, the workload's own ground truth and, where the backend records, the digest
+  of the working block every draw saw;
 * the **timing** passes (clean): CPU time per thread (``time.thread_time_ns``) per frame.
   The server's time is the sum, over records, of the time spent in the applier (decode +
   apply + backend) on whichever thread applies (the caller's in monolith, the apply
@@ -34,7 +35,8 @@ from .pipe import Applier, Client, StageSegment, make_backend
 from .strategies import Strategy
 from .workloads import Workload
 
-__all__ = ["Sizes", "Cell", "measure_cell", "timer_cost_ns", "RENDER_STATE_CALLS"]
+__all__ = ["Sizes", "Cell", "Frames", "measure_cell", "time_cell", "summarize", "timer_cost_ns",
+           "RENDER_STATE_CALLS"]
 
 RING_CAPACITY = 32 << 20  # large enough that a frame never waits on ring space
 STAGE_CAPACITY = 64 << 20  # ... nor on stage space (the waits would be transport time)
@@ -207,14 +209,20 @@ def census(workload: Callable[..., Workload], strategy: Strategy, transport: str
     tally.clear()
     nbytes.clear()
     hops = 0  # the census sink wrapper's own call, once per record applied on this thread
+    profiled = 0  # draws of the one profiled frame (the first steady one)
     for i in range(1, sizes.frames):
-        a0 = rig.applied_here
+        if i > 1:
+            wl.frame(c, i)
+            c.present()
+            continue
+        a0, p0 = rig.applied_here, c.draws
         sys.setprofile(profile)
         try:
             wl.frame(c, i)
         finally:
             sys.setprofile(None)
         hops += rig.applied_here - a0
+        profiled = c.draws - p0
         c.present()
     steady = c.draws - draws0
     minted, stats = c.csos_minted, _cso_stats(c)
@@ -234,8 +242,8 @@ def census(workload: Callable[..., Workload], strategy: Strategy, transport: str
         "csos_minted_steady": minted - minted0,
         "cso_stats": stats,
         "cso_stats_steady": _delta(stats, stats0),
-        "python_calls_per_draw": (calls["call"] - hops) / d,
-        "c_calls_per_draw": calls["c_call"] / d,
+        "python_calls_per_draw": (calls["call"] - hops) / max(profiled, 1),
+        "c_calls_per_draw": calls["c_call"] / max(profiled, 1),
         "pipeline_states_seen": len(wl.pipeline_seen),
         "blocks_seen": len(wl.blocks_seen),
         "backend_counters": counters,
@@ -245,57 +253,65 @@ def census(workload: Callable[..., Workload], strategy: Strategy, transport: str
     }
 
 
-def timing(workload: Callable[..., Workload], strategy: Strategy, transport: str, backend: str,
-           sizes: Sizes, seed: int, tcost: float) -> dict[str, Any]:  # fmt: skip
-    """``sizes.repeats`` clean timed passes; per-frame client / server CPU ns."""
-    client_frames: list[float] = []
-    server_frames: list[float] = []
-    per_draw: list[float] = []  # client ns per draw of each steady frame
-    draws = 0
+@dataclass
+class Frames:
+    """Raw per-frame figures of the steady frames of one or more timing passes."""
+
+    client: list[float] = field(default_factory=list)
+    server: list[float] = field(default_factory=list)
+    client_per_draw: list[float] = field(default_factory=list)
+    draws: int = 0
+
+
+def timing_pass(workload: Callable[..., Workload], strategy: Strategy, transport: str,
+                backend: str, sizes: Sizes, seed: int, tcost: float, into: Frames) -> None:  # fmt: skip
+    """One clean timed pass; appends its steady frames to ``into``."""
     in_thread = transport == "monolith"
-    for _ in range(sizes.repeats):
-        rig = _Rig(strategy, transport, backend, timed=True)
-        c, wl = rig.client, workload(sizes.draws, seed)
-        wl.setup(c)
-        gc.collect()
-        for i in range(sizes.frames):
-            s0, a0, w0, d0 = rig.server_ns, rig.applied, rig.wait_ns, c.draws
-            t0 = _tt()
-            wl.frame(c, i)
-            c.present()
-            t1 = _tt()
-            records = rig.applied - a0
-            server = rig.server_ns - s0 - tcost * records
-            client = (t1 - t0) - (rig.wait_ns - w0) - tcost
-            if in_thread:
-                client -= server + 2 * tcost * records
-            if i:  # frame 0 is warm-up
-                client_frames.append(client)
-                server_frames.append(server)
-                per_draw.append(client / max(c.draws - d0, 1))
-                draws += c.draws - d0
-        rig.close()
-    d = max(draws, 1)
+    rig = _Rig(strategy, transport, backend, timed=True)
+    c, wl = rig.client, workload(sizes.draws, seed)
+    wl.setup(c)
+    gc.collect()
+    for i in range(sizes.frames):
+        s0, a0, w0, d0 = rig.server_ns, rig.applied, rig.wait_ns, c.draws
+        t0 = _tt()
+        wl.frame(c, i)
+        c.present()
+        t1 = _tt()
+        records = rig.applied - a0
+        server = rig.server_ns - s0 - tcost * records
+        client = (t1 - t0) - (rig.wait_ns - w0) - tcost
+        if in_thread:
+            client -= server + 2 * tcost * records
+        if i:  # frame 0 is warm-up
+            into.client.append(client)
+            into.server.append(server)
+            into.client_per_draw.append(client / max(c.draws - d0, 1))
+            into.draws += c.draws - d0
+    rig.close()
 
-    def pct(xs: list[float], q: float) -> float:
-        xs = sorted(xs)
-        return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))] if xs else 0.0
 
+def _pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))] if xs else 0.0
+
+
+def summarize(f: Frames) -> dict[str, Any]:
+    d = max(f.draws, 1)
     return {
-        "client_ns_per_draw": sum(client_frames) / d,
-        "client_ns_per_draw_p50": pct(per_draw, 0.50),
-        "server_ns_per_draw": sum(server_frames) / d,
-        "client_frame_ns_p50": pct(client_frames, 0.50),
-        "client_frame_ns_p99": pct(client_frames, 0.99),
-        "server_frame_ns_p50": pct(server_frames, 0.50),
-        "server_frame_ns_p99": pct(server_frames, 0.99),
-        "frames_timed": len(client_frames),
+        "client_ns_per_draw": sum(f.client) / d,
+        "client_ns_per_draw_p50": _pct(f.client_per_draw, 0.50),
+        "server_ns_per_draw": sum(f.server) / d,
+        "client_frame_ns_p50": _pct(f.client, 0.50),
+        "client_frame_ns_p99": _pct(f.client, 0.99),
+        "server_frame_ns_p50": _pct(f.server, 0.50),
+        "server_frame_ns_p99": _pct(f.server, 0.99),
+        "frames_timed": len(f.client),
     }
 
 
 def measure_cell(workload: Callable[..., Workload], strategy: Strategy, transport: str,
-                 backend: str, sizes: Sizes, seed: int, tcost: float,
-                 do_timing: bool = True) -> Cell:  # fmt: skip
+                 backend: str, sizes: Sizes, seed: int) -> Cell:  # fmt: skip
+    """The cell with its census (timing passes are the runner's, interleaved)."""
     cell = Cell(workload.name, strategy.key, transport, backend, draws_per_frame=sizes.draws,
                 frames=sizes.frames)  # fmt: skip
     why = strategy.unavailable()
@@ -305,8 +321,17 @@ def measure_cell(workload: Callable[..., Workload], strategy: Strategy, transpor
     try:
         cell.structure = census(workload, strategy, transport, backend, sizes, seed)
         cell.steady_draws = cell.structure["steady_draws"]
-        if do_timing:
-            cell.timing = timing(workload, strategy, transport, backend, sizes, seed, tcost)
     except Exception as exc:  # a backend that cannot start here: one line, not a traceback
         cell.status, cell.reason = "failed", f"{type(exc).__name__}: {exc}".splitlines()[0]
     return cell
+
+
+def time_cell(cell: Cell, workload: Callable[..., Workload], strategy: Strategy, sizes: Sizes,
+              seed: int, tcost: float, into: Frames) -> None:  # fmt: skip
+    """One timing pass of an ``ok`` cell (a failure marks the cell failed)."""
+    if cell.status != "ok":
+        return
+    try:
+        timing_pass(workload, strategy, cell.transport, cell.backend, sizes, seed, tcost, into)
+    except Exception as exc:
+        cell.status, cell.reason = "failed", f"{type(exc).__name__}: {exc}".splitlines()[0]

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from .measure import Cell, Sizes, measure_cell, timer_cost_ns
+from .measure import Cell, Frames, Sizes, measure_cell, summarize, time_cell, timer_cost_ns
 from .pipe import BACKENDS, TRANSPORTS
 from .strategies import STRATEGIES
 from .workloads import WORKLOADS
@@ -24,11 +24,11 @@ REPORT_BACKENDS = ("recorder", "gles", "vulkan")
 REPORT_TRANSPORTS = ("monolith", "inproc", "spawn")
 
 #: --quick: the CI form (each cell tiny; the facts are size-independent).
-QUICK = {"BlendToggle": Sizes(64, 4, 1), "NoChange": Sizes(64, 4, 1),
-         "ViewportChurn": Sizes(64, 4, 1), "MixedFrame": Sizes(400, 4, 1)}  # fmt: skip
+QUICK = {"BlendToggle": Sizes(48, 4, 2), "NoChange": Sizes(48, 4, 2),
+         "ViewportChurn": Sizes(48, 4, 2), "MixedFrame": Sizes(300, 4, 2)}  # fmt: skip
 #: the report's run.
-FULL = {"BlendToggle": Sizes(2000, 3, 2), "NoChange": Sizes(2000, 3, 2),
-        "ViewportChurn": Sizes(2000, 3, 2), "MixedFrame": Sizes(10_000, 3, 2)}  # fmt: skip
+FULL = {"BlendToggle": Sizes(250, 7, 2), "NoChange": Sizes(250, 7, 2),
+        "ViewportChurn": Sizes(250, 7, 2), "MixedFrame": Sizes(10_000, 3, 2)}  # fmt: skip
 #: BlendToggle's CSO count is checked at a second size too ("for any N").
 SECOND_SIZE = 2
 
@@ -83,24 +83,42 @@ def _missing(plan: Plan) -> list[Cell]:
 
 
 def run(plan: Plan, progress: Callable[[int], Progress] | None = None) -> tuple[list[Cell], list[Cell]]:
-    """Every cell of ``plan`` (plus the missing rows); second: BlendToggle/(a) at other sizes."""
+    """Every cell of ``plan`` (plus the missing rows); second: BlendToggle/(a) at other sizes.
+
+    First the census of every cell, then the timing passes: for each workload / transport
+    / backend, ``repeats`` rounds over the strategies in turn (interleaved, so that a
+    drift of the machine lands on every strategy alike).
+    """
     tcost = timer_cost_ns()
-    jobs = [(w, s, t, b) for w in plan.workloads for s in plan.strategies
-            for t in plan.transports_run() for b in plan.backends_run()]  # fmt: skip
+    groups = [(w, t, b) for w in plan.workloads for t in plan.transports_run()
+              for b in plan.backends_run()]  # fmt: skip
     extra = [w for w in plan.workloads if w == "BlendToggle"] if "a" in plan.strategies else []
-    bar = (progress or (lambda n: Progress(n)))(len(jobs) + len(extra))
+    passes = sum(plan.sizes[w].repeats for w, _, _ in groups) * len(plan.strategies) if plan.timing else 0
+    bar = (progress or (lambda n: Progress(n)))(len(groups) * len(plan.strategies) + len(extra) + passes)
     cells: list[Cell] = []
-    for w, s, t, b in jobs:
-        sizes = plan.sizes[w]
-        cells.append(measure_cell(WORKLOADS[w], plan.strategy_table[s], t, b, sizes, plan.seed,
-                                  tcost, do_timing=plan.timing))  # fmt: skip
-        bar.step(f"{w}/{s}/{t}/{b}")
+    table = plan.strategy_table
+    for w, t, b in groups:
+        for s in plan.strategies:
+            cells.append(measure_cell(WORKLOADS[w], table[s], t, b, plan.sizes[w], plan.seed))
+            bar.step(f"census {w}/{s}/{t}/{b}")
+    if plan.timing:
+        by = {c.key: c for c in cells}
+        for w, t, b in groups:
+            sizes = plan.sizes[w]
+            frames = {s: Frames() for s in plan.strategies}
+            for r in range(sizes.repeats):
+                for s in plan.strategies:
+                    time_cell(by[(w, s, t, b)], WORKLOADS[w], table[s], sizes, plan.seed, tcost,
+                              frames[s])  # fmt: skip
+                    bar.step(f"timing {w}/{s}/{t}/{b} ({r + 1}/{sizes.repeats})")
+            for s in plan.strategies:
+                if by[(w, s, t, b)].status == "ok":
+                    by[(w, s, t, b)].timing = summarize(frames[s])
     others: list[Cell] = []
     for w in extra:
         base = plan.sizes[w]
         sizes = Sizes(base.draws * SECOND_SIZE + 2, base.frames, 1)
         t, b = plan.transports_run()[0], plan.backends_run()[0]
-        others.append(measure_cell(WORKLOADS[w], plan.strategy_table["a"], t, b, sizes, plan.seed,
-                                   tcost, do_timing=False))  # fmt: skip
-        bar.step(f"{w}/a at {sizes.draws} draws/frame")
+        others.append(measure_cell(WORKLOADS[w], table["a"], t, b, sizes, plan.seed))
+        bar.step(f"census {w}/a at {sizes.draws} draws/frame")
     return cells + _missing(plan), others
