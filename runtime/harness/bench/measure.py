@@ -161,6 +161,11 @@ def _cso_stats(client: Client) -> dict[str, int]:
     return {k: int(v) for k, v in asdict(s).items() if isinstance(v, int)}
 
 
+def _set_hashes(client: Client) -> int:
+    """Hashes the set-hash suppressors computed (``kVarTail`` set calls)."""
+    return int(getattr(getattr(client.tr, "sup", None), "hashes", 0))
+
+
 def _delta(after: Mapping[str, int], before: Mapping[str, int]) -> dict[str, int]:
     return {k: after[k] - before.get(k, 0) for k in sorted(after)}
 
@@ -205,7 +210,7 @@ def census(workload: Callable[..., Workload], strategy: Strategy, transport: str
     wl.setup(c)
     wl.frame(c, 0)
     c.present()
-    minted0, stats0, draws0 = c.csos_minted, _cso_stats(c), c.draws
+    minted0, stats0, draws0, sets0 = c.csos_minted, _cso_stats(c), c.draws, _set_hashes(c)
     tally.clear()
     nbytes.clear()
     hops = 0  # the census sink wrapper's own call, once per record applied on this thread
@@ -225,7 +230,7 @@ def census(workload: Callable[..., Workload], strategy: Strategy, transport: str
         profiled = c.draws - p0
         c.present()
     steady = c.draws - draws0
-    minted, stats = c.csos_minted, _cso_stats(c)
+    minted, stats, sets = c.csos_minted, _cso_stats(c), _set_hashes(c)
     enc.encode = encode  # the frames only, not the teardown
     rig.close()
     d = max(steady, 1)
@@ -242,6 +247,7 @@ def census(workload: Callable[..., Workload], strategy: Strategy, transport: str
         "csos_minted_steady": minted - minted0,
         "cso_stats": stats,
         "cso_stats_steady": _delta(stats, stats0),
+        "set_hashes_per_draw": (sets - sets0) / d,
         "python_calls_per_draw": (calls["call"] - hops) / max(profiled, 1),
         "c_calls_per_draw": calls["c_call"] / max(profiled, 1),
         "pipeline_states_seen": len(wl.pipeline_seen),
