@@ -186,3 +186,22 @@ def test_cli_json_and_plot(tmp_path: Path, capsys):
         "bytes_per_draw.png", "cpu_per_draw.png", "hash_skip.png"]  # fmt: skip
     assert "client ns/d" in capsys.readouterr().out
     assert set(WORKLOADS) == {"BlendToggle", "NoChange", "ViewportChurn", "MixedFrame"}
+
+
+def test_backend_counters_are_read_where_backends_keep_them():
+    from mgpipe.runtime.harness.bench.measure import backend_counters
+
+    class Gl:
+        def stats(self):
+            return {"gl_calls": 7, "draws": 2, "renderer": "x"}
+
+    class Snap:
+        def snapshot(self):
+            return {"pipelines_created": 2, "device": "gpu", "validation": True}
+
+    class Vk:
+        counters = Snap()
+
+    assert backend_counters(Gl()) == {"gl_calls": 7, "draws": 2}
+    assert backend_counters(Vk()) == {"pipelines_created": 2}
+    assert backend_counters(object()) == {}

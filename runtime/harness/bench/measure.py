@@ -144,13 +144,24 @@ class _Rig:
             closer()
 
 
+#: Where a backend keeps its counters: a mapping, a method returning one, or an object with
+#: ``snapshot()``; the first that yields a mapping wins.
+COUNTER_ACCESSORS = ("stats", "vulkan_stats", "counters")
+
+
 def backend_counters(backend: Any) -> dict[str, int]:
-    """The backend's own counters: ``counters`` as a mapping or a method returning one."""
-    c = getattr(backend, "counters", None)
-    if callable(c):
-        c = c()
-    if isinstance(c, Mapping):
-        return {str(k): int(v) for k, v in c.items() if isinstance(v, (int, float))}
+    """The backend's own counters (integers only), e.g. ``gl_calls``, ``pipelines_created``."""
+    for name in COUNTER_ACCESSORS:
+        c = getattr(backend, name, None)
+        if c is None:
+            continue
+        if hasattr(c, "snapshot"):
+            c = c.snapshot()
+        elif callable(c):
+            c = c()
+        if isinstance(c, Mapping):
+            return {str(k): int(v) for k, v in c.items()
+                    if isinstance(v, (int, float)) and not isinstance(v, bool)}  # fmt: skip
     return {}
 
 
