@@ -243,10 +243,11 @@ def census(workload: Callable[..., Workload], strategy: Strategy, transport: str
     steady = c.draws - draws0
     minted, stats, sets = c.csos_minted, _cso_stats(c), _set_hashes(c)
     enc.encode = encode  # the frames only, not the teardown
+    counters = backend_counters(rig.backend)
+    digest = _draw_state_digest(rig.raw_backend)
     rig.close()
     d = max(steady, 1)
     rs_bytes = sum(nbytes[k] for k in RENDER_STATE_CALLS)
-    counters = backend_counters(rig.backend)
     return {
         "steady_draws": steady,
         "records_per_draw": sum(tally.values()) / d,
@@ -266,7 +267,7 @@ def census(workload: Callable[..., Workload], strategy: Strategy, transport: str
         "backend_counters": counters,
         "pipelines_created": counters.get("pipelines_created"),
         "gl_calls": counters.get("gl_calls"),
-        "draw_state_digest": _draw_state_digest(rig.raw_backend),
+        "draw_state_digest": digest,
     }
 
 
