@@ -12,8 +12,14 @@ from .recorder import Recorder
 
 __all__ = ["BACKENDS", "UnknownBackend", "make_backend"]
 
+def _gles() -> Any:
+    from .gles import GlesBackend  # imports PyOpenGL / EGL only when asked for
+
+    return GlesBackend()
+
+
 #: backend name -> factory of a backend table object.
-BACKENDS: dict[str, Callable[[], Any]] = {"recorder": Recorder}
+BACKENDS: dict[str, Callable[[], Any]] = {"recorder": Recorder, "gles": _gles}
 
 
 class UnknownBackend(ValueError):

@@ -156,7 +156,8 @@ class Client:
                 self.tr.units[unit] = (None, s)
         if not tex.view.is_null:  # the view dies before its storage owner
             self.tr.death("SamplerViewCso", tex.view, "DeleteSamplerView")
-        self.tr.death("Texture", tex.handle, "ResourceDestroy")
+        kind = "Renderbuffer" if tex.target == "kResourceRenderbuffer" else "Texture"
+        self.tr.death(kind, tex.handle, "ResourceDestroy")
 
     # -- samplers ------------------------------------------------------------
     def create_sampler(self, **params: Any) -> Handle:
@@ -208,8 +209,11 @@ class Client:
 
     # -- vertex input --------------------------------------------------------
     def vertex_attrib_pointer(self, index: int, buf: Buffer, size: int, gl_type: int = GL_FLOAT,
-                              normalized: bool = False, stride: int = 0, offset: int = 0) -> None:  # fmt: skip
-        self.tr.attribs[index] = Attrib(buf.handle, size, gl_type, normalized, stride, offset)
+                              normalized: bool = False, stride: int = 0, offset: int = 0,
+                              divisor: int = 0) -> None:  # fmt: skip
+        """``glVertexAttribPointer`` (+ ``glVertexAttribDivisor``: 0 per vertex, n per n instances)."""
+        self.tr.attribs[index] = Attrib(buf.handle, size, gl_type, normalized, stride, offset,
+                                        divisor)  # fmt: skip
 
     def disable_vertex_attrib(self, index: int) -> None:
         self.tr.attribs.pop(index, None)
@@ -224,7 +228,31 @@ class Client:
     def framebuffer_texture(
         self, fb: Framebuffer, index: int, tex: Texture, level: int = 0
     ) -> None:
+        """Colour attachment ``index``: a 2D texture level or a renderbuffer (level 0)."""
         fb.color[index] = (tex, level)
+
+    def framebuffer_depth_stencil(self, fb: Framebuffer, depth: Texture | None,
+                                  stencil: Texture | None = None) -> None:  # fmt: skip
+        """Depth and stencil attachments (one packed renderbuffer may be both)."""
+        fb.depth = (depth, 0) if depth is not None else None
+        fb.stencil = (stencil, 0) if stencil is not None else None
+
+    def read_buffer(self, fb: Framebuffer, index: int) -> None:
+        """``glReadBuffer(GL_COLOR_ATTACHMENT0 + index)`` of ``fb``."""
+        if index not in fb.color:
+            raise ValueError(f"read_buffer: colour attachment {index} is empty")
+        fb.read = index
+
+    def create_renderbuffer(self, width: int, height: int, internal_format: int) -> Texture:
+        """A renderbuffer (``glRenderbufferStorage``); delete it with :meth:`delete_texture`."""
+        rb = Texture(self.tr.alloc["Renderbuffer"].alloc(), "kResourceRenderbuffer",
+                     internal_format, width, height, 1)  # fmt: skip
+        desc = {"Res": rb.handle, "Target": self._target(rb.target), "StorageKind": 0}
+        self.em.emit("ResourceCreate", desc)
+        self.em.emit("ResourceRespecify", dict(desc, InternalFormat=internal_format, Width=width,
+                                               Height=height, Depth=1, ArrayLayers=1, Levels=1,
+                                               Immutable=1))  # fmt: skip
+        return rb
 
     def bind_framebuffer(self, fb: Framebuffer | None) -> None:
         self.tr.draw_fbo = fb
@@ -249,9 +277,15 @@ class Client:
     def _draw(self, mode: int, index_size: int, start: int, count: int, instances: int) -> None:
         self.tr.validate("DrawVbo")
         ib = self.tr.index_buffer.handle if (index_size and self.tr.index_buffer) else NULL
+        p = self.state.p
+        restart, flags = int(p["PrimitiveRestartIndex"]), 0
+        if index_size and (p["PrimitiveRestartEnabled"] or p["PrimitiveRestartFixedIndexEnabled"]):
+            flags = _t.enum("MGPDrawFlagBit")["kDrawPrimitiveRestart"]
+            if p["PrimitiveRestartFixedIndexEnabled"]:
+                restart = (1 << (8 * index_size)) - 1
         payload = {"Mode": mode, "IndexSize": index_size, "InstanceCount": instances,
-                   "NumDraws": 1, "IndexResource": ib,
-                   "RestartIndex": int(self.state.p["PrimitiveRestartIndex"])}  # fmt: skip
+                   "NumDraws": 1, "IndexResource": ib, "Flags": flags,
+                   "RestartIndex": restart}  # fmt: skip
         self.em.emit("DrawVbo", payload, ([{"Start": start, "Count": count, "IndexBias": 0}],))
         self.draws += 1
 

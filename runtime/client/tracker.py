@@ -63,6 +63,9 @@ class Program:
 class Framebuffer:
     handle: Handle
     color: dict[int, tuple[Texture, int]] = field(default_factory=dict)  # index -> (tex, level)
+    depth: tuple[Texture, int] | None = None  # a texture or renderbuffer (target says which)
+    stencil: tuple[Texture, int] | None = None
+    read: int = 0  # the colour attachment glReadBuffer names
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,7 @@ class Attrib:
     normalized: bool
     stride: int
     offset: int
+    divisor: int = 0
 
 
 class Tracker:
@@ -147,12 +151,15 @@ class Tracker:
                 tex, level = fb.color.get(i, (None, 0))
                 color.append(self._surface(tex, level))
                 draw.append(i if tex is not None else -1)
-            first = next(iter(fb.color.values()), (None, 0))
+            first = next(iter(fb.color.values()), fb.depth or fb.stencil or (None, 0))
             w = max(first[0].width >> first[1], 1) if first[0] else 0
             h = max(first[0].height >> first[1], 1) if first[0] else 0
             payload = {
-                "Fbo": fb.handle, "Color": color, "ReadSurface": color[0], "DrawBuffers": draw,
-                "Width": w, "Height": h, "Layers": 1, "IsDefault": 0, "Complete": int(bool(fb.color)),
+                "Fbo": fb.handle, "Color": color, "ReadSurface": color[fb.read],
+                "DrawBuffers": draw, "Width": w, "Height": h, "Layers": 1, "IsDefault": 0,
+                "Depth": self._surface(*(fb.depth or (None, 0))),
+                "Stencil": self._surface(*(fb.stencil or (None, 0))),
+                "Complete": int(bool(fb.color or fb.depth or fb.stencil)),
             }  # fmt: skip
         payload["Target"] = _t.enum("MGPFramebufferTarget")["kFramebufferBoth"]
         digest = self.sup.offer("SetFramebufferState", payload)
@@ -165,7 +172,8 @@ class Tracker:
         if tex is None:
             return {"Kind": 0}
         target = _t.enum("MGPResourceTarget")[tex.target]
-        return {"Res": tex.handle, "InternalFormat": tex.internal_format, "Kind": 1,
+        kind = 2 if tex.target == "kResourceRenderbuffer" else 1  # MGPSurface.Kind
+        return {"Res": tex.handle, "InternalFormat": tex.internal_format, "Kind": kind,
                 "Level": level, "UploadTarget": target}  # fmt: skip
 
     def _push_program(self) -> None:
@@ -224,7 +232,7 @@ class Tracker:
         wires = [{"Format": a.gl_type, "Size": a.size, "Normalized": a.normalized,
                   "RelativeOffset": 0, "BindingIndex": i, "Enabled": 1} if a else {}
                  for i, a in enumerate(attribs)]  # fmt: skip
-        binds = [{"Stride": a.stride, "Divisor": 0} if a else {} for a in attribs]
+        binds = [{"Stride": a.stride, "Divisor": a.divisor} if a else {} for a in attribs]
         blob = (layouts.array(layouts.dtype("MGPVertexAttribWire"), wires).tobytes()
                 + layouts.array(layouts.dtype("MGPVertexBindingPointWire"), binds).tobytes())  # fmt: skip
         self.em.emit("CreateVertexElements", {"Cso": handle, "AttribCount": len(attribs),

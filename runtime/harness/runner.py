@@ -7,7 +7,7 @@ and returns a :class:`SceneResult`. Backends come from the registry
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..backends.registry import BACKENDS, UnknownBackend, make_backend
@@ -15,6 +15,7 @@ from ..client.api import Client
 from ..server.applier import Applier
 from ..wire.stage import StageSegment
 from .scenes import SCENES, Scene
+from .scenes.kit import capture as capture_image
 
 __all__ = ["BACKENDS", "SCENES", "Scene", "SceneResult", "run_scene", "UnknownBackend", "STAGE_CAPACITY"]
 
@@ -32,6 +33,7 @@ class SceneResult:
     stage_bytes: int
     backend: Any
     client: Client
+    images: list = field(default_factory=list)  # a pixel scene's read-back images
 
     def summary(self) -> dict[str, Any]:
         return {"name": self.name, "draws": self.draws, "records": self.records,
@@ -47,14 +49,27 @@ def run_scene(
     n: int | None = None,
     *,
     whole_block: bool = False,
+    capture: bool = False,
 ) -> SceneResult:
+    """``capture``: a scene that reads nothing back gets the default framebuffer read back
+    after it ran (``mgpipe run --out`` writes one PNG per scene)."""
     scene = SCENES[name]
     be = make_backend(backend)
     stage = StageSegment(STAGE_CAPACITY)
     applier = Applier(be, stage)
-    client = Client(applier.apply, stage, transport=transport, whole_block=whole_block)
-    with client:  # closes (drains) on success; on error the original error wins
-        scene.run(client, scene.default_n if n is None else n)
+    client = Client(applier.apply, stage, transport=transport, whole_block=whole_block,
+                    width=scene.width, height=scene.height)  # fmt: skip
+    try:
+        with client:  # closes (drains) on success; on error the original error wins
+            images = scene.run(client, scene.default_n if n is None else n) or []
+            if capture and not images:
+                client.bind_framebuffer(None)
+                images = [capture_image(client, scene.width, scene.height)]
+    finally:
+        close = getattr(be, "close", None)  # a backend holding a driver context lets it go
+        if close is not None:
+            close()
     digest = be.recording_digest() if hasattr(be, "recording_digest") else None
     return SceneResult(name, client.draws, client.records, client.wire_bytes,
-                       client.csos_minted, digest, client.staged_bytes, be, client)  # fmt: skip
+                       client.csos_minted, digest, client.staged_bytes, be, client,
+                       list(images))  # fmt: skip

@@ -8,19 +8,51 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ...client.api import Client
+from . import pixel_draw, pixel_state
 from .core import blend_toggle, clear_present, readback, viewport_churn
+from .kit import Image, Probe
 
-__all__ = ["SCENES", "Scene"]
+__all__ = ["SCENES", "PIXEL_SCENES", "Scene", "Image", "Probe"]
 
 
 @dataclass(frozen=True)
 class Scene:
     name: str
-    run: Callable[[Client, int], None]
+    run: Callable[[Client, int], Any]  # a pixel scene returns its read-back images
     default_n: int
     doc: str
+    width: int = 640
+    height: int = 480
+    #: n -> the pixels the images must show, from first principles (pixel scenes only)
+    probes: Callable[[int], list[Probe]] | None = None
+
+
+def _pixel(name: str, module: Any, fn: str, default_n: int = 1) -> Scene:
+    run = getattr(module, fn)
+    size = getattr(module, "SIZE", 64)
+    return Scene(name, run, default_n, (run.__doc__ or "").split("\n")[0], size, size,
+                 getattr(module, f"probes_{fn}"))  # fmt: skip
+
+
+#: The pixel scenes (any backend that renders runs them; probes checked by the tests).
+PIXEL_SCENES: tuple[Scene, ...] = (
+    _pixel("clears", pixel_state, "clears"),
+    _pixel("blend", pixel_state, "blend"),
+    _pixel("depth", pixel_state, "depth"),
+    _pixel("stencil", pixel_state, "stencil"),
+    _pixel("cull", pixel_state, "cull"),
+    _pixel("scissor", pixel_state, "scissor"),
+    _pixel("viewports", pixel_draw, "viewport_churn", 8),
+    _pixel("color-mask", pixel_draw, "color_mask"),
+    _pixel("polygon-offset", pixel_draw, "polygon_offset"),
+    _pixel("restart-strip", pixel_draw, "restart_strip"),
+    _pixel("instanced", pixel_draw, "instanced"),
+    _pixel("texture-upload", pixel_draw, "texture_upload"),
+    _pixel("blaze3d-frame", pixel_draw, "blaze3d_frame", 64),
+)
 
 
 SCENES: dict[str, Scene] = {
@@ -32,3 +64,4 @@ SCENES: dict[str, Scene] = {
         Scene("readback", readback, 4, readback.__doc__ or ""),
     )
 }
+SCENES.update((s.name, s) for s in PIXEL_SCENES)

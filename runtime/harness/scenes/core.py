@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import struct
 
+from ..shaders.programs import load
 from ...client.api import GL_COLOR_BUFFER_BIT, GL_DEPTH_BUFFER_BIT, GL_TRIANGLES, Client
 
 __all__ = ["blend_toggle", "viewport_churn", "clear_present", "readback"]
@@ -11,14 +12,13 @@ __all__ = ["blend_toggle", "viewport_churn", "clear_present", "readback"]
 
 # -- shared setup ---------------------------------------------------------------
 _TRIANGLE = struct.pack("<9f", -1, -1, 0, 1, -1, 0, 0, 1, 0)
-_SPIRV_VS = b"\x03\x02\x23\x07" + b"mgpipe-scene-vs" + b"\0"
-_SPIRV_FS = b"\x03\x02\x23\x07" + b"mgpipe-scene-fs" + b"\0"
 
 
 def _setup(c: Client) -> None:
     """One triangle VBO, one program, attribute 0 -- what every draw scene shares."""
     vb = c.create_buffer(_TRIANGLE)
-    prog = c.create_program({0: _SPIRV_VS, 4: _SPIRV_FS}, b'{"inputs":["pos"]}')
+    src = load("color")  # attribute 1 (colour) stays disabled: GL's constant (0, 0, 0, 1)
+    prog = c.create_program(src.spirv, src.reflection)
     c.use_program(prog)
     c.vertex_attrib_pointer(0, vb, 3, stride=12)
     c.viewport(0, 0, 640, 480)

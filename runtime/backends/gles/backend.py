@@ -1,0 +1,287 @@
+"""The ``gles`` backend table: GLES 3 over EGL (PyOpenGL), Espryt's shape.
+
+Entries are named like the calls (``backend.DrawVbo(ctx, decoded)``); a call without an
+entry here is a null entry, i.e. ``Fatal{UnimplementedCall, "<Call>"}``. Entries that only
+record state return at once (the server context already holds it): the GL work happens at
+the verbs, which run :class:`~.sync.RenderStateSync` against the working render-state
+block, then bind program / vertex input and draw, clear or read.
+
+The EGL context is made on the first entry, on the thread that applies records (the
+caller's thread under ``monolith``, the apply thread under ``inproc``). ``gl.counts`` counts
+every GL call; :meth:`GlesBackend.stats` reports them with the sync gate counters.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+import numpy as np
+
+from ...schema import tables as _t
+from .egl import EglContext
+from .errors import DriverRefused
+from .framebuffer import Framebuffers, GlFramebuffer
+from .gl import GL, CountedGL, gl_string, has_entry
+from .program import GlProgram, build_program
+from .resources import PIXEL_FORMATS, GlBuffer, Limits, Resources
+from .sync import RenderStateSync
+from .vertex import INDEX_DTYPES, VertexInput, parse_layout
+
+__all__ = ["GlesBackend"]
+
+
+def _state_only(ctx: Any, d: Any) -> None:
+    """The applier already holds what this record says; GL reads it at the next verb."""
+    return None
+
+
+class GlesBackend:
+    """One context's GLES backend (see the module docstring)."""
+
+    # state the applier keeps; the verbs read it
+    CreateRenderState = staticmethod(_state_only)
+    BindRenderState = staticmethod(_state_only)
+    SetDynamicState = staticmethod(_state_only)
+    DeleteRenderState = staticmethod(_state_only)
+    SetPixelPackState = staticmethod(_state_only)
+    SetSamplerViews = staticmethod(_state_only)  # programs with samplers are refused at create
+    BindSamplerStates = staticmethod(_state_only)
+    ObjectDeath = staticmethod(_state_only)  # the wire delete already released the GL object
+
+    def __init__(self) -> None:
+        self.gl = CountedGL()
+        self.egl: EglContext | None = None
+        self.frames = 0
+        self.draws = 0
+        self._restart_flag = int(_t.enum("MGPDrawFlagBit")["kDrawPrimitiveRestart"])
+        self._clear_mask = int(_t.enum("MGPClearKind")["kClearMask"])
+        self._program = 0
+        self._bound_program: GlProgram | None = None
+
+    # -- life --------------------------------------------------------------------------
+    def _start(self) -> None:
+        self.egl = EglContext()
+        self.platform = self.egl.platform
+        gl = self.gl
+
+        def geti(name: int) -> int:
+            return int(np.asarray(gl.glGetIntegerv(name)).reshape(-1)[0])
+
+        self.version = gl_string(gl, GL.GL_VERSION)
+        self.renderer = gl_string(gl, GL.GL_RENDERER)
+        exts = set(gl_string(gl, GL.GL_EXTENSIONS).split())
+        major = geti(GL.GL_MAJOR_VERSION) * 10 + geti(GL.GL_MINOR_VERSION)
+        self.limits = Limits(geti(GL.GL_MAX_TEXTURE_SIZE), geti(GL.GL_MAX_RENDERBUFFER_SIZE),
+                             geti(GL.GL_MAX_DRAW_BUFFERS), geti(GL.GL_MAX_VERTEX_ATTRIBS))  # fmt: skip
+        indexed = (major >= 32 or "GL_OES_draw_buffers_indexed" in exts) and all(
+            has_entry(f) for f in ("glEnablei", "glColorMaski", "glBlendFuncSeparatei"))  # fmt: skip
+        self.res = Resources(gl, self.limits)
+        self.fbs = Framebuffers(gl, self.limits.max_draw_buffers)
+        self.vtx = VertexInput(gl, self.limits.max_vertex_attribs)
+        self.sync = RenderStateSync(gl, indexed)
+        gl.glPixelStorei(GL.GL_PACK_ALIGNMENT, 1)
+
+    def _ready(self) -> None:
+        if self.egl is None:
+            self._start()
+
+    def close(self) -> None:
+        """Destroy the context (every GL object goes with it)."""
+        if self.egl is not None:
+            self.egl.destroy()
+            self.egl = None
+
+    def stats(self) -> dict[str, int | float]:
+        """Flat counters: GL calls, draws, frames and the sync gate (``sync_<gate>``)."""
+        out: dict[str, int | float] = {"gl_calls": self.gl.total(), "draws": self.draws,
+                                       "frames": self.frames}  # fmt: skip
+        if hasattr(self, "sync"):
+            out.update((f"sync_{k}", v) for k, v in sorted(self.sync.stats.items()))
+        return out
+
+    def info(self) -> dict[str, Any]:
+        """Which driver ran, and every GL call by name."""
+        return {"renderer": getattr(self, "renderer", ""), "version": getattr(self, "version", ""),
+                "egl_platform": getattr(self, "platform", ""),
+                "gl_calls_by_name": dict(sorted(self.gl.counts.items()))}  # fmt: skip
+
+    # -- resources -----------------------------------------------------------------------
+    def ResourceCreate(self, ctx: Any, d: Any) -> None:
+        self._ready()
+        obj = ctx.resolved["Res"]
+        obj.backend = self.res.create(obj.kind, int(d.payload["Target"]), d.name)
+
+    def ResourceRespecify(self, ctx: Any, d: Any) -> None:
+        self._ready()
+        self.res.respecify(ctx.resolved["Res"].backend, d.payload, d.name)
+
+    def ResourceSubData(self, ctx: Any, d: Any) -> None:
+        self._ready()
+        regions = d.tails[0] if d.tails else ()
+        blob = d.blob if d.blob is not None else memoryview(b"")
+        self.res.sub_data(ctx.resolved["Res"].backend, d.payload, regions, blob, d.name)
+
+    def ResourceDestroy(self, ctx: Any, d: Any) -> None:
+        self._ready()
+        res = ctx.resolved["Res"].backend
+        if isinstance(res, GlBuffer):
+            self.vtx.forget_buffer(res)
+        self.res.destroy(res)
+
+    # -- vertex input ----------------------------------------------------------------------
+    def CreateVertexElements(self, ctx: Any, d: Any) -> None:
+        self._ready()
+        obj = ctx.resolved["Cso"]
+        obj.backend = parse_layout(d.payload, bytes(d.blob or b""), d.name)
+        if ctx.vertex_elements == obj.handle:  # a re-issued create of the bound layout
+            self.vtx.set_layout(obj.backend)
+
+    def BindVertexElements(self, ctx: Any, d: Any) -> None:
+        self._ready()
+        self.vtx.set_layout(ctx.resolved["Res"].backend)
+
+    def SetVertexBuffers(self, ctx: Any, d: Any) -> None:
+        self._ready()
+        start = int(d.payload["Start"])
+        rows: dict[int, tuple[GlBuffer, int, int] | None] = {}
+        tail = d.tails[0] if d.tails else ()
+        for i, row in enumerate(tail):
+            obj = ctx.resolved.get(f"MGPVertexBufferWire[{i}].Res")
+            buf = getattr(obj, "backend", None)
+            rows[start + i] = (buf, int(row["Offset"]), int(row["Stride"])) if isinstance(
+                buf, GlBuffer) else None  # fmt: skip
+        self.vtx.set_buffers(start, rows)
+
+    def SetIndexBuffer(self, ctx: Any, d: Any) -> None:
+        self._ready()  # the draw names its index resource; nothing to bind ahead of it
+
+    # -- shader state ----------------------------------------------------------------------
+    def CreateShaderState(self, ctx: Any, d: Any) -> None:
+        self._ready()
+        p = d.payload
+        mask = int(p["StageMask"])
+        stages = {i: bytes(ctx.stage.view(p["Spirv"][i], f"{d.name}.Spirv"))
+                  for i in range(len(p["Spirv"])) if mask >> i & 1}  # fmt: skip
+        reflection = bytes(ctx.stage.view(p["Reflection"], f"{d.name}.Reflection"))
+        ctx.resolved["Cso"].backend = build_program(self.gl, stages, reflection, d.name)
+
+    def SetDrawProgram(self, ctx: Any, d: Any) -> None:
+        prog = getattr(ctx.resolved.get("ShaderCso"), "backend", None)
+        self._bound_program = prog if isinstance(prog, GlProgram) else None
+
+    def DeleteShaderState(self, ctx: Any, d: Any) -> None:
+        self._ready()
+        prog = ctx.resolved["Res"].backend
+        if isinstance(prog, GlProgram):
+            if self._program == prog.name:
+                self._program = 0
+            if self._bound_program is prog:
+                self._bound_program = None
+            self.gl.glDeleteProgram(prog.name)
+
+    # -- framebuffers ------------------------------------------------------------------------
+    def SetFramebufferState(self, ctx: Any, d: Any) -> None:
+        self._ready()
+        p = d.payload
+        if int(p["IsDefault"]):
+            fb = self.fbs.default_framebuffer(int(p["Width"]), int(p["Height"]), d.name)
+            self.fbs.bind(fb)
+        else:
+            obj = ctx.resolved["Fbo"]
+            if not isinstance(obj.backend, GlFramebuffer):
+                obj.backend = self.fbs.create()
+            fb = obj.backend
+            self.fbs.update(fb, p, ctx.resolved, d.name)
+        self.sync.set_surface(fb.width, fb.height)
+
+    # -- verbs ---------------------------------------------------------------------------------
+    def _sync(self, ctx: Any) -> None:
+        ws = ctx.render_state
+        self.sync.sync(ws.data, ws.version, ws.view())
+
+    def Clear(self, ctx: Any, d: Any) -> None:
+        self._ready()
+        if int(d.payload["Kind"]) != self._clear_mask:
+            raise DriverRefused(f"{d.name}.Kind", "gles clears by mask only (glClear)")
+        self._sync(ctx)
+        self.gl.glClear(int(d.payload["Mask"]))
+
+    def DrawVbo(self, ctx: Any, d: Any) -> None:
+        self._ready()
+        p = d.payload
+        what = d.name
+        prog = self._bound_program
+        if prog is None:
+            raise DriverRefused(f"{what}.ShaderCso", "a draw with no linked program bound")
+        self._sync(ctx)
+        gl = self.gl
+        if prog.name != self._program:
+            gl.glUseProgram(prog.name)
+            self._program = prog.name
+        self.vtx.apply(what)
+        mode, instances = int(p["Mode"]), max(int(p["InstanceCount"]), 1)
+        size = int(p["IndexSize"])
+        ranges = d.tails[0] if d.tails else ()
+        if size:
+            ib = getattr(ctx.resolved.get("IndexResource"), "backend", None)
+            if not isinstance(ib, GlBuffer) or size not in INDEX_DTYPES:
+                raise DriverRefused(f"{what}.IndexResource", f"an indexed draw ({size}-byte indices) "
+                                    "with no index buffer")  # fmt: skip
+            restart = None
+            if int(p["Flags"]) & self._restart_flag:
+                restart = int(p["RestartIndex"])
+                if restart != (1 << (8 * size)) - 1:
+                    raise DriverRefused(f"{what}.RestartIndex", f"GLES restarts at the fixed index "
+                                        f"0x{(1 << (8 * size)) - 1:x}, not 0x{restart:x}")  # fmt: skip
+            self.vtx.bind_index_buffer(ib)
+            gl_type = INDEX_DTYPES[size][0]
+            for r in ranges:
+                start, count, bias = int(r["Start"]), int(r["Count"]), int(r["IndexBias"])
+                if bias:
+                    raise DriverRefused(f"{what}.IndexBias", "GLES 3.0 has no base vertex")
+                top = self.vtx.max_index(ib, size, start, count, restart, what)
+                self.vtx.check_range(top, instances, what)
+                ptr = ctypes.c_void_p(start * size)
+                if instances > 1:
+                    gl.glDrawElementsInstanced(mode, count, gl_type, ptr, instances)
+                else:
+                    gl.glDrawElements(mode, count, gl_type, ptr)
+        else:
+            for r in ranges:
+                start, count = int(r["Start"]), int(r["Count"])
+                self.vtx.check_range(start + count - 1, instances, what)
+                if instances > 1:
+                    gl.glDrawArraysInstanced(mode, start, count, instances)
+                else:
+                    gl.glDrawArrays(mode, start, count)
+        self.draws += len(ranges)
+
+    def ReadPixels(self, ctx: Any, d: Any) -> None:
+        self._ready()
+        p = d.payload
+        fmt, typ = int(p["Format"]), int(p["Type"])
+        if (fmt, typ) not in {(f, t) for f, t, _ in PIXEL_FORMATS.values()}:
+            raise DriverRefused(f"{d.name}.Format", f"format 0x{fmt:04x} type 0x{typ:04x}")
+        w, h = int(p["Width"]), int(p["Height"])
+        bpp = next(b for f, t, b in PIXEL_FORMATS.values() if (f, t) == (fmt, typ))
+        dst = ctx.stage.view(p["Dst"], f"{d.name}.Dst", writable=True)
+        if len(dst) < w * h * bpp:
+            raise DriverRefused(f"{d.name}.Dst", f"{len(dst)} bytes for {w}x{h}x{bpp}")
+        out = (ctypes.c_ubyte * (w * h * bpp)).from_buffer(dst)  # straight into the stage
+        self.gl.glReadPixels(int(p["X"]), int(p["Y"]), w, h, fmt, typ, out)
+        self._no_error(d.name)
+
+    def _no_error(self, what: str) -> None:
+        """Nothing the driver flagged since the last check goes unreported (once per frame
+        and per readback, not per call: the draw path stays at its own calls)."""
+        err = int(self.gl.glGetError())
+        if err:
+            raise DriverRefused(f"{what}.GlError", f"glGetError 0x{err:04x} since the last check")
+
+    def Present(self, ctx: Any, d: Any) -> None:
+        self._ready()
+        self.gl.glFlush()
+        self.frames += 1
+        self._no_error(d.name)
+

@@ -1,0 +1,283 @@
+"""``SyncRenderState`` in Espryt's shape (seed 000 §3): working block -> GLES calls.
+
+Inputs: the server's working ``RenderStateParameters`` bytes and their ``Uint16`` version
+(one per context, written by ``BindRenderState`` / ``SetDynamicState``), and the size of the
+bound draw surface. State kept here (the file-scope shadows of §3.1):
+
+- ``synced_version`` / ``has_synced``: the early-out (§3.2): an unchanged version returns
+  before anything is compared;
+- ``shadow``: a byte copy of the block as last synced. Three spans are compared (§3.3):
+  head ``[0, kMGPipeBlendSpanBegin)``, blend ``[kMGPipeBlendSpanBegin, kMGPipeBlendSpanEnd)``,
+  tail ``[kMGPipeBlendSpanEnd, sizeof)`` -- the bounds come from the generated tables
+  (``RENDER_STATE["espryt_spans"]`` and ``["size"]``). Each gated block (§3.4) runs only
+  when its span differs and issues only the GL calls whose members differ from the shadow;
+  each dirty span is copied back into the shadow (§3.5);
+- the resolved viewport and scissor shadows (§3.6): integers as last given to
+  ``glViewport`` / ``glScissor``. A written scissor box of zero size stays zero:
+  ``glScissor(0, 0, 0, 0)`` with the test on rejects every fragment.
+
+Members are read by name through the generated layout (a numpy record over the bytes).
+GLES 3.0 has no logic op, polygon mode, point size, sample mask or sample shading: those
+members are left alone (as Espryt leaves a null entry point alone).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from functools import lru_cache
+
+import numpy as np
+
+from ...schema import layouts
+from ...schema import tables as _t
+from .errors import DriverRefused
+from .gl import GL, CountedGL
+from .glenums import gl_table
+
+__all__ = ["RenderStateSync", "DrawBuffersIndexedMissing", "span_bounds"]
+
+
+class DrawBuffersIndexedMissing(DriverRefused):
+    """Per-draw-buffer state differs, and the context has no indexed draw-buffer calls."""
+
+    def __init__(self, member: str) -> None:
+        super().__init__(f"SyncRenderState.{member}", "per-draw-buffer state needs GLES 3.2 "
+                         "or GL_OES_draw_buffers_indexed")
+
+#: Bool member -> the GL capability it switches (Espryt's SYNC_CAPABILITY list, GLES 3.0).
+_CAPS = (
+    ("DepthTestEnabled", GL.GL_DEPTH_TEST),
+    ("DitherEnabled", GL.GL_DITHER),
+    ("SampleAlphaToCoverageEnabled", GL.GL_SAMPLE_ALPHA_TO_COVERAGE),
+    ("SampleCoverageEnabled", GL.GL_SAMPLE_COVERAGE),
+    ("PolygonOffsetFillEnabled", GL.GL_POLYGON_OFFSET_FILL),
+    ("RasterizerDiscardEnabled", GL.GL_RASTERIZER_DISCARD),
+    ("StencilTestEnabled", GL.GL_STENCIL_TEST),
+    ("CullFaceEnabled", GL.GL_CULL_FACE),
+)
+_FACES = (GL.GL_FRONT, GL.GL_BACK)
+
+
+@lru_cache(maxsize=None)
+def span_bounds() -> tuple[str, int, int, int]:
+    """(struct, blend begin, blend end, size) from the generated tables."""
+    rs = _t.tables().RENDER_STATE
+    spans = rs["espryt_spans"]
+    return (rs["struct"], int(spans["kMGPipeBlendSpanBegin"]), int(spans["kMGPipeBlendSpanEnd"]),
+            int(rs["size"]))  # fmt: skip
+
+
+def _i(v: object) -> int:
+    return int(v)  # type: ignore[call-overload]
+
+
+class RenderStateSync:
+    """One context's shadows; :meth:`sync` is Espryt's ``SyncRenderState``."""
+
+    def __init__(self, gl: CountedGL, indexed_draw_buffers: bool) -> None:
+        self.gl = gl
+        self.struct, self.begin, self.end, self.size = span_bounds()
+        self.shadow = bytearray(self.size)
+        self.sv = layouts.view(self.struct, self.shadow)
+        self.synced_version = 0
+        self.has_synced = False
+        self.force_full = True
+        self.viewport = (-1, -1, -1, -1)
+        self.scissor = (-1, -1, -1, -1)
+        self.surface = (0, 0)
+        self.indexed = indexed_draw_buffers
+        self.stats: Counter[str] = Counter()
+        self._bf, self._be = gl_table("BlendFactor"), gl_table("BlendEquation")
+        self._df, self._so = gl_table("DepthTestFunc"), gl_table("StencilOperation")
+        self._cullm, self._front = gl_table("CullFaceMode"), gl_table("FrontFaceMode")
+
+    def invalidate(self) -> None:
+        """The next sync compares nothing and issues every block (a new context / surface)."""
+        self.force_full = True
+
+    def set_surface(self, width: int, height: int) -> None:
+        if (width, height) != self.surface:
+            self.surface = (width, height)
+            self.force_full = True  # the viewport / scissor fallbacks read the surface
+
+    # -- SyncRenderState ---------------------------------------------------------
+    def sync(self, data: bytearray, version: int, view: np.void) -> None:
+        """``data`` is the working block, ``view`` a layout record over it."""
+        full = self.force_full or not self.has_synced
+        if not full and version == self.synced_version:
+            self.stats["early_out"] += 1
+            return
+        self.force_full = False
+        b, e, n = self.begin, self.end, self.size
+        shadow = self.shadow
+        head = full or data[:b] != shadow[:b]
+        blend = full or data[b:e] != shadow[b:e]
+        tail = full or data[e:n] != shadow[e:n]
+        self.stats["runs"] += 1
+        p, s = view, self.sv
+        self._viewport(p)
+        if tail:
+            self.stats["tail"] += 1
+            self._caps(p, s, full)
+        if blend:
+            self.stats["blend"] += 1
+            self._blend(p, s, full)
+        if tail:
+            self._depth(p, s, full)
+            self._stencil(p, s, full)
+            self._color_mask(p, s, full)
+            self._clear_values(p, s, full)
+            self._cull(p, s, full)
+            self._scissor(p, s, full)
+            self._sample_coverage(p, s, full)
+        if head:
+            self.stats["head"] += 1
+            self._head(p, s, full)
+        # write-back, span by span (padding included: the next compare is exact)
+        self.synced_version = version
+        if head:
+            shadow[:b] = data[:b]
+        if blend:
+            shadow[b:e] = data[b:e]
+        if tail:
+            shadow[e:n] = data[e:n]
+        self.has_synced = True
+
+    # -- ungated -------------------------------------------------------------------
+    def _viewport(self, p: np.void) -> None:
+        x, y, w, h = (int(v) for v in p["Viewports"]["V"][0])
+        if w <= 0 or h <= 0:  # never set: the surface (GL's initial viewport)
+            x, y, (w, h) = 0, 0, self.surface
+        box = (x, y, w, h)
+        if box != self.viewport:
+            self.gl.glViewport(*box)
+            self.viewport = box
+
+    # -- tail ------------------------------------------------------------------------
+    def _caps(self, p: np.void, s: np.void, full: bool) -> None:
+        gl = self.gl
+        for member, cap in _CAPS:
+            on = bool(p[member])
+            if full or on != bool(s[member]):
+                (gl.glEnable if on else gl.glDisable)(cap)
+        on = bool(_i(p["ScissorTestEnabledMask"]) & 1)
+        if full or on != bool(_i(s["ScissorTestEnabledMask"]) & 1):
+            (gl.glEnable if on else gl.glDisable)(GL.GL_SCISSOR_TEST)
+        restart = bool(p["PrimitiveRestartEnabled"]) or bool(p["PrimitiveRestartFixedIndexEnabled"])
+        was = bool(s["PrimitiveRestartEnabled"]) or bool(s["PrimitiveRestartFixedIndexEnabled"])
+        if full or restart != was:
+            (gl.glEnable if restart else gl.glDisable)(GL.GL_PRIMITIVE_RESTART_FIXED_INDEX)
+
+    def _depth(self, p: np.void, s: np.void, full: bool) -> None:
+        gl = self.gl
+        if full or p["DepthFunc"] != s["DepthFunc"]:
+            gl.glDepthFunc(self._df[_i(p["DepthFunc"])])
+        if full or p["DepthMask"] != s["DepthMask"]:
+            gl.glDepthMask(bool(p["DepthMask"]))
+        near, far = p["DepthRanges"]["V"][0]
+        if full or (near, far) != tuple(s["DepthRanges"]["V"][0]):
+            gl.glDepthRangef(float(near), float(far))
+
+    def _stencil(self, p: np.void, s: np.void, full: bool) -> None:
+        gl = self.gl
+        ps, ss = p["StencilStates"], s["StencilStates"]
+        for i, face in enumerate(_FACES):
+            a, z = ps[i], ss[i]
+            if full or (a["Func"], a["Ref"], a["ValueMask"]) != (z["Func"], z["Ref"], z["ValueMask"]):
+                gl.glStencilFuncSeparate(face, self._df[_i(a["Func"])], _i(a["Ref"]),
+                                         _i(a["ValueMask"]))  # fmt: skip
+            if full or a["WriteMask"] != z["WriteMask"]:
+                gl.glStencilMaskSeparate(face, _i(a["WriteMask"]))
+            ops = (a["FailOp"], a["PassDepthFailOp"], a["PassDepthPassOp"])
+            if full or ops != (z["FailOp"], z["PassDepthFailOp"], z["PassDepthPassOp"]):
+                gl.glStencilOpSeparate(face, *(self._so[_i(o)] for o in ops))
+
+    def _color_mask(self, p: np.void, s: np.void, full: bool) -> None:
+        cur, old = p["ColorMasks"]["V"], s["ColorMasks"]["V"]
+        if not full and np.array_equal(cur, old):
+            return
+        if (cur == cur[0]).all():
+            self.gl.glColorMask(*(bool(c) for c in cur[0]))
+            return
+        if not self.indexed:
+            raise DrawBuffersIndexedMissing("ColorMasks")
+        for i in range(len(cur)):
+            if full or not np.array_equal(cur[i], old[i]):
+                self.gl.glColorMaski(i, *(bool(c) for c in cur[i]))
+
+    def _clear_values(self, p: np.void, s: np.void, full: bool) -> None:
+        gl = self.gl
+        if full or not np.array_equal(p["ClearColor"]["V"].view(np.uint32),
+                                      s["ClearColor"]["V"].view(np.uint32)):  # fmt: skip
+            gl.glClearColor(*(float(c) for c in p["ClearColor"]["V"]))
+        if full or p["ClearDepth"] != s["ClearDepth"]:
+            gl.glClearDepthf(float(p["ClearDepth"]))
+        if full or p["ClearStencil"] != s["ClearStencil"]:
+            gl.glClearStencil(_i(p["ClearStencil"]))
+        if full or not np.array_equal(p["BlendColor"]["V"].view(np.uint32),
+                                      s["BlendColor"]["V"].view(np.uint32)):  # fmt: skip
+            gl.glBlendColor(*(float(c) for c in p["BlendColor"]["V"]))
+
+    def _cull(self, p: np.void, s: np.void, full: bool) -> None:
+        if full or p["CullFaceModeSetting"] != s["CullFaceModeSetting"]:
+            self.gl.glCullFace(self._cullm[_i(p["CullFaceModeSetting"])])
+        if full or p["FrontFaceModeSetting"] != s["FrontFaceModeSetting"]:
+            self.gl.glFrontFace(self._front[_i(p["FrontFaceModeSetting"])])
+
+    def _scissor(self, p: np.void, s: np.void, full: bool) -> None:
+        if _i(p["ScissorBoxWrittenMask"]) & 1:
+            box = tuple(int(v) for v in p["ScissorBoxes"]["V"][0])
+        else:  # never written: the whole surface (GL's initial scissor box)
+            box = (0, 0) + self.surface
+        if box != self.scissor:
+            self.gl.glScissor(*box)
+            self.scissor = box
+
+    def _sample_coverage(self, p: np.void, s: np.void, full: bool) -> None:
+        cur = (p["SampleCoverageValue"], p["SampleCoverageInvert"])
+        if full or cur != (s["SampleCoverageValue"], s["SampleCoverageInvert"]):
+            self.gl.glSampleCoverage(float(cur[0]), bool(cur[1]))
+
+    # -- blend ---------------------------------------------------------------------------
+    def _blend(self, p: np.void, s: np.void, full: bool) -> None:
+        """Broadcast calls when every draw buffer agrees, per-buffer calls otherwise; a
+        call is issued only where a draw buffer's shadow differs from the new state."""
+        cur, old = p["BlendStates"], s["BlendStates"]
+        gl, bf, be = self.gl, self._bf, self._be
+        uniform = bool((cur == cur[0]).all())
+        if not uniform and not self.indexed:
+            raise DrawBuffersIndexedMissing("BlendStates")
+        for i in (0,) if uniform else range(len(cur)):
+            a = cur[i]
+            refs = old if uniform else old[i : i + 1]  # a broadcast undoes every buffer
+
+            def moved(*names: str) -> bool:
+                return full or any(r[k] != a[k] for r in refs for k in names)
+
+            if moved("Enabled"):
+                on = bool(a["Enabled"])
+                if uniform:
+                    (gl.glEnable if on else gl.glDisable)(GL.GL_BLEND)
+                else:
+                    (gl.glEnablei if on else gl.glDisablei)(GL.GL_BLEND, i)
+            if moved("SrcRGB", "DstRGB", "SrcAlpha", "DstAlpha"):
+                args = (bf[_i(a["SrcRGB"])], bf[_i(a["DstRGB"])], bf[_i(a["SrcAlpha"])],
+                        bf[_i(a["DstAlpha"])])  # fmt: skip
+                if uniform:
+                    gl.glBlendFuncSeparate(*args)
+                else:
+                    gl.glBlendFuncSeparatei(i, *args)
+            if moved("ModeRGB", "ModeAlpha"):
+                args2 = (be[_i(a["ModeRGB"])], be[_i(a["ModeAlpha"])])
+                if uniform:
+                    gl.glBlendEquationSeparate(*args2)
+                else:
+                    gl.glBlendEquationSeparatei(i, *args2)
+
+    # -- head ----------------------------------------------------------------------------
+    def _head(self, p: np.void, s: np.void, full: bool) -> None:
+        cur = (p["PolygonOffsetFactor"], p["PolygonOffsetUnits"])
+        if full or cur != (s["PolygonOffsetFactor"], s["PolygonOffsetUnits"]):
+            self.gl.glPolygonOffset(float(cur[0]), float(cur[1]))
+        if full or p["LineWidth"] != s["LineWidth"]:
+            self.gl.glLineWidth(float(p["LineWidth"]))

@@ -1,0 +1,186 @@
+"""Vertex input: the vertex-elements CSO, the vertex-buffer window and the draw-range check.
+
+``CreateVertexElements`` carries ``AttribCount`` ``MGPVertexAttribWire`` rows followed by
+``BindingCount`` ``MGPVertexBindingPointWire`` rows (one blob). :class:`VertexInput` keeps
+one VAO and applies the bound layout + buffers only when one of them moved since the last
+draw. Before a draw it proves every enabled attribute's last fetched element lies inside its
+buffer (``Fatal{DriverRefused, "DrawVbo.VertexRange"}`` otherwise), and for an indexed draw
+that the index range lies inside the index buffer (``"DrawVbo.IndexRange"``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...schema import layouts
+from .errors import DriverRefused
+from .gl import GL, CountedGL
+from .resources import GlBuffer
+
+__all__ = ["AttribDesc", "VertexLayout", "parse_layout", "VertexInput", "INDEX_DTYPES"]
+
+#: GL component type -> bytes per component.
+_TYPE_SIZE = {int(GL.GL_FLOAT): 4, int(GL.GL_UNSIGNED_BYTE): 1, int(GL.GL_BYTE): 1,
+              int(GL.GL_UNSIGNED_SHORT): 2, int(GL.GL_SHORT): 2, int(GL.GL_UNSIGNED_INT): 4,
+              int(GL.GL_INT): 4, int(GL.GL_HALF_FLOAT): 2}  # fmt: skip
+#: index size in bytes -> (GL type, numpy dtype).
+INDEX_DTYPES = {1: (int(GL.GL_UNSIGNED_BYTE), np.uint8), 2: (int(GL.GL_UNSIGNED_SHORT), np.uint16),
+                4: (int(GL.GL_UNSIGNED_INT), np.uint32)}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class AttribDesc:
+    index: int
+    size: int
+    gl_type: int
+    normalized: bool
+    integer: bool
+    relative_offset: int
+    binding: int
+    stride: int
+    divisor: int
+
+    @property
+    def bytes(self) -> int:
+        return self.size * _TYPE_SIZE[self.gl_type]
+
+
+VertexLayout = tuple[AttribDesc, ...]
+
+
+def parse_layout(payload: np.void, blob: bytes, what: str) -> VertexLayout:
+    na, nb = int(payload["AttribCount"]), int(payload["BindingCount"])
+    adt, bdt = layouts.dtype("MGPVertexAttribWire"), layouts.dtype("MGPVertexBindingPointWire")
+    if len(blob) != na * adt.itemsize + nb * bdt.itemsize:
+        raise DriverRefused(f"{what}.Blob", f"{len(blob)} bytes for {na} attributes and "
+                            f"{nb} bindings")  # fmt: skip
+    attribs = np.frombuffer(blob, adt, count=na)
+    binds = np.frombuffer(blob, bdt, count=nb, offset=na * adt.itemsize)
+    out = []
+    for i, a in enumerate(attribs):
+        if not a["Enabled"]:
+            continue
+        b = int(a["BindingIndex"])
+        if b >= nb:
+            raise DriverRefused(f"{what}.BindingIndex", f"attribute {i} names binding {b} of {nb}")
+        if int(a["Format"]) not in _TYPE_SIZE:
+            raise DriverRefused(f"{what}.Format", f"attribute {i}: type 0x{int(a['Format']):04x}")
+        out.append(AttribDesc(i, int(a["Size"]), int(a["Format"]), bool(a["Normalized"]),
+                              bool(a["IsInteger"]), int(a["RelativeOffset"]), b,
+                              int(binds[b]["Stride"]), int(binds[b]["Divisor"])))  # fmt: skip
+    return tuple(out)
+
+
+class VertexInput:
+    """One VAO; the applied (layout, buffers) pair and the index buffer binding."""
+
+    def __init__(self, gl: CountedGL, max_attribs: int) -> None:
+        self.gl = gl
+        self.max_attribs = max_attribs
+        self.vao = int(gl.glGenVertexArrays(1))
+        gl.glBindVertexArray(self.vao)
+        self.layout: VertexLayout = ()
+        self.buffers: dict[int, tuple[GlBuffer, int, int]] = {}  # binding -> (buf, offset, stride)
+        self.dirty = True
+        self._applied: dict[int, tuple] = {}
+        self._index_name = 0
+        self._range_memo: dict[tuple, int] = {}
+
+    # -- state ------------------------------------------------------------------
+    def set_layout(self, layout: VertexLayout) -> None:
+        self.layout, self.dirty = layout, True
+
+    def set_buffers(self, start: int, rows: dict[int, tuple[GlBuffer, int, int] | None]) -> None:
+        for slot, row in rows.items():
+            if row is None:
+                self.buffers.pop(slot, None)
+            else:
+                self.buffers[slot] = row
+        self.dirty = True
+
+    # -- per draw ---------------------------------------------------------------------
+    def apply(self, what: str) -> None:
+        if not self.dirty:
+            return
+        gl = self.gl
+        wanted: dict[int, tuple] = {}
+        for a in self.layout:
+            if a.binding not in self.buffers:
+                raise DriverRefused(f"{what}.VertexBuffers", f"attribute {a.index} reads binding "
+                                    f"{a.binding}, which has no buffer")  # fmt: skip
+            buf, offset, stride = self.buffers[a.binding]
+            stride = stride or a.stride
+            wanted[a.index] = (buf.name, a.size, a.gl_type, a.normalized, a.integer, stride,
+                               offset + a.relative_offset, a.divisor)  # fmt: skip
+        for index in sorted(set(self._applied) - set(wanted)):
+            gl.glDisableVertexAttribArray(index)
+        bound = -1
+        for index, spec in sorted(wanted.items()):
+            old = self._applied.get(index)
+            if old == spec:
+                continue
+            name, size, typ, norm, integer, stride, offset, divisor = spec
+            if name != bound:
+                gl.glBindBuffer(GL.GL_ARRAY_BUFFER, name)
+                bound = name
+            ptr = ctypes.c_void_p(offset)
+            if integer:
+                gl.glVertexAttribIPointer(index, size, typ, stride, ptr)
+            else:
+                gl.glVertexAttribPointer(index, size, typ, norm, stride, ptr)
+            if old is None or old[7] != divisor:
+                gl.glVertexAttribDivisor(index, divisor)
+            if old is None:
+                gl.glEnableVertexAttribArray(index)
+        self._applied = wanted
+        self.dirty = False
+
+    def bind_index_buffer(self, buf: GlBuffer) -> None:
+        if buf.name != self._index_name:
+            self.gl.glBindBuffer(GL.GL_ELEMENT_ARRAY_BUFFER, buf.name)
+            self._index_name = buf.name
+
+    def forget_buffer(self, buf: GlBuffer) -> None:
+        """A deleted buffer: nothing applied may still name it."""
+        if self._index_name == buf.name:
+            self._index_name = 0
+        self.buffers = {k: v for k, v in self.buffers.items() if v[0] is not buf}
+        self._applied = {k: v for k, v in self._applied.items() if v[0] != buf.name}
+        self.dirty = True
+
+    # -- range checks -----------------------------------------------------------------
+    def max_index(self, ib: GlBuffer, size: int, start: int, count: int, restart: int | None,
+                  what: str) -> int:  # fmt: skip
+        """The largest index a draw fetches (the restart index excluded); -1 if none."""
+        end = (start + count) * size
+        if end > ib.size:
+            raise DriverRefused(f"{what}.IndexRange", f"indices [{start}, {start + count}) of "
+                                f"{size} bytes need {end} bytes; the buffer has {ib.size}")  # fmt: skip
+        key = (ib.name, ib.serial, size, start, count, restart)
+        hit = self._range_memo.get(key)
+        if hit is not None:
+            return hit
+        idx = np.frombuffer(ib.mirror, INDEX_DTYPES[size][1], count=count, offset=start * size)
+        if restart is not None:
+            idx = idx[idx != restart]
+        top = int(idx.max()) if len(idx) else -1
+        if len(self._range_memo) > 256:
+            self._range_memo.clear()
+        self._range_memo[key] = top
+        return top
+
+    def check_range(self, last_vertex: int, instances: int, what: str) -> None:
+        """Every enabled attribute's last element lies inside its buffer."""
+        for a in self.layout:
+            buf, offset, stride = self.buffers[a.binding]
+            stride = stride or a.stride or a.bytes
+            last = (max(instances, 1) - 1) // a.divisor if a.divisor else last_vertex
+            if last < 0:
+                continue
+            need = offset + a.relative_offset + last * stride + a.bytes
+            if need > buf.size:
+                raise DriverRefused(f"{what}.VertexRange", f"attribute {a.index} fetches element "
+                                    f"{last}: {need} bytes of a {buf.size}-byte buffer")  # fmt: skip

@@ -1,0 +1,72 @@
+"""What ``mgpipe run --out DIR`` writes per scene, and the progress bar of ``run all``.
+
+- ``DIR/<scene>.png``: the scene's read-back images side by side, GL orientation
+  (:mod:`.png`); a scene that reads nothing back is given a read-back of the default
+  framebuffer (``run_scene(capture=True)``);
+- ``DIR/<scene>.stats.json``: :func:`scene_stats` (draws, records, wire bytes, CSOs minted,
+  and for a backend that counts driver calls its GL call totals), sorted keys;
+- ``DIR/<scene>.json``: the recording, for a backend that keeps one (the recorder).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import IO, Any
+
+from .png import encode
+from .runner import SceneResult
+
+__all__ = ["scene_stats", "write_outputs", "Progress"]
+
+
+def scene_stats(res: SceneResult, backend: str, transport: str) -> dict[str, Any]:
+    doc = dict(res.summary(), backend=backend, transport=transport)
+    stats = getattr(res.backend, "stats", None)
+    if stats is not None:
+        be = stats()
+        doc["backend_stats"] = be
+        if "gl_calls" in be:
+            doc["gl_calls"] = be["gl_calls"]
+            doc["gl_calls_per_draw"] = round(be["gl_calls"] / res.draws, 3) if res.draws else None
+    info = getattr(res.backend, "info", None)
+    if info is not None:
+        doc.update(info())
+    doc["images"] = [[i.width, i.height] for i in res.images]
+    return doc
+
+
+def write_outputs(out: Path, res: SceneResult, backend: str, transport: str) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    if res.images:
+        p = out / f"{res.name}.png"
+        p.write_bytes(encode(res.images))
+        written.append(p)
+    p = out / f"{res.name}.stats.json"
+    p.write_text(json.dumps(scene_stats(res, backend, transport), sort_keys=True, indent=1) + "\n")
+    written.append(p)
+    to_json = getattr(res.backend, "to_json", None)
+    if to_json is not None:
+        p = out / f"{res.name}.json"
+        p.write_text(to_json())
+        written.append(p)
+    return written
+
+
+class Progress:
+    """``[#####.....] 5/17 name`` on one line of ``stream`` (stderr), redrawn per step."""
+
+    def __init__(self, total: int, stream: IO[str] | None = None, width: int = 24) -> None:
+        self.total, self.width = total, width
+        self.stream = stream if stream is not None else sys.stderr
+        self.done = 0
+
+    def step(self, name: str) -> None:
+        self.done += 1
+        fill = self.width * self.done // max(self.total, 1)
+        bar = "#" * fill + "." * (self.width - fill)
+        end = "\n" if self.done == self.total else ""
+        self.stream.write(f"\r[{bar}] {self.done}/{self.total} {name:<20}{end}")
+        self.stream.flush()

@@ -1,0 +1,122 @@
+"""Input the decoder accepts but the driver would reject: a named refusal, GL's words attached.
+
+Each case runs through both transports: under ``inproc`` the refusal raised on the apply
+thread reaches the client thread as the same exception.
+"""
+
+from __future__ import annotations
+
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from mgpipe.runtime.backends.gles import DriverRefused
+from mgpipe.runtime.harness.scenes.kit import GL, quad, setup
+from mgpipe.runtime.harness.shaders.programs import load
+
+from _gles import TRANSPORTS, gles_client
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_texture_above_max_texture_size(transport: str) -> None:
+    with pytest.raises(DriverRefused) as info:
+        with gles_client(transport) as (c, be):
+            c.create_texture_2d(1 << 20, 4)
+    assert info.value.reason == "ResourceRespecify.Width"
+    assert "GL_MAX_TEXTURE_SIZE" in info.value.log and str(1 << 20) in info.value.log
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_draw_past_the_end_of_a_vertex_buffer(transport: str) -> None:
+    with pytest.raises(DriverRefused) as info:
+        with gles_client(transport) as (c, be):
+            setup(c, quad(-1, -1, 1, 1, 0, (1.0, 0.0, 0.0, 1.0)))  # 6 vertices
+            c.draw_arrays(GL.TRIANGLES, 3, 6)  # vertices 3..8
+            c.present()
+    assert info.value.reason == "DrawVbo.VertexRange"
+    assert "element 8" in info.value.log and "168-byte buffer" in info.value.log
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_indexed_draw_past_the_end(transport: str) -> None:
+    with pytest.raises(DriverRefused) as info:
+        with gles_client(transport) as (c, be):
+            setup(c, quad(-1, -1, 1, 1, 0, (1.0, 0.0, 0.0, 1.0)))
+            c.bind_index_buffer(c.create_buffer(struct.pack("<3H", 0, 1, 6)))  # index 6: no vertex
+            c.draw_elements(GL.TRIANGLES, 3, 2)
+            c.present()
+    assert info.value.reason == "DrawVbo.VertexRange"
+
+
+def test_a_draw_inside_its_buffer_is_not_refused() -> None:
+    """Control: the same draws, in range, render."""
+    with gles_client() as (c, be):
+        setup(c, quad(-1, -1, 1, 1, 0, (1.0, 0.0, 0.0, 1.0)))
+        c.draw_arrays(GL.TRIANGLES, 0, 6)
+        c.bind_index_buffer(c.create_buffer(struct.pack("<3H", 0, 1, 5)))
+        c.draw_elements(GL.TRIANGLES, 3, 2)
+        c.present()
+    assert be.draws == 2
+
+
+def _bake(tmp: Path, body: str) -> bytes:
+    src = tmp / "bad.frag"
+    src.write_text("#version 450\nlayout(location = 0) in vec4 v_color;\n"
+                   "layout(location = 0) out vec4 o_color0;\n" + body)  # fmt: skip
+    out = tmp / "bad.frag.spv"
+    subprocess.run([shutil.which("glslangValidator") or "glslangValidator", "-V", "-o",
+                    str(out), str(src)], check=True, capture_output=True)  # fmt: skip
+    return out.read_bytes()
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_shader_that_fails_to_compile(transport: str, tmp_path: Path) -> None:
+    """Valid SPIR-V whose ESSL 3.00 translation calls an ES 3.10 built-in."""
+    frag = _bake(tmp_path, "void main() { o_color0 = vec4(float(bitfieldReverse(int(v_color.x)))); }\n")
+    vert = load("color").spirv[0]
+    with pytest.raises(DriverRefused) as info:
+        with gles_client(transport) as (c, be):
+            c.create_program({0: vert, 4: frag}, load("color").reflection)
+            c.present()
+    assert info.value.reason == "CreateShaderState.Compile"
+    assert "bitfieldReverse" in info.value.log
+
+
+def test_spirv_that_spirv_cross_refuses(tmp_path: Path) -> None:
+    frag = _bake(tmp_path, "void main() { o_color0 = vec4(dFdxFine(v_color.x)); }\n")
+    with pytest.raises(DriverRefused) as info:
+        with gles_client() as (c, be):
+            c.create_program({0: load("color").spirv[0], 4: frag}, load("color").reflection)
+            c.present()
+    assert info.value.reason == "CreateShaderState.Spirv"
+    assert "OpenGL ES" in info.value.log
+
+
+def test_refusal_spells_the_place_and_the_log() -> None:
+    e = DriverRefused("DrawVbo.VertexRange", "attribute 0 ...")
+    assert str(e) == 'Fatal{DriverRefused, "DrawVbo.VertexRange"}: attribute 0 ...'
+
+
+def test_a_call_without_an_entry_is_refused_by_name() -> None:
+    """Sampling is not implemented: the first sampler view is a null entry, not a no-op."""
+    from mgpipe.runtime.errors import NullEntry
+
+    with pytest.raises(NullEntry) as info:
+        with gles_client() as (c, be):
+            setup(c, quad(-1, -1, 1, 1, 0, (1.0, 0.0, 0.0, 1.0)))
+            c.bind_texture(0, c.create_texture_2d(4, 4))
+            c.draw_arrays(GL.TRIANGLES, 0, 6)
+    assert str(info.value) == 'Fatal{UnimplementedCall, "CreateSamplerView"}'
+
+
+def test_a_gl_error_is_reported_at_present() -> None:
+    """Negative control for the per-frame error check: a planted GL error surfaces by name."""
+    with pytest.raises(DriverRefused) as info:
+        with gles_client() as (c, be):
+            c.clear()
+            be.gl.glEnable(0x7FFF)  # an invalid capability: GL_INVALID_ENUM
+            c.present()
+    assert info.value.reason == "Present.GlError" and "0x0500" in info.value.log

@@ -1,0 +1,94 @@
+"""SyncRenderState (Espryt's shape) on a live GLES context: the version early-out, the
+three span gates, the resolved scissor shadow (zero box kept), the enum translation."""
+
+from __future__ import annotations
+
+import pytest
+
+from mgpipe.runtime.backends.gles.glenums import TRANSLATED, gl_table, gl_token
+from mgpipe.runtime.backends.gles.sync import span_bounds
+from mgpipe.runtime.harness.scenes.kit import GL, quad, setup
+from mgpipe.runtime.schema import tables as _t
+
+from _gles import gles_client
+
+RED = (1.0, 0.0, 0.0, 1.0)
+
+
+def test_span_bounds_are_the_generated_espryt_spans() -> None:
+    rs = _t.tables().RENDER_STATE
+    struct, begin, end, size = span_bounds()
+    assert (begin, end) == (rs["espryt_spans"]["kMGPipeBlendSpanBegin"],
+                            rs["espryt_spans"]["kMGPipeBlendSpanEnd"])  # fmt: skip
+    assert size == _t.struct_info(struct)["size"]
+    offs = {m["name"]: m["offset"] for m in _t.struct_info(struct)["members"]}
+    assert (begin, end) == (offs["BlendStates"], offs["LogicOp"])
+
+
+def _draws(c, n: int = 1) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(n):
+        c.draw_arrays(GL.TRIANGLES, 0, 6)
+
+
+def test_unchanged_version_returns_before_comparing() -> None:
+    with gles_client() as (c, be):
+        setup(c, quad(-1, -1, 1, 1, 0, RED))
+        _draws(c)
+        before = dict(be.gl.counts), dict(be.sync.stats)
+        _draws(c, 5)
+        c.present()
+    counts, stats = dict(be.gl.counts), dict(be.sync.stats)
+    assert stats["early_out"] - before[1].get("early_out", 0) == 5
+    moved = {k: v - before[0].get(k, 0) for k, v in counts.items() if v != before[0].get(k, 0)}
+    assert moved == {"glDrawArrays": 5, "glFlush": 1, "glGetError": 1}  # the frame's one check
+
+
+@pytest.mark.parametrize("change,span,calls", [
+    (lambda c: c.state.set_polygon_offset(1.0, 2.0), "head", {"glPolygonOffset": 1}),
+    (lambda c: c.enable("Blend"), "blend", {"glEnable": 1}),
+    (lambda c: c.depth_func("Greater"), "tail", {"glDepthFunc": 1}),
+    (lambda c: c.state.set_stencil_func("Back", "Equal", 3, 7), "tail", {"glStencilFuncSeparate": 1}),
+    (lambda c: c.state.set_blend_func_indexed(1, "One", "One", "One", "One"), "blend",
+     {"glBlendFuncSeparatei": 1}),  # only the buffer that moved
+])  # fmt: skip
+def test_a_span_change_issues_only_its_calls(change, span: str, calls: dict) -> None:  # type: ignore[no-untyped-def]
+    with gles_client() as (c, be):
+        setup(c, quad(-1, -1, 1, 1, 0, RED))
+        _draws(c)
+        counts, stats = dict(be.gl.counts), dict(be.sync.stats)
+        change(c)
+        _draws(c)
+    moved = {k: v - counts.get(k, 0) for k, v in be.gl.counts.items() if v != counts.get(k, 0)}
+    moved.pop("glDrawArrays")
+    assert moved == calls
+    spans = {k: be.sync.stats[k] - stats.get(k, 0) for k in ("head", "blend", "tail")}
+    assert spans == {s: int(s == span) for s in spans}
+
+
+def test_zero_scissor_box_reaches_gl_as_zero() -> None:
+    with gles_client() as (c, be):
+        setup(c, quad(-1, -1, 1, 1, 0, RED))
+        c.enable("ScissorTest")
+        c.scissor(0, 0, 0, 0)
+        _draws(c)
+        assert be.sync.scissor == (0, 0, 0, 0)
+        c.scissor(1, 2, 3, 4)
+        _draws(c)
+        assert be.sync.scissor == (1, 2, 3, 4)
+
+
+def test_unwritten_scissor_and_viewport_resolve_to_the_surface() -> None:
+    with gles_client(size=48) as (c, be):
+        setup(c, quad(-1, -1, 1, 1, 0, RED))
+        _draws(c)
+        assert be.sync.viewport == (0, 0, 48, 48) and be.sync.scissor == (0, 0, 48, 48)
+
+
+def test_every_translated_enumerator_has_a_gl_value() -> None:
+    for enum in TRANSLATED:
+        table = gl_table(enum)
+        assert len(table) == len(_t.enum(enum))
+        assert len(set(table)) == len(table), f"{enum}: two enumerators share a GL value"
+    assert gl_token("DepthTestFunc", "LessEqual") == 0x0203
+    with pytest.raises(LookupError, match="NoSuchThing"):
+        gl_token("BlendFactor", "NoSuchThing")
