@@ -94,6 +94,8 @@ class _Rig:
         self.raw_backend = be
         stage = StageSegment(STAGE_CAPACITY)
         self.applier = Applier(self.backend, stage)
+        #: the calls the backend implements (a workload leaves out what it cannot take)
+        self.implemented = frozenset(k for k, v in self.applier.table.items() if v is not None)
         self.server_ns = 0
         self.applied = 0
         apply = self.applier.apply
@@ -197,7 +199,7 @@ def census(workload: Callable[..., Workload], strategy: Strategy, transport: str
            sizes: Sizes, seed: int) -> dict[str, Any]:  # fmt: skip
     """The untimed instrumented pass (see the module docstring)."""
     rig = _Rig(strategy, transport, backend, timed=False, census=True)
-    c, wl = rig.client, workload(sizes.draws, seed, track=True)
+    c, wl = rig.client, workload(sizes.draws, seed, track=True, backend_calls=rig.implemented)
     tally: Counter[str] = Counter()
     nbytes: Counter[str] = Counter()
     enc = c.em.encoder
@@ -222,6 +224,7 @@ def census(workload: Callable[..., Workload], strategy: Strategy, transport: str
     wl.frame(c, 0)
     c.present()
     minted0, stats0, draws0, sets0 = c.csos_minted, _cso_stats(c), c.draws, _set_hashes(c)
+    counters0 = backend_counters(rig.backend)
     tally.clear()
     nbytes.clear()
     hops = 0  # the census sink wrapper's own call, once per record applied on this thread
@@ -265,8 +268,10 @@ def census(workload: Callable[..., Workload], strategy: Strategy, transport: str
         "pipeline_states_seen": len(wl.pipeline_seen),
         "blocks_seen": len(wl.blocks_seen),
         "backend_counters": counters,
+        "backend_counters_steady": _delta(counters, counters0),
         "pipelines_created": counters.get("pipelines_created"),
-        "gl_calls": counters.get("gl_calls"),
+        "gl_calls_per_draw": None if "gl_calls" not in counters
+        else (counters["gl_calls"] - counters0.get("gl_calls", 0)) / d,
         "draw_state_digest": digest,
     }
 
@@ -286,7 +291,7 @@ def timing_pass(workload: Callable[..., Workload], strategy: Strategy, transport
     """One clean timed pass; appends its steady frames to ``into``."""
     in_thread = transport == "monolith"
     rig = _Rig(strategy, transport, backend, timed=True)
-    c, wl = rig.client, workload(sizes.draws, seed)
+    c, wl = rig.client, workload(sizes.draws, seed, backend_calls=rig.implemented)
     wl.setup(c)
     gc.collect()
     for i in range(sizes.frames):

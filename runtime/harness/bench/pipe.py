@@ -14,8 +14,9 @@ from ...schema import tables
 from ...server.applier import Applier
 from ...wire.handle import NULL
 from ...wire.stage import StageSegment
+from ..shaders.programs import load as load_program
 
 __all__ = [
     "Applier", "BACKENDS", "Client", "CsoStats", "NULL", "RenderState", "StageSegment",
-    "TRANSPORTS", "make_backend", "tables",
+    "TRANSPORTS", "load_program", "make_backend", "tables",
 ]

@@ -46,7 +46,7 @@ _COLUMNS = (
     ("workload", 13), ("s", 2), ("transport", 9), ("backend", 8), ("client ns/d", 11),
     ("server ns/d", 11), ("cli p50 us", 10), ("cli p99 us", 10), ("B/draw", 8), ("rec/d", 6),
     ("CSOs", 5), ("hashes", 7), ("skip v/t/h", 14), ("set-h/d", 7), ("py/d", 6), ("pipes", 5),
-    ("GL", 6),
+    ("GL/d", 6),
 )  # fmt: skip
 
 
@@ -71,7 +71,7 @@ def _row(c: Cell) -> list[str]:
         str(s["csos_minted"]), str(s["cso_stats"].get("hashes", 0)),
         f"{v}/{'-' if tr is None else tr}/{h}", _n(s.get("set_hashes_per_draw"), "{:.2f}"),
         _n(s["python_calls_per_draw"], "{:.0f}"),
-        _n(s.get("pipelines_created")), _n(s.get("gl_calls")),
+        _n(s.get("pipelines_created")), _n(s.get("gl_calls_per_draw"), "{:.1f}"),
     ]  # fmt: skip
 
 
@@ -134,7 +134,7 @@ def markdown(doc: dict[str, Any]) -> str:
             "client frame p50 / p99 (us)", "server frame p50 / p99 (us)", "wire B/draw",
             "render-state B/draw", "records/draw", "CSOs", "hashes", "set hashes/draw",
             "Python calls/draw",
-            "pipelines", "GL calls"]  # fmt: skip
+            "pipelines created", "GL calls/draw"]  # fmt: skip
     rows = []
     for c in cells:
         if c["status"] != "ok":
@@ -150,7 +150,8 @@ def markdown(doc: dict[str, Any]) -> str:
             f"{us('server_frame_ns_p50')} / {us('server_frame_ns_p99')}",
             f"{s['wire_bytes_per_draw']:.1f}", f"{s['render_state_bytes_per_draw']:.1f}",
             f"{s['records_per_draw']:.2f}", str(s["csos_minted"]), str(s["cso_stats"].get("hashes", 0)),
-            _n(s.get("set_hashes_per_draw"), "{:.2f}"), f"{s['python_calls_per_draw']:.0f}", _n(s.get("pipelines_created")), _n(s.get("gl_calls")),
+            _n(s.get("set_hashes_per_draw"), "{:.2f}"), f"{s['python_calls_per_draw']:.0f}",
+            _n(s.get("pipelines_created")), _n(s.get("gl_calls_per_draw"), "{:.1f}"),
         ])  # fmt: skip
     lines += _md_table(head, rows)
     lines += ["", "### Client ns/draw relative to (a) (monolith / recorder, median frame)", ""]

@@ -20,13 +20,15 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from .pipe import Client
+from .pipe import Client, load_program
 
 __all__ = ["Workload", "WORKLOADS", "BlendToggle", "NoChange", "ViewportChurn", "MixedFrame"]
 
 GL_TRIANGLES = 0x0004
-_TRIANGLE = struct.pack("<9f", -1, -1, 0, 1, -1, 0, 0, 1, 0)
-_SPIRV = b"\x03\x02\x23\x07"  # SPIR-V magic; the bench's programs are opaque bytes
+#: The scene suite's ``color`` program: position (location 0), colour (location 1).
+PROGRAM = "color"
+_TRIANGLE = struct.pack("<21f", -1, -1, 0, 1, 1, 1, 1, 1, -1, 0, 1, 1, 1, 1, 0, 1, 0, 1, 1, 1, 1)
+_STRIDE = 28
 
 
 class Workload:
@@ -36,8 +38,10 @@ class Workload:
     #: draws per frame when the caller does not say (the full run's size).
     default_draws = 1000
 
-    def __init__(self, draws_per_frame: int | None = None, seed: int = 1, track: bool = False):
+    def __init__(self, draws_per_frame: int | None = None, seed: int = 1, track: bool = False,
+                 backend_calls: frozenset[str] | None = None):  # fmt: skip
         self.draws_per_frame = draws_per_frame or self.default_draws
+        self.backend_calls = backend_calls  # None: every call
         self.rng = random.Random(seed)
         self.track = track
         self.k = 0  # draws issued so far (the value counter)
@@ -47,13 +51,15 @@ class Workload:
         self.blocks_seen: set[tuple] = set()
 
     # -- shared pieces -------------------------------------------------------
-    def _program(self, c: Client, tag: str) -> Any:
-        return c.create_program({0: _SPIRV + f"{self.name}-{tag}-vs".encode(),
-                                 4: _SPIRV + f"{self.name}-{tag}-fs".encode()}, b"{}")  # fmt: skip
+    def _program(self, c: Client) -> Any:
+        """A program object of its own (a layer switch is a real program change)."""
+        prog = load_program(PROGRAM)
+        return c.create_program(prog.spirv, prog.reflection)
 
     def _geometry(self, c: Client) -> None:
         vb = c.create_buffer(_TRIANGLE)
-        c.vertex_attrib_pointer(0, vb, 3, stride=12)
+        c.vertex_attrib_pointer(0, vb, 3, stride=_STRIDE, offset=0)
+        c.vertex_attrib_pointer(1, vb, 4, stride=_STRIDE, offset=12)
 
     def pipe(self, key: str, value: Hashable, apply: Callable[[], None]) -> None:
         """Set a pipeline-class value (``apply`` makes the GL call)."""
@@ -77,7 +83,7 @@ class Workload:
 
     def setup(self, c: Client) -> None:
         self._geometry(c)
-        c.use_program(self._program(c, "main"))
+        c.use_program(self._program(c))
         self.dyn("viewport", (0, 0, 640, 480), lambda: c.viewport(0, 0, 640, 480))
 
     def frame(self, c: Client, index: int) -> None:
@@ -179,23 +185,25 @@ _LAYERS = (
     Layer("gui", 0.10, (1, 6), "gui", True, False, False, False, True, ("gui",)),
 )  # fmt: skip
 _ENTITY_TEXTURES = ("entity0", "entity1", "entity2")
+#: What binding a texture for sampling asks of the backend; without it MixedFrame binds none.
+_SAMPLING = frozenset({"CreateSamplerView", "SetSamplerViews"})
 
 
 class MixedFrame(Workload):
     """A Minecraft-like frame in batches: terrain (solid, cutout), entities (texture per
     batch, every fourth batch double-sided: cull off), translucent (blend on, depth mask
     off), particles, GUI (no depth test, scissor box per batch); programs and textures
-    change between layers."""
+    change between layers (textures only where the backend samples them)."""
 
     name = "MixedFrame"
     default_draws = 10_000
 
     def setup(self, c: Client) -> None:
         self._geometry(c)
-        self.programs = {p: self._program(c, p) for p in sorted({lay.program for lay in _LAYERS})}
+        self.programs = {p: self._program(c) for p in sorted({lay.program for lay in _LAYERS})}
         names = sorted({t for lay in _LAYERS for t in lay.textures} | set(_ENTITY_TEXTURES))
-        self.textures = {n: c.create_texture_2d(16, 16) for n in names}
-        self.sampler = c.create_sampler()
+        sampled = self.backend_calls is None or _SAMPLING <= self.backend_calls
+        self.textures = {n: c.create_texture_2d(16, 16) for n in names} if sampled else {}
         self.dyn("viewport", (0, 0, 854, 480), lambda: c.viewport(0, 0, 854, 480))
         c.blend_func("SrcAlpha", "OneMinusSrcAlpha")
         self.plan = self._plan()
@@ -223,9 +231,8 @@ class MixedFrame(Workload):
         self.pipe("cull", cull, cap("CullFace", cull))
         self.pipe("scissor_test", lay.scissor, cap("ScissorTest", lay.scissor))
         c.use_program(self.programs[lay.program])
-        for unit, tex in enumerate(lay.textures):
+        for unit, tex in enumerate(lay.textures if self.textures else ()):
             c.bind_texture(unit, self.textures[tex])
-            c.bind_sampler(unit, self.sampler)
 
     def frame(self, c: Client, index: int) -> None:
         for lay, sizes in self.plan:
@@ -235,7 +242,8 @@ class MixedFrame(Workload):
                     double_sided = b % 4 == 3
                     self.pipe("cull", not double_sided, lambda: c.enable("CullFace")
                               if not double_sided else c.disable("CullFace"))  # fmt: skip
-                    c.bind_texture(0, self.textures[_ENTITY_TEXTURES[b % 3]])
+                    if self.textures:
+                        c.bind_texture(0, self.textures[_ENTITY_TEXTURES[b % 3]])
                 if lay.scissor:
                     sc = (8 * (b % 16), 8 * (b // 16 % 8), 120 + 4 * (b % 5), 40)
                     self.dyn("scissor", sc, lambda: c.scissor(*sc))
