@@ -14,7 +14,7 @@
 #   catalogue/Tails.def e014524cbe9182d9
 #   catalogue/include/MGPipe.h 307714f9a96244fd
 #   catalogue/include/MGPipeBase.h 42609e524abac829
-#   catalogue/include/MGPipeHandles.h 7c4f5444241fbab6
+#   catalogue/include/MGPipeHandles.h ba916a7b072404ca
 #   catalogue/include/MGPipeHostSpan.h d04b5db0f8b94fd4
 #   catalogue/include/MGPipeTypes.h 4525fa815b31d253
 #   catalogue/include/MGPipeValueTypes.h 429220579ebf2393
@@ -22,7 +22,7 @@
 """MGPipe tables, generated: the runtime's only source of layouts, opcodes and chunks."""
 
 CATALOGUE_FINGERPRINT = "b1835667e21ff94b"
-INPUT_FINGERPRINT = "c0f61f5f5224560e"
+INPUT_FINGERPRINT = "55203db680cffa4f"
 
 CALLS = (
     {
@@ -957,7 +957,7 @@ ENUMS = {
 CONSTANTS = {
     "kMGPipeResourceKindMask": 7,
     "kMGPipeReissuableKindMask": 576,
-    "kMGPipeShaderCsoCompositeSlotBase": 15728640,
+    "kMGPipeShaderCsoCompositeSlotBase": 983040,
     "kMGPipeDefaultFramebufferGen": 1,
     "kMGHostSpanSegNone": 0,
     "kMGPipeSegCmd": 1,

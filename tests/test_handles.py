@@ -114,6 +114,15 @@ def test_gen_moves_only_on_reuse_and_reuse_is_lifo(ops: list[object]) -> None:
         assert len({h.slot for h in live}) == len(live)
 
 
+def test_composite_base_is_the_high_sixteenth_of_a_2_20_table() -> None:
+    """seed 002 §4.3: a pipeline program lives at slot >= 983040 (0xF0000)."""
+    assert COMPOSITE_BASE == 983040 == (1 << 20) - (1 << 20) // 16
+    table = HandleTable[str]("ShaderCso")
+    table.create(Handle(COMPOSITE_BASE, 1), "pipeline", "CreateShaderState.Cso")
+    table.create(Handle(COMPOSITE_BASE - 1, 1), "program", "CreateShaderState.Cso")
+    assert len(table.rows) == 2
+
+
 def test_composite_band_is_reserved_for_shader_cso() -> None:
     a = SlotAllocator("ShaderCso")
     assert a.composite_base == COMPOSITE_BASE

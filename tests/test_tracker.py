@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from mgpipe.runtime.schema import layouts
 from mgpipe.runtime.server.applier import Applier
 from mgpipe.runtime.backends.recorder import Recorder
 from mgpipe.runtime.client.api import GL_TRIANGLES, Client
@@ -16,6 +15,7 @@ from mgpipe.runtime.wire.handle import Handle
 from mgpipe.runtime.wire.stage import StageSegment
 from mgpipe.runtime.client.suppressor import SetHashSuppressor, suppressed_calls
 from mgpipe.runtime.wire.codec import Decoder
+from mgpipe.runtime.wire.records import to_plain
 
 
 class Log:
@@ -28,8 +28,7 @@ class Log:
 
     def __call__(self, rec: memoryview) -> None:
         d = self.decoder.decode(rec)
-        self.seen.append((d.name, layouts.to_dict(d.payload),
-                          [layouts.to_dict(t) for t in d.tails]))  # fmt: skip
+        self.seen.append((d.name, to_plain(d.payload), [to_plain(t) for t in d.tails]))
         self.applier.apply(rec)
 
     def names(self) -> list[str]:

@@ -19,12 +19,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mgpipe.runtime.schema import layouts
+from mgpipe.runtime.wire.records import to_plain
 from mgpipe.runtime.server.applier import Applier
 from mgpipe.runtime.backends.recorder import Recorder
 from mgpipe.runtime.errors import ProtocolCorruption
 from mgpipe.runtime.wire.header import pack_header, read_header
 from mgpipe.runtime.wire.stage import StageSegment
+from mgpipe.runtime.wire import compiled
 from mgpipe.runtime.wire.codec import Decoder, Encoder
+from mgpipe.runtime.wire.reference import OracleMismatch, ReferenceDecoder, differential
 from mgpipe.runtime.wire.spec import call_spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,15 +36,9 @@ ATHERIS_RUNS = int(os.environ.get("MGPIPE_FUZZ_RUNS", "20000"))
 
 
 def _must_refuse_or_decode(record: bytes) -> None:
-    try:
-        d = Decoder(STAGE).decode(record)
-    except ProtocolCorruption:
+    # the differential oracle: the compiled decoder and the reference agree on every record
+    if differential(Decoder(STAGE), ReferenceDecoder(STAGE), record).startswith("refused"):
         return
-    layouts.to_dict(d.payload)  # every decoded byte is readable
-    for tail in d.tails:
-        layouts.to_dict(tail)
-    if d.blob is not None:
-        bytes(d.blob)
     try:  # and the applier over it refuses by name only, too
         Applier(Recorder(), STAGE, max_slots=4096).apply(record)
     except ProtocolCorruption:
@@ -149,7 +146,30 @@ def test_bounds_tails_blobs_and_semantics_are_named() -> None:
     # a byte that is not 0/1 in a bool member decodes (and round-trips) without a crash
     rec = bytearray(enc.encode("SetPixelPackState"))
     rec[8:] = b"\x05" * (len(rec) - 8)
-    assert layouts.to_dict(dec.decode(bytes(rec)).payload)
+    assert to_plain(dec.decode(bytes(rec)).payload)
+
+
+def test_oracle_goes_red_on_a_missing_bounds_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Negative control: a decoder without the window bound check decodes a record the
+    reference refuses; the differential oracle names it (no crash would)."""
+    call = "SetVertexBuffers"
+    t = call_spec(call).tails[0]
+    src = compiled.decoder_source(call)
+    bound_check = f"    if n > {t.bound} or p.Start + n > {t.bound}:\n        raise _PC({t.reason!r})\n"
+    assert bound_check in src
+    broken = src.replace(bound_check, "")
+    monkeypatch.setattr(compiled, "decoder_source", lambda name: broken if name == call else src)
+    enc = Encoder(STAGE)
+    rec = bytearray(enc.encode(call, {"Count": 2}, [[{}, {}]]))
+    field = layouts.dtype(call_spec(call).payload).fields["Start"]
+    rec[8 + field[1] : 8 + field[1] + field[0].itemsize] = (t.bound - 1).to_bytes(
+        field[0].itemsize, "little")  # fmt: skip
+    with pytest.raises(OracleMismatch, match="decoder ok.*reference refused"):
+        differential(Decoder(STAGE), ReferenceDecoder(STAGE), bytes(rec))
+    monkeypatch.undo()  # the same record with the check in place: both refuse alike
+    assert differential(Decoder(STAGE), ReferenceDecoder(STAGE), bytes(rec)) == (
+        f"refused:{t.reason}"
+    )
 
 
 def test_atheris_bounded_run(record_property: pytest.RecordProperty) -> None:

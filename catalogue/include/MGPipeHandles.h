@@ -37,8 +37,9 @@ enum : Uint32 {
     // a config change (seed 001 D-G1); create_shader_state re-issued per link (seed 002).
     kMGPipeReissuableKindMask = (1u << static_cast<Uint32>(MGPipeHandleKind::VertexElementsCso)) |
                                 (1u << static_cast<Uint32>(MGPipeHandleKind::ShaderCso)),
-    // ShaderCso slots at and above this are reserved for program-pipeline composites.
-    kMGPipeShaderCsoCompositeSlotBase = 0x00F00000u,
+    // ShaderCso slots at and above this are reserved for program-pipeline composites: the
+    // high sixteenth of a 2^20-slot table, 983040 (seed 002 §4.3).
+    kMGPipeShaderCsoCompositeSlotBase = 0x000F0000u,
     // The default framebuffer's generation within slot 0 of kind Framebuffer.
     kMGPipeDefaultFramebufferGen = 1u,
 };

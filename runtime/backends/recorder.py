@@ -1,34 +1,33 @@
-"""The MGPipe recorder backend (seed 001 §13.3).
+"""The MGPipe recorder backend (seed 001 §13.3): raw capture, JSON on demand.
 
-It implements every call. Every call is counted; at every verb (a ``kCtxVerb`` call,
-``Present`` included) it records the pushed state the server holds at that point
-(:meth:`~mgpipe.runtime.server_state.ServerContext.pushed_state`: the working
-render-state block's xxh64, bound framebuffers, program, vertex elements, vertex/index
-buffers, sampler views, versions, every binding window) plus the verb's own payload and
-tails as plain dicts. Recordings are JSON (floats that are NaN/inf as the hex of their
-bytes), so a fixture's recording can be committed and compared by
-:meth:`Recorder.recording_digest`. It covers the pushed content only, never how a
-backend interprets it.
+It implements every call. While a scene runs it only keeps what it cannot get back later:
+every record's bytes (the server's snapshot, ``ctx.raw``), the bytes of every blob a
+record names (the stage segment is rewound and overwritten), a count per call and a
+running xxh64 over the record stream (:meth:`Recorder.stream_digest`).
+
+The JSON recording (``mgpipe-recording/1``) is built only when asked
+(:meth:`Recorder.recording`, :meth:`Recorder.recording_digest`, :meth:`Recorder.to_json`):
+:mod:`.recording` replays the captured records through a fresh server whose backend
+writes, at every verb (a ``kCtxVerb`` call, ``Present`` included), the pushed state the
+server holds at that point plus the verb's payload and tails as plain values. A golden
+file compares by :meth:`recording_digest` (xxh64 of the canonical JSON).
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from functools import partial
 from typing import Any
 
 import xxhash
 
-from ..schema import layouts
-from ..wire.codec import Decoded
 from ..wire.spec import call_spec
 from .base import call_names
 
-__all__ = ["Recorder", "VERB_CLASS", "canonical_json"]
+__all__ = ["Recorder", "VERB_CLASS", "FORMAT", "canonical_json"]
 
 VERB_CLASS = "kCtxVerb"
-_FORMAT = "mgpipe-recording/1"
+FORMAT = "mgpipe-recording/1"
 
 
 def canonical_json(value: Any) -> str:
@@ -37,35 +36,80 @@ def canonical_json(value: Any) -> str:
 
 
 class Recorder:
-    """A backend that records; ``records`` (verbs) and ``counts`` (every call)."""
+    """A backend that captures raw records; ``counts`` (every call), JSON on demand."""
 
     def __init__(self) -> None:
-        self.records: list[dict[str, Any]] = []
         self.counts: Counter[str] = Counter()
+        self.raw: list[bytes] = []
+        self.blobs: dict[int, list[tuple[int, bytes]]] = {}  # record index -> (offset, bytes)
+        self.stage_capacity: int | None = None
+        self._hash = xxhash.xxh64()
+        self._loaded: tuple[list[dict[str, Any]], Counter[str]] | None = None
+        self._json: tuple[int, list[dict[str, Any]], Counter[str]] | None = None
         for name in call_names():
-            setattr(self, name, partial(self._on, name))
+            spec = call_spec(name)
+            setattr(self, name, self._entry(name, spec.blob_paths))
 
-    def _on(self, name: str, ctx: Any, d: Decoded) -> None:
-        self.counts[name] += 1
-        if name == "Present" or call_spec(name).cls == VERB_CLASS:
-            self.records.append(
-                {
-                    "seq": sum(self.counts.values()),
-                    "call": name,
-                    "payload": layouts.to_dict(d.payload, json_safe=True),
-                    "tails": [layouts.to_dict(t, json_safe=True) for t in d.tails],
-                    "state": ctx.pushed_state(),
-                }
-            )
-        return None
+    def _entry(self, name: str, blob_paths: tuple) -> Any:
+        counts, raws, update, blobs = self.counts, self.raw, self._hash.update, self.blobs
+        append = raws.append
+        if not blob_paths:
 
-    # -- recordings ----------------------------------------------------------
+            def entry(ctx: Any, d: Any) -> None:
+                counts[name] += 1
+                append(ctx.raw)
+                update(ctx.raw)
+
+            return entry
+
+        def entry_with_blobs(ctx: Any, d: Any) -> None:
+            counts[name] += 1
+            if self.stage_capacity is None:
+                self.stage_capacity = ctx.stage.capacity
+            kept = []
+            for path in blob_paths:
+                ref = d.payload
+                for key in path:
+                    ref = ref[key] if isinstance(key, int) else getattr(ref, key)
+                if ref.Size:
+                    view = ctx.stage.view((ref.Offset, ref.Size, ref.Seg))
+                    kept.append((ref.Offset, bytes(view)))
+                    update(view)
+            blobs[len(raws)] = kept
+            append(ctx.raw)
+            update(ctx.raw)
+
+        return entry_with_blobs
+
+    # -- the raw capture ---------------------------------------------------------
+    def stream_digest(self) -> str:
+        """xxh64 (hex) over every record's bytes and every blob, in apply order."""
+        return self._hash.hexdigest()
+
+    def stats(self) -> dict[str, int]:
+        return {"records": len(self.raw), "verbs": sum(
+            n for c, n in self.counts.items() if c == "Present" or call_spec(c).cls == VERB_CLASS),
+            "raw_bytes": sum(len(r) for r in self.raw)}  # fmt: skip
+
+    # -- JSON on demand ----------------------------------------------------------
+    def _replayed(self) -> tuple[list[dict[str, Any]], Counter[str]]:
+        if self._loaded is not None:
+            return self._loaded
+        if self._json is None or self._json[0] != len(self.raw):
+            from .recording import replay
+
+            records, counts = replay(self.raw, self.blobs, self.stage_capacity)
+            self._json = (len(self.raw), records, counts)
+        return self._json[1], self._json[2]
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        """The verbs' JSON records (built by replaying the capture)."""
+        return self._replayed()[0]
+
     def recording(self) -> dict[str, Any]:
-        return {
-            "format": _FORMAT,
-            "records": self.records,
-            "counts": dict(sorted(self.counts.items())),
-        }
+        records, counts = self._replayed()
+        return {"format": FORMAT, "records": records, "counts": dict(sorted(counts.items()))}
 
     def recording_digest(self) -> str:
         """xxh64 (hex) over the canonical JSON of the recording."""
@@ -80,11 +124,12 @@ class Recorder:
     def from_json(cls, text: str) -> "Recorder":
         """A recorder holding a saved recording; refuses a file whose digest does not match."""
         doc = json.loads(text)
-        if doc.get("format") != _FORMAT:
+        if doc.get("format") != FORMAT:
             raise ValueError(f"not an mgpipe recording (format {doc.get('format')!r})")
         rec = cls()
-        rec.records = list(doc["records"])
-        rec.counts = Counter({str(k): int(v) for k, v in doc["counts"].items()})
+        counts = Counter({str(k): int(v) for k, v in doc["counts"].items()})
+        rec._loaded = (list(doc["records"]), counts)
+        rec.counts = counts
         if "digest" in doc and doc["digest"] != rec.recording_digest():
             raise ValueError(
                 f"recording digest {doc['digest']} does not match its content "

@@ -1,47 +1,41 @@
-"""The server side of the pipe (seed 001 §10.1): decode -> handles -> tables -> backend.
+"""The server side of the pipe (seed 001 §10.1): one compiled handler per opcode.
 
-``Applier(backend, stage).apply(record)`` (also callable: it is a transport ``Sink``):
-
-1. decodes the record (:class:`~.wire.Decoder`: every bounds check first);
-2. looks the call up in the backend table: a None entry of a ``kOptional`` call is
-   applied to the tables and then skipped (counted in ``skipped``); of any other call
-   it raises :class:`~.errors.NullEntry` before anything changes;
-3. resolves every handle field (:mod:`.handle_fields`: the one mapping table) and
-   refuses by name (``HandleRefused("<Call>.<Field>.<Fault>")``, faults ``Null``,
-   ``Range``, ``Unknown``, ``Stale``, ``Backward``, ``Kind``);
-4. validates the record's state (:data:`~.apply_state.PREPARE`), then mints / retires /
-   replaces the object the record names, and pushes the state
-   (:data:`~.apply_state.PUSH`, plus a copy of every ``kCtxState`` payload);
-5. calls ``entry(server_ctx, decoded)`` and returns what it returns.
-
+``Applier(backend, stage).apply(record)`` (also callable: it is a transport ``Sink``)
+copies the record's bytes once (``bytes``: the ring may be written by its peer while a
+record is applied, so nothing is read from it twice), reads the header, and runs the
+opcode's handler (:mod:`.dispatch`): decode -> null entry -> resolve every handle ->
+the call's checks and the object it names -> mutate -> ``entry(server_ctx, decoded)``.
 A record refused at any step leaves the tables and the context as they were.
+
+Handles refuse by name (``HandleRefused("<Call>.<Field>.<Fault>")``, faults ``Null``,
+``Range``, ``Unknown``, ``Stale``, ``Backward``, ``Kind``). The backend contract is
+docs/BACKENDS.md.
 """
 
 from __future__ import annotations
 
+import struct
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
-
-import numpy as np
 
 from ..backends.base import Entry, build_table
 from ..errors import HandleRefused, NullEntry, ProtocolCorruption
 from ..schema.kinds import handle_kinds
-from ..schema.layouts import get_path, path_name
 from ..wire.codec import Decoded, Decoder
-from ..wire.handle import Handle, default_framebuffer
-from ..wire.spec import call_spec
+from ..wire.handle import NULL, Handle, default_framebuffer
+from ..wire.header import RECORD_ALIGN, header_size
+from ..wire.records import layout
+from ..wire.spec import spec_for_opcode
 from ..wire.stage import StageSegment
 from .apply_state import PREPARE, PUSH
-from .context import ServerContext, ServerObject, handle_of
+from .context import ServerContext, ServerObject
+from .dispatch import handler_source
 from .handle_fields import (
     KIND_FROM_RECORD,
     REISSUE_KINDS,
     RESOURCE,
     RESOURCE_KINDS,
-    Site,
-    implicit_kinds,
-    role,
     sites,
     table_of,
 )
@@ -49,9 +43,10 @@ from .handle_table import HandleTable
 
 __all__ = ["Applier"]
 
-_STATE_CLASS = "kCtxState"
+Handler = Callable[[bytes, int], object]
 #: (table, handle, what, field name) of an implicit object first seen in this record.
-Implicit = tuple[str, Handle, str, str]
+Implicit = tuple[HandleTable, Handle, str, str]
+_EMPTY: dict[str, Any] = {}
 
 
 def _make_tables(max_slots: int) -> dict[str, HandleTable]:
@@ -61,6 +56,19 @@ def _make_tables(max_slots: int) -> dict[str, HandleTable]:
         if name not in out:
             out[name] = HandleTable(RESOURCE_KINDS[0] if name == RESOURCE else kind, max_slots)
     return out
+
+
+def _plan_implicit(table: HandleTable, h: Handle, what: str, name: str,
+                   implicit: list[Implicit]) -> None:  # fmt: skip
+    """Check that a first use of an implicit kind may create its object; plan the create."""
+    exc = table._fault(h, what)
+    if not exc.reason.endswith(".Unknown"):
+        raise exc
+    table.check_create(h, what)
+    for other, h2, _, _ in implicit:
+        if other is table and h2[0] == h[0] and h2 != h:
+            raise HandleRefused(f"{what}.Backward")
+    implicit.append((table, h, what, name))
 
 
 class Applier:
@@ -77,151 +85,144 @@ class Applier:
         self.ctx = ServerContext(stage, self.tables)
         self.applied: Counter[str] = Counter()
         self.skipped: Counter[str] = Counter()
-        self._implicit = implicit_kinds()
-        self._default_fb = default_framebuffer()
-        # table -> slot -> gen of objects a wire delete retired and ObjectDeath has not yet seen
-        self._awaiting_death: dict[str, dict[int, int]] = {t: {} for t in self.tables}
+        self._kind_names = {v: k for k, v in handle_kinds().items()}
+        # table -> slot -> (gen, kind) of objects a wire delete retired and ObjectDeath has
+        # not yet seen
+        self._awaiting_death: dict[str, dict[int, tuple[int, str]]] = {t: {} for t in self.tables}
+        self._handlers: dict[int, Handler] = {}
+        self._hdr = header_size()
+        hl = layout("MGPWireRecHeader")
+        paths = [f.path for f in hl.flat]
+        self._hunpack = struct.Struct("<" + hl.fmt).unpack_from
+        self._i_op, self._i_size = paths.index("Op"), paths.index("Size")
 
-    def __call__(self, record: memoryview) -> object:
+    def __call__(self, record: memoryview | bytes) -> object:
         return self.apply(record)
 
-    def apply(self, record: memoryview | bytes) -> object:
-        d = self.decoder.decode(record)
-        call = d.name
-        spec = call_spec(call)
+    def apply(self, record: memoryview | bytes | bytearray) -> object:
+        raw = record if type(record) is bytes else bytes(record)
+        n = len(raw)
+        if n < self._hdr:
+            raise ProtocolCorruption("Wire.Header")
+        v = self._hunpack(raw)
+        size = v[self._i_size]
+        if size < self._hdr or size % RECORD_ALIGN or size > n:
+            raise ProtocolCorruption("Wire.Size")
+        try:
+            handler = self._handlers[v[self._i_op]]
+        except KeyError:
+            handler = self._compile(v[self._i_op])
+        return handler(raw, size)
+
+    # -- compilation -----------------------------------------------------------
+    def _compile(self, op: int) -> Handler:
+        spec = spec_for_opcode(op)
+        fn = self.decoder.function(op)
+        if spec is None or fn is None:
+            raise ProtocolCorruption("Wire.Op")
+        call = spec.name
         entry = self.table[call]
-        if entry is None and not spec.optional:
-            raise NullEntry(call)
+        src, tables = handler_source(call, entry is not None)
         ctx = self.ctx
-        ctx.call = call
-        ctx.resolved = {}
-        r = role(call)
-        all_sites = sites(call)
-        object_site = all_sites[0] if all_sites and r != "use" else None
-        implicit: list[Implicit] = []
-        for site in all_sites:
-            if site is not object_site:
-                self._resolve_site(d, site, implicit)
-        prepared = PREPARE[call](ctx, d) if call in PREPARE else {}
-        obj = self._object(d, object_site, r, prepared) if object_site is not None else None
+        ns: dict[str, Any] = {
+            "_dec": fn, "_NullEntry": NullEntry, "_HR": HandleRefused, "_NULL": NULL,
+            "_DFB": default_framebuffer(), "_ctx": ctx, "_EMPTY": _EMPTY,
+            "_plan_implicit": _plan_implicit, "_make_implicit": self._make_implicit,
+            "_plan_create": self._plan_create, "_plan_delete": self._plan_delete,
+            "_plan_respecify": self._plan_respecify, "_commit": self._commit,
+            "_prepare": PREPARE.get(call), "_push": PUSH.get(call), "_entry": entry,
+            "_last": ctx.last, "_last_tails": ctx.last_tails,
+            "_applied": self.applied, "_skipped": self.skipped,
+        }  # fmt: skip
+        for t in tables:
+            ns[f"_rows_{t}"] = self.tables[t].rows
+            ns[f"_T_{t}"] = self.tables[t]
+        exec(compile(src, f"<mgpipe apply {call}>", "exec"), ns)
+        handler = self._handlers[op] = ns["handle"]
+        return handler
+
+    # -- the object a record names --------------------------------------------
+    def _make_implicit(self, implicit: list[Implicit], res: dict[str, Any]) -> None:
         for table, h, what, name in implicit:  # first use of a Framebuffer / Xfb / Context
-            if h not in self.tables[table]:
-                self.tables[table].create(h, ServerObject(table, h), what)
-            ctx.resolved[name] = self.tables[table].resolve(h, what)
-        if obj is None and all_sites and r == "use":
-            obj = ctx.resolved.get(all_sites[0].field)
-        if call in PUSH:
-            PUSH[call](ctx, d, obj)
-        if spec.cls == _STATE_CLASS:
-            ctx.remember(call, d.payload, d.tails)
-        if entry is None:
-            self.skipped[call] += 1
-            return None
-        self.applied[call] += 1
-        return entry(ctx, d)
+            if h not in table:
+                table.create(h, ServerObject(_kind_of(table), h), what)
+            res[name] = table.resolve(h, what)
 
-    # -- handles -------------------------------------------------------------
-    def _concrete(self, d: Decoded, site: Site) -> list[tuple[str, Handle]]:
-        """(path name, handle) of every handle a site covers in this record."""
-        if site.tail is None:
-            return [(path_name(p), handle_of(get_path(d.payload, p))) for p in site.paths]
-        spec = call_spec(d.name)
-        out = []
-        for t, arr in zip(spec.present_tails(d.payload), d.tails):
-            if t.element != site.tail:
-                continue
-            for p in site.paths:
-                sub = get_path(arr, p) if p else arr
-                slots, gens = np.asarray(sub["Slot"]), np.asarray(sub["Gen"])
-                suffix = f".{path_name(p)}" if p else ""
-                for i in range(len(arr)):
-                    out.append((f"{t.element}[{i}]{suffix}", Handle(int(slots[i]), int(gens[i]))))
-        return out
-
-    def _resolve_site(self, d: Decoded, site: Site, implicit: list[Implicit]) -> None:
-        for name, h in self._concrete(d, site):
-            what = f"{d.name}.{name}"
-            if h.is_null:
-                if not site.nullable:
-                    raise HandleRefused(f"{what}.Null")
-                self.ctx.resolved[name] = None
-                continue
-            self.ctx.resolved[name] = self._lookup(site.kind, h, what, name, implicit)
-
-    def _lookup(
-        self, kind: str, h: Handle, what: str, name: str, implicit: list[Implicit]
-    ) -> ServerObject | None:
-        if kind == "Framebuffer" and h == self._default_fb:
-            return self.ctx.default_framebuffer
-        table = self.tables[table_of(kind)]
-        if kind in self._implicit:
-            try:
-                return table.resolve(h, what)
-            except HandleRefused as exc:
-                if not exc.reason.endswith(".Unknown") or h.slot == 0:
-                    raise
-                implicit.append((table_of(kind), h, what, name))
-                return None
-        obj = table.resolve(h, what)
-        if kind in RESOURCE_KINDS and obj.kind != kind:
-            raise HandleRefused(f"{what}.Kind")
-        return obj
-
-    def _object(
-        self, d: Decoded, site: Site, r: str, prepared: dict[str, Any]
-    ) -> ServerObject | None:
-        """Mint / retire / respecify the object the record's first handle field names."""
-        ((name, h),) = self._concrete(d, site)
+    def _plan_create(self, d: Decoded, h: Handle, name: str, prepared: dict[str, Any]) -> tuple:
         what = f"{d.name}.{name}"
-        kind = site.kind
-        if kind == KIND_FROM_RECORD:
-            kind = self._kind_from_record(d)
-        if kind == RESOURCE and "kind" in prepared:
-            kind = prepared["kind"]
+        kind = self._object_kind(d, prepared)
         if h.is_null:
             raise HandleRefused(f"{what}.Null")
         table_name = table_of(kind)
         table = self.tables[table_name]
-        if r == "create":
-            obj = ServerObject(kind, h, _copy(d.payload), None, dict(prepared))
-            blobs = self.decoder.blob_views(d) if d.blob is not None else {}
-            if blobs:
-                obj.blob = bytes(d.blob)
-                if len(blobs) > 1:
-                    obj.data["blobs"] = {k: bytes(v) for k, v in blobs.items()}
-            if kind in REISSUE_KINDS and h in table:
+        reissue = kind in REISSUE_KINDS and h in table
+        if not reissue:
+            table.check_create(h, what)
+        obj = ServerObject(kind, h, d.payload, None, dict(prepared))
+        if d.blob is not None:
+            obj.blob = d.blob
+            blobs = self.decoder.blob_views(d)
+            if len(blobs) > 1:
+                obj.data["blobs"] = {k: bytes(v) for k, v in blobs.items()}
+        return ("create", table_name, table, h, what, name, obj, reissue)
+
+    def _plan_delete(self, d: Decoded, h: Handle, name: str, prepared: dict[str, Any]) -> tuple:
+        what = f"{d.name}.{name}"
+        kind = self._object_kind(d, prepared)
+        if h.is_null:
+            raise HandleRefused(f"{what}.Null")
+        table_name = table_of(kind)
+        table = self.tables[table_name]
+        awaiting = self._awaiting_death[table_name].get(h[0])
+        if d.name == "ObjectDeath" and awaiting is not None and awaiting[0] == h[1]:
+            if kind in RESOURCE_KINDS and awaiting[1] != kind:
+                raise HandleRefused(f"{what}.Kind")
+            return ("death", table_name, table, h, what, name, None, False)
+        obj = table.resolve(h, what)
+        if kind in RESOURCE_KINDS and obj.kind != kind:
+            raise HandleRefused(f"{what}.Kind")
+        return ("delete", table_name, table, h, what, name, obj, False)
+
+    def _plan_respecify(self, d: Decoded, h: Handle, name: str, prepared: dict[str, Any]) -> tuple:
+        what = f"{d.name}.{name}"
+        kind = self._object_kind(d, prepared)
+        if h.is_null:
+            raise HandleRefused(f"{what}.Null")
+        table_name = table_of(kind)
+        obj = self.tables[table_name].resolve(h, what)
+        if obj.kind != kind:
+            raise HandleRefused(f"{what}.Kind")
+        return ("respecify", table_name, None, h, what, name, obj, False)
+
+    def _commit(self, plan: tuple, d: Decoded, res: dict[str, Any]) -> ServerObject | None:
+        action, table_name, table, h, what, name, obj, reissue = plan
+        if action == "create":
+            if reissue:
                 table.replace(h, obj, what)
             else:
                 table.create(h, obj, what)
-            self._awaiting_death[table_name].pop(h.slot, None)
-        elif r == "delete":
-            if d.name == "ObjectDeath" and self._awaiting_death[table_name].get(h.slot) == h.gen:
-                del self._awaiting_death[table_name][h.slot]
-                obj = None
-            else:
-                obj = table.resolve(h, what)
-                if kind in RESOURCE_KINDS and obj.kind != kind:
-                    raise HandleRefused(f"{what}.Kind")
-                table.destroy(h, what)
-                if d.name != "ObjectDeath":
-                    self._awaiting_death[table_name][h.slot] = h.gen
-        else:  # respecify: the description changes, the handle and the kind do not
-            obj = table.resolve(h, what)
-            if obj.kind != kind:
-                raise HandleRefused(f"{what}.Kind")
-        self.ctx.resolved[name] = obj
+            self._awaiting_death[table_name].pop(h[0], None)
+        elif action == "death":
+            del self._awaiting_death[table_name][h[0]]
+        elif action == "delete":
+            table.destroy(h, what)
+            if d.name != "ObjectDeath":
+                self._awaiting_death[table_name][h[0]] = (h[1], obj.kind)
+        res[name] = obj
         return obj
 
-    @staticmethod
-    def _kind_from_record(d: Decoded) -> str:
-        value = int(d.payload["Kind"])
-        for name, v in handle_kinds().items():
-            if v == value:
-                return name
-        raise ProtocolCorruption(f"{d.name}.Kind")
+    def _object_kind(self, d: Decoded, prepared: dict[str, Any]) -> str:
+        kind = sites(d.name)[0].kind
+        if kind == KIND_FROM_RECORD:
+            value = d.payload.Kind
+            kind = self._kind_names.get(value)
+            if kind is None:
+                raise ProtocolCorruption(f"{d.name}.Kind")
+        if kind == RESOURCE and "kind" in prepared:
+            kind = prepared["kind"]
+        return kind
 
 
-def _copy(rec: np.void) -> np.void:
-    out = np.zeros(1, rec.dtype)
-    out[0] = rec
-    return out[0]
+def _kind_of(table: HandleTable) -> str:
+    return table.kind
+

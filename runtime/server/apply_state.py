@@ -14,14 +14,11 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-import numpy as np
-
 from ..errors import ProtocolCorruption
 from ..schema import tables as _t
 from ..schema.kinds import resource_kinds
 from ..wire.codec import Decoded
-from ..wire.spec import call_spec
-from .context import ServerContext, ServerObject, handle_of
+from .context import ServerContext, ServerObject
 from .working_state import build_pipeline_subset
 
 __all__ = ["PREPARE", "PUSH", "resource_kind"]
@@ -53,25 +50,25 @@ def resource_kind(call: str, target: int) -> str:
 
 
 def _prep_resource(ctx: ServerContext, d: Decoded) -> dict[str, Any]:
-    return {"kind": resource_kind(d.name, int(d.payload["Target"]))}
+    return {"kind": resource_kind(d.name, int(d.payload.Target))}
 
 
 def _prep_create_render_state(ctx: ServerContext, d: Decoded) -> dict[str, Any]:
     base = ctx.resolved.get("BaseCso")
     base_bytes = None if base is None else base.data["pipeline"]
     assert d.blob is not None
-    subset = build_pipeline_subset(int(d.payload["ChunkMask"]), d.blob, base_bytes, d.name)
+    subset = build_pipeline_subset(int(d.payload.ChunkMask), d.blob, base_bytes, d.name)
     return {"pipeline": subset}
 
 
 def _prep_framebuffer(ctx: ServerContext, d: Decoded) -> dict[str, Any]:
-    if int(d.payload["Target"]) > _t.enum("MGPFramebufferTarget")["kFramebufferNamed"]:
+    if int(d.payload.Target) > _t.enum("MGPFramebufferTarget")["kFramebufferNamed"]:
         raise ProtocolCorruption("SetFramebufferState.Target")
     return {}
 
 
 def _prep_applier_reset(ctx: ServerContext, d: Decoded) -> dict[str, Any]:
-    if int(d.payload["ContextSerial"]) <= ctx.context_serial:
+    if int(d.payload.ContextSerial) <= ctx.context_serial:
         raise ProtocolCorruption("ApplierReset.ContextSerial")
     return {}
 
@@ -85,38 +82,32 @@ PREPARE: dict[str, Prepare] = {
 }
 
 
-def _copy(rec: np.void) -> np.void:
-    out = np.zeros(1, rec.dtype)
-    out[0] = rec
-    return out[0]
-
-
 def _bind_render_state(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:
     assert obj is not None
     ctx.render_state.scatter_pipeline(obj.data["pipeline"])
     ctx.render_state_cso = obj.handle
-    ctx.render_state_version = int(d.payload["Version"])
-    ctx.pipeline_version = int(d.payload["PipelineVersion"])
+    ctx.render_state_version = int(d.payload.Version)
+    ctx.pipeline_version = int(d.payload.PipelineVersion)
 
 
 def _set_dynamic_state(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:
     assert d.blob is not None
-    ctx.render_state.scatter_dynamic(int(d.payload["ChunkMask"]), d.blob, d.name)
-    ctx.dynamic_version = int(d.payload["Version"])
+    ctx.render_state.scatter_dynamic(int(d.payload.ChunkMask), d.blob, d.name)
+    ctx.dynamic_version = int(d.payload.Version)
 
 
 def _binder(attr: str, member: str) -> Push:
     def push(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:
-        setattr(ctx, attr, handle_of(d.payload[member]))
+        setattr(ctx, attr, getattr(d.payload, member))
 
     return push
 
 
 def _set_framebuffer(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:
     assert obj is not None
-    obj.payload = _copy(d.payload)
+    obj.payload = d.payload
     targets = _t.enum("MGPFramebufferTarget")
-    target = int(d.payload["Target"])
+    target = int(d.payload.Target)
     if target in (targets["kFramebufferDraw"], targets["kFramebufferBoth"]):
         ctx.draw_framebuffer = obj.handle
     if target in (targets["kFramebufferRead"], targets["kFramebufferBoth"]):
@@ -124,16 +115,15 @@ def _set_framebuffer(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -
 
 
 def _window(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:
-    ctx.put_window(d.name, call_spec(d.name).tails[0].start(d.payload), d.tails[0])
+    ctx.put_window(d.name, d.payload.Start, d.tails[0])
 
 
 def _shader_buffers(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:
-    start = call_spec(d.name).tails[0].start(d.payload)
-    ctx.put_window(f"{d.name}[{int(d.payload['Class'])}]", start, d.tails[0])
+    ctx.put_window(f"{d.name}[{d.payload.Class}]", d.payload.Start, d.tails[0])
 
 
 def _attrib_defaults(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:
-    mask, window, values = int(d.payload["Mask"]), ctx.windows[d.name], d.tails[0]
+    mask, window, values = int(d.payload.Mask), ctx.windows[d.name], d.tails[0]
     bits = [i for i in range(mask.bit_length()) if mask >> i & 1]
     for i, bit in enumerate(bits[: len(values)]):
         if bit < len(window):
@@ -142,32 +132,32 @@ def _attrib_defaults(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -
 
 def _program_bindings(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:
     assert obj is not None
-    obj.data["bindings"] = (_copy(d.payload), tuple(np.array(t, copy=True) for t in d.tails))
+    obj.data["bindings"] = (d.payload, d.tails)
 
 
 def _storage_block(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:
     assert obj is not None
     blocks = obj.data.setdefault("storage_blocks", {})
-    blocks[int(d.payload["BlockIndex"])] = int(d.payload["Binding"])
+    blocks[int(d.payload.BlockIndex)] = int(d.payload.Binding)
 
 
 def _texture_params(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:
     assert obj is not None
-    obj.data["params"] = _copy(d.payload)
+    obj.data["params"] = d.payload
 
 
 def _respecify(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:
     assert obj is not None
-    obj.payload = _copy(d.payload)
+    obj.payload = d.payload
 
 
 def _applier_reset(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:
     ctx.reset_bindings()
-    ctx.context_serial = int(d.payload["ContextSerial"])
+    ctx.context_serial = int(d.payload.ContextSerial)
 
 
 def _present(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:
-    ctx.frame_serial = int(d.payload["FrameSerial"])
+    ctx.frame_serial = int(d.payload.FrameSerial)
 
 
 PUSH: dict[str, Push] = {

@@ -1,50 +1,86 @@
 """What the server holds between records: objects, bindings and the pushed state.
 
-:class:`ServerContext` is the ``server_ctx`` every backend entry receives. It exposes:
+:class:`ServerContext` is the ``server_ctx`` every backend entry receives
+(docs/BACKENDS.md, section 4). It exposes:
 
-- ``render_state`` (:class:`~.render_state_working.WorkingRenderState`): the working
+- ``render_state`` (:class:`~.working_state.WorkingRenderState`): the working
   ``RenderStateParameters`` bytes (``.data``), a numpy view (``.view()``) and its
   ``Uint16`` ``.version``; plus the last bind's ``render_state_cso``,
   ``render_state_version``, ``pipeline_version`` and the last ``dynamic_version``;
-- ``tables``: one :class:`~.handles.HandleTable` per server table (resources share one);
+- ``tables``: one :class:`~.handle_table.HandleTable` per server table (resources share one);
 - the current bindings: ``draw_framebuffer``, ``read_framebuffer``, ``vertex_elements``,
   ``shader_state``, ``draw_program``, ``dispatch_program``, ``xfb`` (handles);
-- ``windows``: binding-point windows as numpy arrays of the tail element dtype sized by
-  the tail's bound (``"SetVertexBuffers"``, ``"SetSamplerViews"``, ``"BindSamplerStates"``,
-  ``"SetShaderImages"``, ``"SetShaderBuffers[<Class>]"``, ``"SetVertexAttribDefaults"``);
-- ``last``: a copy of the last payload of every ``kCtxState`` call (index buffer,
-  indirect buffers, pixel pack, patch, context values, ...), and ``last_tails`` the
-  tails of the last ``SetStreamOutputTargets`` / ``SetShaderBuffers`` host spans;
+- ``windows``: binding-point windows, a list of element records per point, as many
+  points as the tail's bound (``"SetVertexBuffers"``, ``"SetSamplerViews"``,
+  ``"BindSamplerStates"``, ``"SetShaderImages"``, ``"SetShaderBuffers[<Class>]"``,
+  ``"SetVertexAttribDefaults"``); a point never written holds the zero element;
+- ``last``: the last payload record of every ``kCtxState`` call (index buffer, indirect
+  buffers, pixel pack, patch, context values, ...), and ``last_tails`` the tails of the
+  last record of a ``kCtxState`` call that has tails;
 - ``resolved``: this record's objects by field path (``"Cso"``, ``"Color[2].Res"``,
   ``"MGPBoundView[3].View"``); for a delete, the object just retired;
+- ``call``, ``raw``: the call being applied and its record's bytes; ``blobs``: every blob
+  of a multi-blob record by path;
 - ``stage``: the blob segment.
+
+Every record value here is immutable (docs/BACKENDS.md): nothing needs copying.
 """
 
 from __future__ import annotations
 
+import math
+import struct
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
-import numpy as np
 import xxhash
 
-from ..schema import layouts
 from ..schema import tables as _t
 from ..wire.handle import NULL, Handle, default_framebuffer
-from ..wire.spec import call_spec
+from ..wire.records import SCALAR_CODES, pack_record, to_plain, zero
+from ..wire.spec import TailSpec, call_spec
 from ..wire.stage import StageSegment
 from .handle_table import HandleTable
 from .working_state import WorkingRenderState
 
-__all__ = ["ServerObject", "ServerContext", "handle_of", "WINDOW_CALLS"]
+__all__ = ["ServerObject", "ServerContext", "WINDOW_CALLS", "tail_zero", "element_bytes", "element_plain"]
 
 #: Calls whose first tail is a binding-point window kept by the server.
 WINDOW_CALLS = ("SetVertexBuffers", "SetSamplerViews", "BindSamplerStates", "SetShaderImages")
 
 
-def handle_of(rec: Any) -> Handle:
-    """The :class:`Handle` of an ``MGPipeHandle`` record."""
-    return Handle(int(rec["Slot"]), int(rec["Gen"]))
+@lru_cache(maxsize=None)
+def _scalar_code(call: str, element: str) -> str | None:
+    for row in _t.tables().TAILS:
+        if row["call"] == call and row["element"] == element and row.get("scalar"):
+            return row["scalar"]
+    return None
+
+
+def tail_zero(t: TailSpec) -> Any:
+    """The zero element of a tail (a record, or 0 / 0.0 for a scalar tail)."""
+    scalar = _scalar_code(t.call, t.element)
+    if scalar is None:
+        return zero(t.element)
+    return 0.0 if scalar in ("f32", "f64") else 0
+
+
+def element_bytes(t: TailSpec, value: Any) -> bytes:
+    """The wire bytes of one tail element."""
+    scalar = _scalar_code(t.call, t.element)
+    if scalar is None:
+        return pack_record(t.element, value)
+    return struct.pack("<" + SCALAR_CODES[scalar], value)
+
+
+def element_plain(t: TailSpec, value: Any) -> Any:
+    scalar = _scalar_code(t.call, t.element)
+    if scalar is None:
+        return to_plain(value, json_safe=True)
+    if scalar in ("f32", "f64") and not math.isfinite(value):
+        return "0x" + struct.pack("<" + SCALAR_CODES[scalar], value).hex()
+    return value
 
 
 @dataclass
@@ -53,16 +89,10 @@ class ServerObject:
 
     kind: str
     handle: Handle
-    payload: np.void | None = None  # a copy of the creating/latest describing payload
+    payload: Any = None  # the creating / latest describing payload record
     blob: bytes | None = None  # a copy of the creating record's blob, if any
     data: dict[str, Any] = field(default_factory=dict)  # applier-derived (e.g. "pipeline")
     backend: Any = None  # the backend's own object, if it keeps one
-
-
-def _copy(rec: np.void) -> np.void:
-    out = np.zeros(1, rec.dtype)
-    out[0] = rec
-    return out[0]
 
 
 class ServerContext:
@@ -74,14 +104,15 @@ class ServerContext:
         self.render_state = WorkingRenderState()
         self.default_framebuffer = ServerObject("Framebuffer", default_framebuffer())
         self.resolved: dict[str, ServerObject | None] = {}
-        self.last: dict[str, np.void] = {}
-        self.last_tails: dict[str, tuple[np.ndarray, ...]] = {}
-        # JSON views for recorders, rebuilt only when the state they show changes.
-        self._json_cache: dict[str, Any] = {}
-        self.windows: dict[str, np.ndarray] = {}
+        self.last: dict[str, Any] = {}
+        self.last_tails: dict[str, tuple[tuple[Any, ...], ...]] = {}
+        self.windows: dict[str, list[Any]] = {}
+        self._window_tail: dict[str, TailSpec] = {}
         self.context_serial = 0
         self.frame_serial = 0
         self.call = ""
+        self.raw = b""
+        self.blobs: dict[str, bytes] = {}
         self.reset_bindings()
 
     # -- bindings and windows ------------------------------------------------
@@ -99,25 +130,23 @@ class ServerContext:
         self.dispatch_program = NULL
         self.xfb = NULL
         self.windows.clear()
-        for call in WINDOW_CALLS + ("SetVertexAttribDefaults",):
+        keys = [(c, c) for c in WINDOW_CALLS + ("SetVertexAttribDefaults",)]
+        keys += [(f"SetShaderBuffers[{cls}]", "SetShaderBuffers")
+                 for cls in range(_t.constant("kMGPipeShaderBufferClassCount"))]  # fmt: skip
+        for key, call in keys:
             t = call_spec(call).tails[0]
-            self.windows[call] = np.zeros(t.bound or 0, t.dtype)
-        t = call_spec("SetShaderBuffers").tails[0]
-        for cls in range(_t.constant("kMGPipeShaderBufferClassCount")):
-            self.windows[f"SetShaderBuffers[{cls}]"] = np.zeros(t.bound or 0, t.dtype)
+            self.windows[key] = [tail_zero(t)] * (t.bound or 0)
+            self._window_tail[key] = t
         self.last.clear()
         self.last_tails.clear()
-        self._json_cache = {}
 
-    def put_window(self, key: str, start: int, rows: np.ndarray) -> None:
+    def put_window(self, key: str, start: int, rows: tuple[Any, ...]) -> None:
         self.windows[key][start : start + len(rows)] = rows
-        self._json_cache.pop("window:" + key, None)
 
-    def remember(self, call: str, payload: np.void, tails: tuple[np.ndarray, ...] = ()) -> None:
-        self.last[call] = _copy(payload)
-        self._json_cache.pop("last:" + call, None)
+    def remember(self, call: str, payload: Any, tails: tuple = ()) -> None:
+        self.last[call] = payload
         if tails:
-            self.last_tails[call] = tuple(np.array(t, copy=True) for t in tails)
+            self.last_tails[call] = tails
 
     # -- snapshot for recorders ---------------------------------------------
     def pushed_state(self) -> dict[str, Any]:
@@ -126,17 +155,13 @@ class ServerContext:
         def h(x: Handle) -> list[int]:
             return [x.slot, x.gen]
 
-        def cached(key: str, make: Any) -> Any:
-            if key not in self._json_cache:
-                self._json_cache[key] = make()
-            return self._json_cache[key]
-
         def window(key: str) -> dict[str, Any]:
-            arr = self.windows[key]
-            if not len(arr):
-                return {}
-            used = np.flatnonzero(arr.view(np.uint8).reshape(len(arr), -1).any(axis=1))
-            return {str(i): layouts.to_dict(arr[i], json_safe=True) for i in used}
+            t = self._window_tail[key]
+            out = {}
+            for i, e in enumerate(self.windows[key]):
+                if any(element_bytes(t, e)):
+                    out[str(i)] = element_plain(t, e)
+            return out
 
         rs = self.render_state
         return {
@@ -153,7 +178,6 @@ class ServerContext:
             "draw_program": h(self.draw_program),
             "dispatch_program": h(self.dispatch_program),
             "xfb": h(self.xfb),
-            "windows": {k: cached("window:" + k, lambda k=k: window(k)) for k in sorted(self.windows)},
-            "last": {k: cached("last:" + k, lambda v=v: layouts.to_dict(v, json_safe=True))
-                     for k, v in sorted(self.last.items())},
+            "windows": {k: window(k) for k in sorted(self.windows)},
+            "last": {k: to_plain(v, json_safe=True) for k, v in sorted(self.last.items())},
         }

@@ -6,10 +6,12 @@ its condition holds; its element count is the payload's count field, or exactly 
 ``Size`` includes the header and is a multiple of 8. ``Flags`` is ring framing: the
 encoder writes 0 and the decoder ignores it (R-17).
 
-:class:`Encoder` refuses a client bug (a tail whose length disagrees with its count
-field, a count over its bound, a blob on a call without ``kHasBlob``) with
-``ValueError`` naming the call. :class:`Decoder` validates every byte it relies on before
-it touches it and refuses with ``ProtocolCorruption(reason)`` only:
+:class:`Encoder` builds a record from a nested dict (or a record) and refuses a client bug
+(a tail whose length disagrees with its count field, a count over its bound, a blob on a
+call without ``kHasBlob``) with ``ValueError`` naming the call; the hot paths use the
+compiled :func:`~.compiled.packer` instead. :class:`Decoder` copies the record's bytes
+once, validates every byte it relies on before it touches it, and refuses with
+``ProtocolCorruption(reason)`` only:
 
 =====================================  =================================
 fault                                   reason
@@ -29,14 +31,15 @@ semantic checks (seed 002 §1)           ``SetShaderBuffers.Class``,
                                         ``SetVertexAttribDefaults.Count``
 =====================================  =================================
 
-The decoded payload and tails are zero-copy numpy views over the record buffer (valid
-while the buffer is); the blob is a view into the stage segment.
+A decoded record (:class:`Decoded`) is immutable: the payload is a generated named
+record (:mod:`.records`), the tails are tuples, the blob is a copy. It never refers to
+the buffer it came from (docs/BACKENDS.md).
 """
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable, Mapping, Sequence
-from functools import lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -44,44 +47,37 @@ import numpy as np
 from ..errors import ProtocolCorruption
 from ..schema import layouts
 from ..schema import tables as _t
-from .header import RECORD_ALIGN, header_size, pack_header, read_header
+from .compiled import IMAGE_ACCESS_MAX, decoder_for
+from .header import PAD_OP, RECORD_ALIGN, header_size, pack_header
+from .records import is_record, pack_record
+from .spec import TailSpec, align8, call_spec, spec_for_opcode
 from .stage import StageSegment
-from .spec import CallSpec, TailSpec, align8, call_spec, spec_for_opcode
 
 __all__ = ["Encoder", "Decoder", "Decoded", "tails_by_element", "IMAGE_ACCESS_MAX"]
 
-#: ``MGPImageView::Access``: 0 read-only, 1 write-only, 2 read-write (seed 002 §1).
-IMAGE_ACCESS_MAX = 2
-_IMAGE_VIEW = "MGPImageView"
-_ACCESS = "Access"
-
-TailInput = np.ndarray | Sequence[Mapping[str, Any]] | Sequence[int] | bytes
+TailInput = np.ndarray | Sequence[Any] | bytes
 
 
 class Decoded(NamedTuple):
     op: int
     name: str
-    payload: np.void
-    tails: tuple[np.ndarray, ...]  # the PRESENT tails, in TAILS order
-    blob: memoryview | None  # the first MGPBlobRef of a kHasBlob call, else None
+    payload: Any  # the payload's generated named record
+    tails: tuple[tuple[Any, ...], ...]  # the PRESENT tails, in TAILS order
+    blob: bytes | None  # the first MGPBlobRef of a kHasBlob call (a copy), else None
     size: int
 
 
-def tails_by_element(decoded: Decoded) -> dict[str, np.ndarray]:
+def tails_by_element(decoded: Decoded) -> dict[str, tuple[Any, ...]]:
     """The present tails of ``decoded`` keyed by element name (unique within a call)."""
     spec = call_spec(decoded.name)
-    return {t.element: arr for t, arr in zip(spec.present_tails(decoded.payload), decoded.tails)}
+    present = [t for t in spec.tails if t.present(decoded.payload)]
+    return {t.element: arr for t, arr in zip(present, decoded.tails)}
 
 
-def _layout(spec: CallSpec, tails: Sequence[tuple[TailSpec, int]]) -> tuple[list[int], int]:
-    """Offsets of each present tail and the record's Size."""
-    cursor = spec.header_size + spec.payload_size
-    offsets = []
-    for t, count in tails:
-        cursor = align8(cursor)
-        offsets.append(cursor)
-        cursor += count * t.dtype.itemsize
-    return offsets, align8(cursor)
+def _rows_array(t: TailSpec, rows: TailInput, where: str) -> np.ndarray:
+    if isinstance(rows, (list, tuple)) and rows and is_record(rows[0]):
+        rows = b"".join(pack_record(t.element, r) for r in rows)
+    return layouts.array(t.dtype, rows, where)
 
 
 class Encoder:
@@ -94,14 +90,16 @@ class Encoder:
     def encode(
         self,
         call: str,
-        payload: Mapping[str, Any] | np.void | None = None,
+        payload: Mapping[str, Any] | Any = None,
         tails: Sequence[TailInput] = (),
         blob: bytes | bytearray | memoryview | None = None,
     ) -> bytes:
         spec = call_spec(call)
         holder = np.zeros(1, spec.dtype)
         rec = holder[0]
-        if isinstance(payload, np.void):
+        if is_record(payload):
+            holder[0] = np.frombuffer(pack_record(spec.payload, payload), spec.dtype)[0]
+        elif isinstance(payload, np.void):
             if payload.dtype != spec.dtype:
                 raise ValueError(f"{call}: payload record is {payload.dtype}, not {spec.payload}")
             holder[0] = payload
@@ -117,10 +115,10 @@ class Encoder:
         if len(tails) != len(present):
             names = ", ".join(t.element for t in present) or "none"
             raise ValueError(f"{call}: {len(tails)} tails given, present tails are: {names}")
-        arrays: list[np.ndarray] = []
-        counted: list[tuple[TailSpec, int]] = []
+        cursor = spec.header_size + spec.payload_size
+        parts: list[tuple[int, bytes]] = []
         for t, rows in zip(present, tails):
-            arr = layouts.array(t.dtype, rows, f"{call}.{t.element}")
+            arr = _rows_array(t, rows, f"{call}.{t.element}")
             count = t.count(rec)
             if len(arr) != count:
                 raise ValueError(
@@ -129,125 +127,81 @@ class Encoder:
                 )
             if t.bound is not None and count > t.bound:
                 raise ValueError(f"{call}: {t.count_field} = {count} exceeds its bound {t.bound}")
-            arrays.append(arr)
-            counted.append((t, count))
-        offsets, size = _layout(spec, counted)
+            cursor = align8(cursor)
+            raw = arr.tobytes()
+            parts.append((cursor, raw))
+            cursor += len(raw)
+        size = align8(cursor)
         out = bytearray(size)
         out[: spec.header_size] = pack_header(spec.opcode, 0, size)
         out[spec.header_size : spec.header_size + spec.payload_size] = rec.tobytes()
-        for off, arr in zip(offsets, arrays):
-            raw = arr.tobytes()
+        for off, raw in parts:
             out[off : off + len(raw)] = raw
         self.encoded += 1
         return bytes(out)
 
 
-def _as_bytes_view(record: Any) -> memoryview:
-    mv = record if isinstance(record, memoryview) else memoryview(record)
-    if mv.format != "B" or mv.ndim != 1:
-        mv = mv.cast("B")
-    return mv
-
-
-Check = Callable[[np.void], bool]
-
-
-@lru_cache(maxsize=None)
-def _semantic_checks() -> dict[str, tuple[tuple[str, Check], ...]]:
-    """Record-local semantic rules of seed 002 §1: call -> ((reason, holds?), ...)."""
-    class_count = _t.constant("kMGPipeShaderBufferClassCount")
-    return {
-        "SetShaderBuffers": (("SetShaderBuffers.Class", lambda p: int(p["Class"]) < class_count),),
-        "Present": (("Present.FrameSerial", lambda p: int(p["FrameSerial"]) != 0),),
-        "SetVertexAttribDefaults": (
-            (
-                "SetVertexAttribDefaults.Count",
-                lambda p: int(p["Count"]) == int(p["Mask"]).bit_count(),
-            ),
-        ),
-    }
-
 
 class Decoder:
-    """Server side: validates a record, then returns zero-copy views of it."""
+    """Server side: copies a record once, validates it, returns an immutable :class:`Decoded`."""
 
     def __init__(self, stage: StageSegment) -> None:
         self.stage = stage
         self.decoded = 0
         self._hdr = header_size()
+        self._fns: dict[int, Callable[[bytes, int], Decoded]] = {}
+        self._read_header = _header_reader()
+
+    def function(self, op: int) -> Callable[[bytes, int], Decoded] | None:
+        """The compiled decoder of opcode ``op`` (None for no catalogue row)."""
+        fn = self._fns.get(op)
+        if fn is None:
+            spec = spec_for_opcode(op)
+            if spec is None or op == PAD_OP:
+                return None
+            fn = self._fns[op] = decoder_for(spec.name, self.stage.view, Decoded)
+        return fn
 
     def decode(self, record: memoryview | bytes | bytearray) -> Decoded:
-        mv = _as_bytes_view(record)
-        hdr = self._hdr
-        if len(mv) < hdr:
+        raw = record if type(record) is bytes else bytes(record)
+        if len(raw) < self._hdr:
             raise ProtocolCorruption("Wire.Header")
-        op, _flags, size = read_header(mv)
-        if size < hdr or size % RECORD_ALIGN or size > len(mv):
+        op, size = self._read_header(raw)
+        if size < self._hdr or size % RECORD_ALIGN or size > len(raw):
             raise ProtocolCorruption("Wire.Size")
-        spec = spec_for_opcode(op)
-        if spec is None:
+        fn = self.function(op)
+        if fn is None:
             raise ProtocolCorruption("Wire.Op")
-        name = spec.name
-        if size < spec.fixed_size or (not spec.var_tail and size != spec.fixed_size):
-            raise ProtocolCorruption(f"{name}.Size")
-        payload = np.frombuffer(mv, spec.dtype, count=1, offset=hdr)[0]
-        tails = self._tails(spec, mv, payload, size)
-        blob = self._blobs(spec, payload)
-        for reason, holds in _semantic_checks().get(name, ()):
-            if not holds(payload):
-                raise ProtocolCorruption(reason)
-        self._check_image_views(spec, payload, tails)
+        d = fn(raw, size)
         self.decoded += 1
-        return Decoded(spec.opcode, name, payload, tails, blob, size)
+        return d
 
     def blob_views(self, decoded: Decoded) -> dict[str, memoryview]:
         """Every ``MGPBlobRef`` of a ``kHasBlob`` payload, by path (``"Spirv[2]"``)."""
         spec = call_spec(decoded.name)
-        return {
-            layouts.path_name(p): self.stage.view(
-                layouts.get_path(decoded.payload, p), f"{spec.name}.Blob"
+        out = {}
+        for p in spec.blob_paths:
+            ref = decoded.payload
+            for key in p:
+                ref = ref[key] if isinstance(key, int) else getattr(ref, key)
+            out[layouts.path_name(p)] = self.stage.view(
+                (ref.Offset, ref.Size, ref.Seg), f"{spec.name}.Blob"
             )
-            for p in spec.blob_paths
-        }
+        return out
 
-    def _tails(
-        self, spec: CallSpec, mv: memoryview, payload: np.void, size: int
-    ) -> tuple[np.ndarray, ...]:
-        cursor = spec.header_size + spec.payload_size
-        out: list[np.ndarray] = []
-        for t in spec.tails:
-            if not t.present(payload):
-                continue
-            count = t.count(payload)
-            if t.bound is not None:
-                start = t.start(payload)
-                if count > t.bound or start + count > t.bound:
-                    raise ProtocolCorruption(t.reason)
-            cursor = align8(cursor)
-            end = cursor + count * t.dtype.itemsize
-            if end > size:
-                raise ProtocolCorruption(f"{spec.name}.Tail")
-            if count:
-                out.append(np.frombuffer(mv, t.dtype, count=count, offset=cursor))
-            else:
-                out.append(np.zeros(0, t.dtype))
-            cursor = end
-        if align8(cursor) != size:
-            raise ProtocolCorruption(f"{spec.name}.Tail")
-        return tuple(out)
 
-    def _blobs(self, spec: CallSpec, payload: np.void) -> memoryview | None:
-        if not spec.blob_paths:
-            return None
-        what = f"{spec.name}.Blob"
-        views = [self.stage.view(layouts.get_path(payload, p), what) for p in spec.blob_paths]
-        return views[0]
+def _header_reader() -> Callable[[bytes], tuple[int, int]]:
+    """``read(raw) -> (op, size)`` compiled from the header layout of the tables."""
+    from .records import layout
 
-    @staticmethod
-    def _check_image_views(spec: CallSpec, payload: np.void, tails: tuple[np.ndarray, ...]) -> None:
-        for p in spec.image_view_paths:
-            if int(layouts.get_path(payload, p)[_ACCESS]) > IMAGE_ACCESS_MAX:
-                raise ProtocolCorruption("ImageView.Access")
-        for t, arr in zip(spec.present_tails(payload), tails):
-            if t.element == _IMAGE_VIEW and arr.size and int(arr[_ACCESS].max()) > IMAGE_ACCESS_MAX:
-                raise ProtocolCorruption("ImageView.Access")
+    lay = layout("MGPWireRecHeader")
+    names = [f.path for f in lay.flat]
+    st = struct.Struct("<" + lay.fmt)
+    i_op, i_size = names.index("Op"), names.index("Size")
+    unpack = st.unpack_from
+
+    def read(raw: bytes) -> tuple[int, int]:
+        v = unpack(raw)
+        return v[i_op], v[i_size]
+
+    return read

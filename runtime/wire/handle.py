@@ -13,8 +13,8 @@ Member names, widths, the kind list and the composite base come from the tables.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from ..schema import tables as _t
 from ..schema.kinds import handle_kinds
@@ -48,9 +48,8 @@ def handle_limits() -> tuple[int, int]:
     return slot.max_value, gen.max_value
 
 
-@dataclass(frozen=True, slots=True)
-class Handle:
-    """A ``{slot, gen}`` handle: a small immutable, hashable value."""
+class Handle(NamedTuple):
+    """A ``{slot, gen}`` handle: a small immutable, hashable value (a named tuple)."""
 
     slot: int
     gen: int

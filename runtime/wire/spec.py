@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -36,6 +37,11 @@ WINDOW_START = "Start"
 _WINDOW_COUNT = "Count"
 
 
+def _member(payload: Any, name: str) -> Any:
+    """Member ``name`` of a payload: a generated record or a numpy record."""
+    return payload[name] if isinstance(payload, np.void) else getattr(payload, name)
+
+
 def align8(n: int) -> int:
     return n + (-n % RECORD_ALIGN)
 
@@ -59,18 +65,18 @@ class TailSpec:
         """The ``ProtocolCorruption`` reason of a count over its bound."""
         return f"{self.call}.{self.count_field or self.element}"
 
-    def present(self, payload: np.void) -> bool:
+    def present(self, payload: Any) -> bool:
         if self.cond_field is None or self.when == "kAlways":
             return True
-        is_set = (int(payload[self.cond_field]) & self.cond_value) != 0
+        is_set = (int(_member(payload, self.cond_field)) & self.cond_value) != 0
         return is_set if self.when == "kWhenSet" else not is_set
 
-    def count(self, payload: np.void) -> int:
-        return 1 if self.count_field is None else int(payload[self.count_field])
+    def count(self, payload: Any) -> int:
+        return 1 if self.count_field is None else int(_member(payload, self.count_field))
 
-    def start(self, payload: np.void) -> int:
+    def start(self, payload: Any) -> int:
         """First binding point of a windowed tail (0 for any other tail)."""
-        return int(payload[WINDOW_START]) if self.windowed else 0
+        return int(_member(payload, WINDOW_START)) if self.windowed else 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +112,7 @@ class CallSpec:
     def optional(self) -> bool:
         return "kOptional" in self.flags
 
-    def present_tails(self, payload: np.void) -> tuple[TailSpec, ...]:
+    def present_tails(self, payload: Any) -> tuple[TailSpec, ...]:
         return tuple(t for t in self.tails if t.present(payload))
 
 

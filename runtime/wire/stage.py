@@ -110,6 +110,13 @@ class StageSegment:
             raise ProtocolCorruption(what)
         return (self._buf if writable else self._ro)[offset : offset + size]
 
+    def write_at(self, offset: int, data: bytes | bytearray | memoryview) -> None:
+        """Put ``data`` at ``offset`` (a replay restoring the bytes a record named)."""
+        end = offset + len(data)
+        if offset < 0 or end > self.capacity:
+            raise StageOverflow(f"Stage.{len(data)}B")
+        self._buf[offset:end] = data
+
     def reset(self) -> None:
         """Rewind the bump pointer (only once everything staged has been applied)."""
         self.used = 0

@@ -1,0 +1,154 @@
+"""Compiled server dispatch: one handler per opcode, rendered from the tables.
+
+:func:`handler_source` renders, for one call, the source of ``handle(raw, size)``:
+
+1. decode (the call's compiled decoder, :mod:`..wire.compiled`);
+2. a null entry of a non-``kOptional`` call refuses here, before anything changes;
+3. resolve every handle field of ``HANDLE_FIELDS`` (payload paths and tail elements) into
+   ``res`` by field path: null / range / unknown / stale / kind refusals by name, the
+   default framebuffer, and first uses of the implicit kinds *planned* (checked, not made);
+4. the call's own checks (``PREPARE``) and the object the record names (create / delete /
+   respecify: checked by the applier's ``_plan_*``, not yet applied);
+5. only then mutate: planned implicit creates, the object change, ``PUSH``, ``last``;
+6. call the backend entry.
+
+So a refused record leaves every table as it was: nothing mutates before step 5, and
+nothing in step 5 refuses.
+"""
+
+from __future__ import annotations
+
+from ..schema.layouts import path_name
+from ..schema.kinds import resource_kinds
+from ..wire.spec import call_spec
+from .apply_state import PREPARE, PUSH
+from .handle_fields import KIND_FROM_RECORD, RESOURCE, Site, implicit_kinds, role, sites, table_of
+
+__all__ = ["handler_source", "STATE_CLASS"]
+
+STATE_CLASS = "kCtxState"
+
+
+def _attr(var: str, path: tuple) -> str:
+    for key in path:
+        var += f"[{key}]" if isinstance(key, int) else f".{key}"
+    return var
+
+
+def _resolve(site: Site, hexpr: str, name: str, what: str, ind: str, dynamic: bool) -> list[str]:
+    """Lines resolving one handle ``hexpr`` of ``site`` into ``res[name]``.
+
+    ``name`` / ``what`` are source expressions (string literals, or ``%`` formats for tail
+    elements when ``dynamic``)."""
+    kind = site.kind
+    table = table_of(kind)
+    out = [f"{ind}h = {hexpr}"]
+    null = "res[%s] = None" % name if site.nullable else f"raise _HR({what} + '.Null')"
+    out.append(f"{ind}if h == _NULL:")
+    out.append(f"{ind}    {null}")
+    out.append(f"{ind}else:")
+    i2 = ind + "    "
+    if kind == "Framebuffer":
+        out.append(f"{i2}if h == _DFB:")
+        out.append(f"{i2}    res[{name}] = _ctx.default_framebuffer")
+        out.append(f"{i2}else:")
+        i2 += "    "
+    out.append(f"{i2}e = _rows_{table}.get(h[0])")
+    out.append(f"{i2}if e is not None and e.live and e.gen == h[1]:")
+    out.append(f"{i2}    res[{name}] = e.obj")
+    if kind in resource_kinds():
+        out.append(f"{i2}    if e.obj.kind != {kind!r}:")
+        out.append(f"{i2}        raise _HR({what} + '.Kind')")
+    out.append(f"{i2}else:")
+    if kind in implicit_kinds():
+        out.append(f"{i2}    _plan_implicit(_T_{table}, h, {what}, {name}, implicit)")
+    else:
+        out.append(f"{i2}    raise _T_{table}._fault(h, {what})")
+    return out
+
+
+def handler_source(call: str, has_entry: bool) -> tuple[str, tuple[str, ...]]:
+    """(source of ``handle(raw, size)``, the table names it binds as ``_rows_*``/``_T_*``)."""
+    spec = call_spec(call)
+    r = role(call)
+    all_sites = sites(call)
+    object_site = all_sites[0] if all_sites and r != "use" else None
+    tables: set[str] = set()
+    lines = ["def handle(raw, size):", "    d = _dec(raw, size)", "    p = d.payload"]
+    if not has_entry and not spec.optional:
+        lines.append(f"    raise _NullEntry({call!r})")
+        return "\n".join(lines) + "\n", ()
+    lines.append("    res = {}")
+    lines.append("    implicit = []")
+    tail_sites = [s for s in all_sites if s is not object_site and s.tail is not None]
+    if tail_sites:
+        lines.append("    ti = 0")
+        for k, t in enumerate(spec.tails):
+            if t.cond_field is not None and t.when != "kAlways":
+                test = "!=" if t.when == "kWhenSet" else "=="
+                lines.append(f"    if p.{t.cond_field} & {t.cond_value} {test} 0:")
+                lines.append(f"        T{k} = d.tails[ti]")
+                lines.append("        ti += 1")
+                lines.append("    else:")
+                lines.append(f"        T{k} = ()")
+            else:
+                lines.append(f"    T{k} = d.tails[ti]")
+                lines.append("    ti += 1")
+    for site in all_sites:
+        if site is object_site:
+            continue
+        if site.kind == KIND_FROM_RECORD:
+            raise ValueError(f"{call}.{site.field}: KindFromRecord only names the record's object")
+        tables.add(table_of(site.kind))
+        if site.tail is None:
+            for path in site.paths:
+                name = path_name(path)
+                lines += _resolve(site, _attr("p", path), repr(name), repr(f"{call}.{name}"),
+                                  "    ", False)  # fmt: skip
+        else:
+            ks = [k for k, t in enumerate(spec.tails) if t.element == site.tail]
+            for k in ks:
+                for path in site.paths:
+                    suffix = f".{path_name(path)}" if path else ""
+                    name = f"'{site.tail}[%d]{suffix}' % i"
+                    what = f"'{call}.{site.tail}[%d]{suffix}' % i"
+                    lines.append("    i = 0")
+                    lines.append(f"    for x in T{k}:")
+                    lines += _resolve(site, _attr("x", path), name, what, "        ", True)
+                    lines.append("        i += 1")
+    lines.append("    _ctx.call = d.name")
+    lines.append("    _ctx.raw = raw")
+    lines.append("    _ctx.resolved = res")
+    if call in PREPARE:
+        lines.append("    prepared = _prepare(_ctx, d)")
+    else:
+        lines.append("    prepared = _EMPTY")
+    if object_site is not None:
+        tables.add(table_of(object_site.kind) if object_site.kind not in (KIND_FROM_RECORD, RESOURCE)
+                   else RESOURCE)  # fmt: skip
+        lines.append(f"    h = {_attr('p', object_site.paths[0])}")
+        name = path_name(object_site.paths[0])
+        lines.append(f"    plan = _plan_{r}(d, h, {name!r}, prepared)")
+    lines.append("    if implicit:")
+    lines.append("        _make_implicit(implicit, res)")
+    obj = "None"
+    if object_site is not None:
+        lines.append("    obj = _commit(plan, d, res)")
+        obj = "obj"
+    elif all_sites:
+        obj = f"res.get({all_sites[0].field!r})" if all_sites[0].tail is None else "None"
+        lines.append(f"    obj = {obj}")
+        obj = "obj"
+    if call in PUSH:
+        lines.append(f"    _push(_ctx, d, {obj})")
+    if spec.cls == STATE_CLASS:
+        lines.append(f"    _last[{call!r}] = p")
+        lines.append("    if d.tails:")
+        lines.append(f"        _last_tails[{call!r}] = d.tails")
+    if not has_entry:
+        lines.append(f"    _skipped[{call!r}] += 1")
+        lines.append("    return None")
+    else:
+        lines.append(f"    _applied[{call!r}] += 1")
+        lines.append("    return _entry(_ctx, d)")
+    return "\n".join(lines) + "\n", tuple(sorted(tables))

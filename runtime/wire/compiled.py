@@ -1,0 +1,245 @@
+"""Per-call decoders and record packers, compiled from the tables (the codec's generated part).
+
+:func:`decoder_for` renders, for one call, the Python source of a function
+``decode(raw, size) -> Decoded`` from the call's spec (payload layout, ``TAILS`` rows, blob
+and image-view paths, the record-local semantic rules) and compiles it once: one
+``struct.unpack_from`` for the payload, one per tail (or ``iter_unpack`` for a run of
+elements), the checks in the order of the wire rules (see :mod:`.codec`), then the
+immutable records. ``raw`` is the record's bytes (a ``bytes`` snapshot: the caller copies
+the ring out once; nothing here reads a live buffer twice).
+
+:func:`packer` renders a record writer for a call whose shape is fixed at build time
+(header + payload + at most one tail of a fixed count): one ``struct.pack_into`` that writes
+every byte of the record (members the caller does not name, padding and alignment are
+written as zero), straight into a ring reservation.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from ..errors import ProtocolCorruption
+from ..schema import tables as _t
+from .header import RECORD_ALIGN, header_size
+from .records import FlatScalar, format_of, layout, namespace_for
+from .spec import WINDOW_START, CallSpec, TailSpec, align8, call_spec
+
+__all__ = ["IMAGE_ACCESS_MAX", "semantic_rules", "decoder_for", "Packer", "packer"]
+
+#: ``MGPImageView::Access``: 0 read-only, 1 write-only, 2 read-write (seed 002 §1).
+IMAGE_ACCESS_MAX = 2
+_IMAGE_VIEW = "MGPImageView"
+_ACCESS = "Access"
+_HEADER = "MGPWireRecHeader"
+
+
+@lru_cache(maxsize=None)
+def semantic_rules() -> dict[str, tuple[tuple[str, Callable[[Any], bool]], ...]]:
+    """Record-local semantic rules of seed 002 §1: call -> ((reason, holds(payload)), ...)."""
+    class_count = _t.constant("kMGPipeShaderBufferClassCount")
+    return {
+        "SetShaderBuffers": (("SetShaderBuffers.Class", lambda p: p.Class < class_count),),
+        "Present": (("Present.FrameSerial", lambda p: p.FrameSerial != 0),),
+        "SetVertexAttribDefaults": (
+            ("SetVertexAttribDefaults.Count", lambda p: p.Count == p.Mask.bit_count()),
+        ),
+    }
+
+
+def _attr(var: str, path: tuple) -> str:
+    out = var
+    for key in path:
+        out += f"[{key}]" if isinstance(key, int) else f".{key}"
+    return out
+
+
+def _tail_source(spec: CallSpec, k: int, t: TailSpec) -> list[str]:
+    """Lines decoding tail ``k`` into ``t{k}`` (appended to ``tails`` when present)."""
+    lines: list[str] = []
+    ind = "    "
+    if t.cond_field is not None and t.when != "kAlways":
+        test = "!=" if t.when == "kWhenSet" else "=="
+        lines.append(f"    if p.{t.cond_field} & {t.cond_value} {test} 0:")
+        ind = "        "
+    n = f"p.{t.count_field}" if t.count_field else "1"
+    lines.append(f"{ind}n = {n}")
+    if t.bound is not None:
+        start = f"p.{WINDOW_START}"
+        cond = f"n > {t.bound}" + (f" or {start} + n > {t.bound}" if t.windowed else "")
+        lines.append(f"{ind}if {cond}:")
+        lines.append(f"{ind}    raise _PC({t.reason!r})")
+    lines.append(f"{ind}c += -c % {RECORD_ALIGN}")
+    esize = t.dtype.itemsize
+    lines.append(f"{ind}e = c + n * {esize}")
+    lines.append(f"{ind}if e > size:")
+    lines.append(f"{ind}    raise _PC({spec.name + '.Tail'!r})")
+    if t.dtype.names is None:  # a scalar tail: one unpack of n scalars
+        sc = _scalar_code(t)
+        lines.append(f"{ind}t{k} = _unpack_n('<%d{sc}' % n, raw, c)")
+    else:
+        one = layout(t.element).build("x")
+        lines.append(f"{ind}if n == 1:")
+        lines.append(f"{ind}    x = _E{k}(raw, c)")
+        lines.append(f"{ind}    t{k} = ({one},)")
+        lines.append(f"{ind}else:")
+        lines.append(f"{ind}    t{k} = tuple([{one} for x in _EI{k}(raw[c:e])])")
+        if t.element == _IMAGE_VIEW:
+            lines.append(f"{ind}for x in t{k}:")
+            lines.append(f"{ind}    if x.{_ACCESS} > {IMAGE_ACCESS_MAX}:")
+            lines.append(f"{ind}        views_bad = True")
+    lines.append(f"{ind}tails += (t{k},)")
+    lines.append(f"{ind}c = e")
+    return lines
+
+
+def _scalar_code(t: TailSpec) -> str:
+    from .records import SCALAR_CODES
+
+    for row in _t.tables().TAILS:
+        if row["call"] == t.call and row["element"] == t.element and row.get("scalar"):
+            return SCALAR_CODES[row["scalar"]]
+    raise _t.TablesError(f"TAILS {t.call}/{t.element}: a scalar tail without a scalar code")
+
+
+@lru_cache(maxsize=None)
+def decoder_source(name: str) -> str:
+    """The source of the decoder of call ``name``."""
+    spec = call_spec(name)
+    hdr = header_size()
+    lines = [
+        "def decode(raw, size):",
+        f"    if size < {spec.fixed_size}" + ("" if spec.var_tail else f" or size != {spec.fixed_size}") + ":",
+        f"        raise _PC({name + '.Size'!r})",
+        "    v = _P(raw, %d)" % hdr,
+        f"    p = {layout(spec.payload).build('v')}",
+        "    tails = ()",
+    ]  # fmt: skip
+    if spec.tails:
+        lines.append(f"    c = {hdr + spec.payload_size}")
+        image_tails = any(t.element == _IMAGE_VIEW for t in spec.tails)
+        if image_tails:
+            lines.append("    views_bad = False")
+        for k, t in enumerate(spec.tails):
+            lines += _tail_source(spec, k, t)
+        lines.append(f"    if c + (-c % {RECORD_ALIGN}) != size:")
+        lines.append(f"        raise _PC({name + '.Tail'!r})")
+    blob = "None"
+    if spec.blob_paths:
+        what = f"{name}.Blob"
+        for i, path in enumerate(spec.blob_paths):
+            r = _attr("p", path)
+            lines.append(f"    b{i} = _view(({r}.Offset, {r}.Size, {r}.Seg), {what!r})")
+        blob = "bytes(b0)"
+    for i, (reason, _) in enumerate(semantic_rules().get(name, ())):
+        lines.append(f"    if not _rule{i}(p):")
+        lines.append(f"        raise _PC({reason!r})")
+    for path in spec.image_view_paths:
+        lines.append(f"    if {_attr('p', path)}.{_ACCESS} > {IMAGE_ACCESS_MAX}:")
+        lines.append("        raise _PC('ImageView.Access')")
+    if spec.tails and any(t.element == _IMAGE_VIEW for t in spec.tails):
+        lines.append("    if views_bad:")
+        lines.append("        raise _PC('ImageView.Access')")
+    lines.append(f"    return _new(Decoded, ({spec.opcode}, {name!r}, p, tails, {blob}, size))")
+    return "\n".join(lines) + "\n"
+
+
+def decoder_for(name: str, view: Callable[..., memoryview], decoded_type: type) -> Callable:
+    """The compiled ``decode(raw, size) -> Decoded`` of call ``name``.
+
+    ``view(ref, what)`` resolves a blob reference (the stage segment's ``view``).
+    """
+    spec = call_spec(name)
+    ns: dict[str, Any] = dict(namespace_for({spec.payload}))
+    src = decoder_source(name)
+    for t in spec.tails:  # tail element types and their unpackers
+        if t.dtype.names is not None:
+            ns.update(namespace_for({t.element}))
+    for k, t in enumerate(spec.tails):
+        if t.dtype.names is not None:
+            st = struct.Struct("<" + layout(t.element).fmt)
+            ns[f"_E{k}"], ns[f"_EI{k}"] = st.unpack_from, st.iter_unpack
+    for i, (_, rule) in enumerate(semantic_rules().get(name, ())):
+        ns[f"_rule{i}"] = rule
+    ns.update(
+        _P=struct.Struct("<" + layout(spec.payload).fmt).unpack_from,
+        _PC=ProtocolCorruption,
+        _view=view,
+        _unpack_n=struct.unpack_from,
+        Decoded=decoded_type,
+    )
+    exec(compile(src, f"<mgpipe decode {name}>", "exec"), ns)
+    return ns["decode"]
+
+
+# -- packers --------------------------------------------------------------------
+@dataclass(frozen=True)
+class Packer:
+    """A compiled writer of one call's records of a fixed shape.
+
+    ``pack_into(buf, offset, *values)`` writes the whole record (``size`` bytes, header
+    included) with ``values`` in the order of ``names``; ``tail_count`` elements of the
+    first tail follow the payload when ``tail_names`` were given.
+    """
+
+    call: str
+    opcode: int
+    size: int
+    names: tuple[str, ...]
+    pack_into: Callable[..., None]
+
+
+def _flat_at(struct_name: str, base: int, prefix: str) -> list[FlatScalar]:
+    return [FlatScalar(prefix + f.path, base + f.offset, f.code, f.scalar)
+            for f in layout(struct_name).flat]  # fmt: skip
+
+
+@lru_cache(maxsize=None)
+def packer(call: str, names: tuple[str, ...], tail_names: tuple[str, ...] | None = None,
+           tail_count: int = 1) -> Packer:  # fmt: skip
+    """A :class:`Packer` for ``call``: payload members ``names`` (paths such as
+    ``"IndexResource.Slot"``), and ``tail_count`` elements of the call's first present tail
+    with members ``tail_names`` (paths prefixed ``"<i>."`` per element, e.g. ``"0.Count"``)."""
+    spec = call_spec(call)
+    hdr = header_size()
+    flat = [FlatScalar("$" + f.path, f.offset, f.code, f.scalar) for f in layout(_HEADER).flat]
+    flat += _flat_at(spec.payload, hdr, "")
+    size = spec.fixed_size
+    if tail_names is not None:
+        if not spec.tails:
+            raise ValueError(f"{call} has no tail")
+        t = spec.tails[0] if spec.tails[0].when == "kAlways" else next(
+            x for x in spec.tails if x.when != "kWhenSet")  # fmt: skip
+        cursor = align8(hdr + spec.payload_size)
+        for i in range(tail_count):
+            flat += _flat_at(t.element, cursor + i * t.dtype.itemsize, f"{i}.")
+        size = align8(cursor + tail_count * t.dtype.itemsize)
+    elif spec.var_tail:
+        raise ValueError(f"{call} has tails: name the tail members")
+    wanted = set(names) | {f"{i}.{n}" for i in range(tail_count) for n in (tail_names or ())}
+    wanted_all = list(names) + [f"{i}.{n}" for i in range(tail_count) for n in (tail_names or ())]
+    known = {f.path for f in flat}
+    missing = [n for n in wanted_all if n not in known]
+    if missing:
+        raise _t.TablesError(f"{call}: no member {missing[0]!r} to pack")
+    hdr_paths = {"$Op": spec.opcode, "$Flags": 0, "$Size": size}
+    keep = frozenset(wanted | set(hdr_paths))
+    fmt = format_of(flat, size, 0, keep)
+    st = struct.Struct("<" + fmt)
+    mem_order = [f.path for f in flat if f.path in keep]
+    args = [f"a{i}" for i in range(len(wanted_all))]
+    by_path = dict(zip(wanted_all, args))
+    call_args = [str(hdr_paths[p]) if p in hdr_paths else by_path[p] for p in mem_order]
+    src = (f"def pack_into(buf, off, {', '.join(args)}):\n"
+           f"    _pi(buf, off, {', '.join(call_args)})\n")  # fmt: skip
+    ns: dict[str, Any] = {"_pi": st.pack_into}
+    exec(compile(src, f"<mgpipe pack {call}>", "exec"), ns)
+    return Packer(call, spec.opcode, size, tuple(wanted_all), ns["pack_into"])
+
+
+def packers_for(call: str, names: Sequence[str]) -> Packer:
+    """:func:`packer` with a list of names (convenience)."""
+    return packer(call, tuple(names))
