@@ -9,8 +9,7 @@ Structural facts (independent of the machine) are checked on every cell that ran
   count exceeds the cache capacity and values recur, at least that many);
 * steady-state wire bytes per draw of ``(a)`` are at most a tenth of ``(b)``'s where the
   workload's dynamic half stands still between draws (NoChange, MixedFrame);
-* every strategy delivers the same working block to every draw as ``(a)`` (where the
-  backend records it);
+* every strategy delivers the same working block to every draw as ``(a)``;
 * a backend that counts pipelines creates 2 for BlendToggle under ``(a)``;
 * records and bytes per draw equal the committed baseline's; Python calls per draw do
   not exceed it.

@@ -5,8 +5,8 @@ Two kinds of pass, each on a fresh stage / backend / applier / client:
 * the **census** (untimed, instrumented): records and bytes per call, CSOs minted, the CSO
   cache's counters (version-check answers, hashes, ...), Python calls per draw on the
   client thread (``sys.setprofile``, over the first steady frame), the backend's
-  counters, the workload's own ground truth and, where the backend records, the digest
-  of the working block every draw saw;
+  counters, the workload's own ground truth and the digest of the working block every
+  draw saw (a probe between the applier and the backend);
 * the **timing** passes (clean): CPU time per thread (``time.thread_time_ns``) per frame.
   The server's time is the sum, over records, of the time spent in the applier (decode +
   apply + backend) on whichever thread applies (the caller's in monolith, the apply
@@ -92,6 +92,9 @@ class _Rig:
         be = make_backend(backend)
         self.backend = strategy.wrap_backend(be) if strategy.wrap_backend else be
         self.raw_backend = be
+        self.probe = _DrawProbe(self.backend) if census else None
+        if self.probe is not None:
+            self.backend = self.probe
         stage = StageSegment(STAGE_CAPACITY)
         self.applier = Applier(self.backend, stage)
         #: the calls the backend implements (a workload leaves out what it cannot take)
@@ -183,16 +186,20 @@ def _delta(after: Mapping[str, int], before: Mapping[str, int]) -> dict[str, int
     return {k: after[k] - before.get(k, 0) for k in sorted(after)}
 
 
-def _draw_state_digest(backend: Any) -> str | None:
-    """xxh64 over the working-block digests the recorder saw at each draw, in order."""
-    records = getattr(backend, "records", None)
-    if not isinstance(records, list):
-        return None
-    h = xxhash.xxh64()
-    for r in records:
-        if isinstance(r, dict) and r.get("call") == "DrawVbo":
-            h.update(str(r["state"]["render_state_xxh64"]).encode())
-    return h.hexdigest()
+class _DrawProbe:
+    """Census-only backend wrapper: xxh64 over the working block at every draw, in order."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self._draw = getattr(inner, "DrawVbo", None)
+        self.digest = xxhash.xxh64()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def DrawVbo(self, ctx: Any, d: Any) -> object:  # noqa: N802 (a call name)
+        self.digest.update(xxhash.xxh64_digest(bytes(ctx.render_state.data)))
+        return self._draw(ctx, d) if self._draw is not None else None
 
 
 def census(workload: Callable[..., Workload], strategy: Strategy, transport: str, backend: str,
@@ -247,7 +254,7 @@ def census(workload: Callable[..., Workload], strategy: Strategy, transport: str
     minted, stats, sets = c.csos_minted, _cso_stats(c), _set_hashes(c)
     enc.encode = encode  # the frames only, not the teardown
     counters = backend_counters(rig.backend)
-    digest = _draw_state_digest(rig.raw_backend)
+    digest = rig.probe.digest.hexdigest()
     rig.close()
     d = max(steady, 1)
     rs_bytes = sum(nbytes[k] for k in RENDER_STATE_CALLS)
