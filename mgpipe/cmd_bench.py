@@ -7,7 +7,6 @@ The runtime is imported only when the command runs (``mgpipe gen`` never needs i
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -21,7 +20,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--quick", action="store_true", help="the CI form: tiny sizes, under a minute")
     p.add_argument("--json", type=Path, help="write the results document to this file")
-    p.add_argument("--markdown", type=Path, help="write the results as Markdown tables to this file")
+    p.add_argument(
+        "--markdown", type=Path, help="write the results as Markdown tables to this file"
+    )
     p.add_argument("--plot", type=Path, nargs="?", const=Path("bench"), default=None,
                    metavar="DIR", help="write PNG charts to DIR (default: bench)")  # fmt: skip
     p.add_argument("--workload", action="append", help="only this workload (repeatable)")
@@ -33,7 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="baseline to hold --quick against (default: the committed one)")  # fmt: skip
     p.add_argument("--write-baseline", action="store_true",
                    help="write this run's structure and ratios as the baseline (with --quick)")  # fmt: skip
-    p.add_argument("--verbose", action="store_true", help="print every guard check, not only failures")
+    p.add_argument(
+        "--verbose", action="store_true", help="print every guard check, not only failures"
+    )
     p.set_defaults(func=run)
 
 

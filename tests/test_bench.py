@@ -46,8 +46,14 @@ def test_quick_structural_guard_holds(structural_run):
     findings = guard.structural(cells, extra)
     assert findings and not _bad(findings), [f.line() for f in findings if not f.ok]
     checks = {f.check for f in findings}
-    assert {"cso-per-pipeline-state", "dynamic-mints-none", "blend-toggle-2-csos",
-            "cso-per-distinct-block", "a-bytes-le-tenth-of-b", "same-state-every-draw"} <= checks
+    assert {
+        "cso-per-pipeline-state",
+        "dynamic-mints-none",
+        "blend-toggle-2-csos",
+        "cso-per-distinct-block",
+        "a-bytes-le-tenth-of-b",
+        "same-state-every-draw",
+    } <= checks
 
 
 def test_facts_users_rely_on(structural_run):
@@ -81,7 +87,9 @@ def test_structure_matches_committed_baseline(structural_run):
 def test_planted_per_draw_minting_goes_red():
     """(a) replaced by a strategy that mints a CSO per distinct block: three checks go red."""
     planted = dict(STRATEGIES, a=replace(STRATEGIES["c"], key="a"))
-    cells, extra = run(_plan(workloads=["BlendToggle"], strategies=["a"], strategy_table=planted), _quiet)
+    cells, extra = run(
+        _plan(workloads=["BlendToggle"], strategies=["a"], strategy_table=planted), _quiet
+    )
     bad = _bad(guard.structural(cells, extra))
     assert {"cso-per-pipeline-state", "blend-toggle-2-csos", "dynamic-mints-none"} <= bad
 
@@ -121,7 +129,9 @@ def test_ratio_guard_is_relative_and_goes_red(tmp_path: Path):
     # a machine twice as slow everywhere: the same ratio, green
     assert not _bad(guard.against_baseline([_timed("W", "a", 200), _timed("W", "d", 600)], base))
     # (a) lost its lead over (d) by more than RATIO_SLACK: red
-    assert "ratio-vs-a" in _bad(guard.against_baseline([_timed("W", "a", 250), _timed("W", "d", 300)], base))
+    assert "ratio-vs-a" in _bad(
+        guard.against_baseline([_timed("W", "a", 250), _timed("W", "d", 300)], base)
+    )
 
 
 def test_planted_slow_a_goes_red_in_a_real_run(tmp_path: Path):
@@ -139,7 +149,9 @@ def test_planted_slow_a_goes_red_in_a_real_run(tmp_path: Path):
         c.tr.validate = slow
 
     sizes = {"BlendToggle": Sizes(16, 3, 1)}
-    honest, _ = run(_plan(sizes=sizes, workloads=["BlendToggle"], strategies=["a", "b"], timing=True), _quiet)
+    honest, _ = run(
+        _plan(sizes=sizes, workloads=["BlendToggle"], strategies=["a", "b"], timing=True), _quiet
+    )
     base = tmp_path / "base.json"
     base.write_text(json.dumps(guard.baseline_doc(honest)))
     planted = dict(STRATEGIES, a=replace(STRATEGIES["a"], install=spin))

@@ -21,7 +21,9 @@ __all__ = ["cli_run", "BASELINE"]
 BASELINE = Path(__file__).with_name("baseline_quick.json")
 
 
-def _check(names: list[str] | None, known: list[str], what: str, refuse: Callable[[str], int]) -> int:
+def _check(
+    names: list[str] | None, known: list[str], what: str, refuse: Callable[[str], int]
+) -> int:
     for n in names or ():
         if n not in known:
             return refuse(f"unknown {what} {n!r}, expected one of: {', '.join(known)}")

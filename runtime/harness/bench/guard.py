@@ -123,7 +123,9 @@ def baseline_doc(cells: Iterable[Cell]) -> dict[str, Any]:
                 "wire_bytes_per_draw": round(s["wire_bytes_per_draw"], 6),
                 "python_calls_per_draw": round(s["python_calls_per_draw"], 6),
             }
-    rat = {w: {k: round(v, 4) for k, v in sorted(r.items())} for w, r in sorted(ratios(cells).items())}
+    rat = {
+        w: {k: round(v, 4) for k, v in sorted(r.items())} for w, r in sorted(ratios(cells).items())
+    }
     return {"format": "mgpipe-bench-baseline/1", "structure": dict(sorted(structure.items())),
             "client_ratio_vs_a": rat}  # fmt: skip
 

@@ -35,8 +35,16 @@ from .pipe import Applier, Client, StageSegment, make_backend
 from .strategies import Strategy
 from .workloads import Workload
 
-__all__ = ["Sizes", "Cell", "Frames", "measure_cell", "time_cell", "summarize", "timer_cost_ns",
-           "RENDER_STATE_CALLS"]
+__all__ = [
+    "Sizes",
+    "Cell",
+    "Frames",
+    "measure_cell",
+    "time_cell",
+    "summarize",
+    "timer_cost_ns",
+    "RENDER_STATE_CALLS",
+]
 
 RING_CAPACITY = 32 << 20  # large enough that a frame never waits on ring space
 STAGE_CAPACITY = 64 << 20  # ... nor on stage space (the waits would be transport time)
@@ -277,8 +285,11 @@ def census(workload: Callable[..., Workload], strategy: Strategy, transport: str
         "backend_counters": counters,
         "backend_counters_steady": _delta(counters, counters0),
         "pipelines_created": counters.get("pipelines_created"),
-        "gl_calls_per_draw": None if "gl_calls" not in counters
-        else (counters["gl_calls"] - counters0.get("gl_calls", 0)) / d,
+        "gl_calls_per_draw": (
+            None
+            if "gl_calls" not in counters
+            else (counters["gl_calls"] - counters0.get("gl_calls", 0)) / d
+        ),
         "draw_state_digest": digest,
     }
 

@@ -17,6 +17,15 @@ from ...wire.stage import StageSegment
 from ..shaders.programs import load as load_program
 
 __all__ = [
-    "Applier", "BACKENDS", "Client", "CsoStats", "NULL", "RenderState", "StageSegment",
-    "TRANSPORTS", "load_program", "make_backend", "tables",
+    "Applier",
+    "BACKENDS",
+    "Client",
+    "CsoStats",
+    "NULL",
+    "RenderState",
+    "StageSegment",
+    "TRANSPORTS",
+    "load_program",
+    "make_backend",
+    "tables",
 ]

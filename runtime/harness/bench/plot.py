@@ -18,7 +18,9 @@ _ROWS = ("monolith", "recorder")
 
 
 def _cells(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    return [c for c in doc["cells"] if c["status"] == "ok" and (c["transport"], c["backend"]) == _ROWS]
+    return [
+        c for c in doc["cells"] if c["status"] == "ok" and (c["transport"], c["backend"]) == _ROWS
+    ]
 
 
 def _grouped(ax: Any, workloads: Sequence[str], strategies: Sequence[str],

@@ -104,7 +104,9 @@ def findings_text(findings: Iterable[Finding], verbose: bool = False) -> str:
     fs = list(findings)
     bad = [f for f in fs if not f.ok]
     lines = [f.line() for f in (fs if verbose else bad)]
-    lines.append(f"guard: {len(fs) - len(bad)}/{len(fs)} checks hold" + ("" if not bad else " -- RED"))
+    lines.append(
+        f"guard: {len(fs) - len(bad)}/{len(fs)} checks hold" + ("" if not bad else " -- RED")
+    )
     return "\n".join(lines)
 
 
@@ -165,6 +167,10 @@ def markdown(doc: dict[str, Any]) -> str:
                        [[c["workload"], c["transport"], c["backend"]] + _skip_rates(c["structure"])
                         for c in cells if c["status"] == "ok" and c["strategy"] == "a"])  # fmt: skip
     bad = [f for f in doc["findings"] if not f["ok"]]
-    lines += ["", f"### Guard: {len(doc['findings']) - len(bad)}/{len(doc['findings'])} checks hold", ""]
+    lines += [
+        "",
+        f"### Guard: {len(doc['findings']) - len(bad)}/{len(doc['findings'])} checks hold",
+        "",
+    ]
     lines += [f"- FAIL {f['check']}: {f['where']}: {f['detail']}" for f in bad]
     return "\n".join(lines) + "\n"

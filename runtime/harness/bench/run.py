@@ -82,7 +82,9 @@ def _missing(plan: Plan) -> list[Cell]:
     return out
 
 
-def run(plan: Plan, progress: Callable[[int], Progress] | None = None) -> tuple[list[Cell], list[Cell]]:
+def run(
+    plan: Plan, progress: Callable[[int], Progress] | None = None
+) -> tuple[list[Cell], list[Cell]]:
     """Every cell of ``plan`` (plus the missing rows); second: BlendToggle/(a) at other sizes.
 
     First the census of every cell, then the timing passes: for each workload / transport
@@ -93,8 +95,14 @@ def run(plan: Plan, progress: Callable[[int], Progress] | None = None) -> tuple[
     groups = [(w, t, b) for w in plan.workloads for t in plan.transports_run()
               for b in plan.backends_run()]  # fmt: skip
     extra = [w for w in plan.workloads if w == "BlendToggle"] if "a" in plan.strategies else []
-    passes = sum(plan.sizes[w].repeats for w, _, _ in groups) * len(plan.strategies) if plan.timing else 0
-    bar = (progress or (lambda n: Progress(n)))(len(groups) * len(plan.strategies) + len(extra) + passes)
+    passes = (
+        sum(plan.sizes[w].repeats for w, _, _ in groups) * len(plan.strategies)
+        if plan.timing
+        else 0
+    )
+    bar = (progress or (lambda n: Progress(n)))(
+        len(groups) * len(plan.strategies) + len(extra) + passes
+    )
     cells: list[Cell] = []
     table = plan.strategy_table
     for w, t, b in groups:

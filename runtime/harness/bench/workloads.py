@@ -118,7 +118,9 @@ class BlendToggle(Workload):
         lw = 1.0 + (k % 7) * 0.5
         self.dyn("line_width", lw, lambda: rs.set_line_width(lw))
         ref = k & 0xFF
-        self.dyn("stencil_ref", ref, lambda: rs.set_stencil_func("FrontAndBack", "Always", ref, 0xFF))
+        self.dyn(
+            "stencil_ref", ref, lambda: rs.set_stencil_func("FrontAndBack", "Always", ref, 0xFF)
+        )
 
     def frame(self, c: Client, index: int) -> None:
         for _ in range(self.draws_per_frame // 2):
@@ -212,7 +214,9 @@ class MixedFrame(Workload):
         """Per layer, the batch sizes: the layer's share of the frame, at least one batch."""
         plan, left = [], self.draws_per_frame
         for i, lay in enumerate(_LAYERS):
-            want = left if i == len(_LAYERS) - 1 else max(1, round(self.draws_per_frame * lay.share))
+            want = (
+                left if i == len(_LAYERS) - 1 else max(1, round(self.draws_per_frame * lay.share))
+            )
             want = min(want, left - (len(_LAYERS) - 1 - i))
             sizes = []
             while sum(sizes) < want:
