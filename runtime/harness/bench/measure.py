@@ -2,7 +2,8 @@
 
 Two kinds of pass, each on a fresh stage / backend / applier / client:
 
-* the **census** (untimed, instrumented): records and bytes per call, CSOs minted, the CSO
+* the **census** (untimed, instrumented): records and bytes (the client's emitter counts
+  them; a probe before the backend splits the bytes per call), CSOs minted, the CSO
   cache's counters (version-check answers, hashes, ...), Python calls per draw on the
   client thread (``sys.setprofile``, over the first steady frame), the backend's
   counters, the workload's own ground truth and the digest of the working block every
@@ -31,7 +32,7 @@ from typing import Any
 
 import xxhash
 
-from .pipe import Applier, Client, StageSegment, make_backend
+from .pipe import Applier, Client, StageSegment, make_backend, tables
 from .strategies import Strategy
 from .workloads import Workload
 
@@ -100,7 +101,7 @@ class _Rig:
         be = make_backend(backend)
         self.backend = strategy.wrap_backend(be) if strategy.wrap_backend else be
         self.raw_backend = be
-        self.probe = _DrawProbe(self.backend) if census else None
+        self.probe = _Probe(self.backend) if census else None
         if self.probe is not None:
             self.backend = self.probe
         stage = StageSegment(STAGE_CAPACITY)
@@ -194,20 +195,39 @@ def _delta(after: Mapping[str, int], before: Mapping[str, int]) -> dict[str, int
     return {k: after[k] - before.get(k, 0) for k in sorted(after)}
 
 
-class _DrawProbe:
-    """Census-only backend wrapper: xxh64 over the working block at every draw, in order."""
+class _Probe:
+    """Census-only backend wrapper between the applier and the backend.
+
+    Every entry the backend implements is wrapped: while ``counting``, the record's bytes
+    (its ring size plus its blob) are tallied per call; at every draw the working block's
+    xxh64 joins :attr:`digest`. Entries the backend leaves null stay null.
+    """
 
     def __init__(self, inner: Any) -> None:
         self._inner = inner
-        self._draw = getattr(inner, "DrawVbo", None)
         self.digest = xxhash.xxh64()
+        self.counting = False
+        self.nbytes: Counter[str] = Counter()
+        for row in tables.tables().CALLS:
+            name = str(row["name"])
+            entry = getattr(inner, name, None)
+            if entry is not None:
+                setattr(self, name, self._wrap(name, entry))
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
 
-    def DrawVbo(self, ctx: Any, d: Any) -> object:  # noqa: N802 (a call name)
-        self.digest.update(xxhash.xxh64_digest(bytes(ctx.render_state.data)))
-        return self._draw(ctx, d) if self._draw is not None else None
+    def _wrap(self, name: str, entry: Callable[[Any, Any], object]) -> Callable[[Any, Any], object]:
+        nbytes, draw = self.nbytes, name == "DrawVbo"
+
+        def probed(ctx: Any, d: Any) -> object:
+            if self.counting:
+                nbytes[name] += d.size + (len(d.blob) if d.blob is not None else 0)
+            if draw:
+                self.digest.update(xxhash.xxh64_digest(bytes(ctx.render_state.data)))
+            return entry(ctx, d)
+
+        return probed
 
 
 def census(workload: Callable[..., Workload], strategy: Strategy, transport: str, backend: str,
@@ -215,18 +235,6 @@ def census(workload: Callable[..., Workload], strategy: Strategy, transport: str
     """The untimed instrumented pass (see the module docstring)."""
     rig = _Rig(strategy, transport, backend, timed=False, census=True)
     c, wl = rig.client, workload(sizes.draws, seed, track=True, backend_calls=rig.implemented)
-    tally: Counter[str] = Counter()
-    nbytes: Counter[str] = Counter()
-    enc = c.em.encoder
-    encode = enc.encode
-
-    def counted_encode(call: str, payload: Any = None, tails: Any = (), blob: Any = None) -> bytes:
-        rec = encode(call, payload, tails, blob)
-        tally[call] += 1
-        nbytes[call] += len(rec) + (len(blob) if blob is not None else 0)
-        return rec
-
-    enc.encode = counted_encode
     calls = Counter()
 
     in_server = rig.in_server
@@ -240,8 +248,9 @@ def census(workload: Callable[..., Workload], strategy: Strategy, transport: str
     c.present()
     minted0, stats0, draws0, sets0 = c.csos_minted, _cso_stats(c), c.draws, _set_hashes(c)
     counters0 = backend_counters(rig.backend)
-    tally.clear()
-    nbytes.clear()
+    em, probe = c.em, rig.probe
+    sent0 = (em.records, em.wire_bytes, em.staged_bytes, Counter(em.by_call))
+    probe.counting = True
     hops = 0  # the census sink wrapper's own call, once per record applied on this thread
     profiled = 0  # draws of the one profiled frame (the first steady one)
     for i in range(1, sizes.frames):
@@ -260,19 +269,24 @@ def census(workload: Callable[..., Workload], strategy: Strategy, transport: str
         c.present()
     steady = c.draws - draws0
     minted, stats, sets = c.csos_minted, _cso_stats(c), _set_hashes(c)
-    enc.encode = encode  # the frames only, not the teardown
+    probe.counting = False  # the frames only, not the teardown
+    records, ring, staged = (em.records - sent0[0], em.wire_bytes - sent0[1],
+                             em.staged_bytes - sent0[2])  # fmt: skip
+    by_call = {k: v for k, v in sorted((em.by_call - sent0[3]).items())}
     counters = backend_counters(rig.backend)
-    digest = rig.probe.digest.hexdigest()
+    digest = probe.digest.hexdigest()
     rig.close()
     d = max(steady, 1)
-    rs_bytes = sum(nbytes[k] for k in RENDER_STATE_CALLS)
+    rs_bytes = sum(probe.nbytes[k] for k in RENDER_STATE_CALLS)
     return {
         "steady_draws": steady,
-        "records_per_draw": sum(tally.values()) / d,
-        "wire_bytes_per_draw": sum(nbytes.values()) / d,
+        "records_per_draw": records / d,
+        "wire_bytes_per_draw": (ring + staged) / d,
+        "ring_bytes_per_draw": ring / d,
+        "stage_bytes_per_draw": staged / d,
         "render_state_bytes_per_draw": rs_bytes / d,
-        "records_by_call": dict(sorted(tally.items())),
-        "bytes_by_call": dict(sorted(nbytes.items())),
+        "records_by_call": by_call,
+        "bytes_by_call": dict(sorted(probe.nbytes.items())),
         "csos_minted": minted,
         "csos_minted_steady": minted - minted0,
         "cso_stats": stats,
