@@ -22,6 +22,7 @@ __all__ = [
     "NullEntry",
     "TransportShutdown",
     "HandleExhausted",
+    "SecondProducer",
 ]
 
 
@@ -96,3 +97,10 @@ class HandleExhausted(PipeFatal):
 
     def __init__(self, reason: str) -> None:
         super().__init__("HandleExhausted", reason)
+
+
+class SecondProducer(PipeFatal):
+    """A second thread submitted on a single-producer transport (refused before the ring)."""
+
+    def __init__(self, reason: str = "Transport.Producer") -> None:
+        super().__init__("SecondProducer", reason)

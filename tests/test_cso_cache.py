@@ -16,14 +16,39 @@ from mgpipe.runtime.wire.spec import align8, call_spec
 
 
 class Capture:
-    """An ``emit`` that keeps (call, payload, blob)."""
+    """An emitter that keeps (call, payload, blob) of every record, fast ones included."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, dict[str, Any], bytes | None]] = []
+        self._staged: dict[int, bytes] = {}
 
-    def __call__(self, call: str, payload: dict[str, Any], tails: tuple = (),
-                 blob: bytes | None = None) -> None:  # fmt: skip
+    def emit(self, call: str, payload: dict[str, Any], tails: tuple = (),
+             blob: bytes | None = None) -> None:  # fmt: skip
         self.calls.append((call, dict(payload), blob))
+
+    def stage_blob(self, data: bytes) -> tuple[int, int, int]:
+        off = 8 * len(self._staged)
+        self._staged[off] = data
+        return off, len(data), 0
+
+    def fast(self, call: str, names: Any, tail_names: Any = None, tail_count: int = 1) -> Any:
+        def emit(*values: Any) -> None:
+            payload: dict[str, Any] = {}
+            for name, v in zip(names, values):
+                head, _, sub = name.partition(".")
+                if sub:
+                    payload.setdefault(head, {})[sub] = v
+                else:
+                    payload[head] = v
+            blob = None
+            for k, v in list(payload.items()):
+                if isinstance(v, dict) and set(v) == {"Slot", "Gen"}:
+                    payload[k] = Handle(v["Slot"], v["Gen"])
+                elif isinstance(v, dict) and "Offset" in v:
+                    blob = self._staged[v["Offset"]]
+            self.calls.append((call, payload, blob))
+
+        return emit
 
     def names(self) -> list[str]:
         return [c[0] for c in self.calls]
@@ -53,7 +78,11 @@ def test_blend_toggle_mints_exactly_two_csos(n: int) -> None:
     assert counts["CreateRenderState"] == 2
     assert counts["BindRenderState"] == 2 * n  # every draw after a toggle: a 12-byte bind
     assert counts["DrawVbo"] == 2 * n
-    assert res.client.tr.cso.stats.hits == 2 * n - 2
+    stats = res.client.tr.cso.stats
+    assert stats.hits + stats.transition_hits == 2 * n - 2
+    # toggling between two known states: after the first round trip no gather, no hash
+    assert stats.hashes == min(2 * n, 3) and stats.transition_hits == max(2 * n - 3, 0)
+    assert stats.byte_compares == stats.hits  # every content-addressed hit was confirmed
 
 
 def test_blend_toggle_steady_state_bytes_per_draw(capsys: pytest.CaptureFixture[str]) -> None:

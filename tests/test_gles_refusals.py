@@ -120,3 +120,34 @@ def test_a_gl_error_is_reported_at_present() -> None:
             be.gl.glEnable(0x7FFF)  # an invalid capability: GL_INVALID_ENUM
             c.present()
     assert info.value.reason == "Present.GlError" and "0x0500" in info.value.log
+
+
+def test_deaths_release_gl_objects() -> None:
+    """A framebuffer dies by ObjectDeath alone; resources and programs by their wire delete."""
+    with gles_client() as (c, be):
+        _, prog = setup(c, quad(-1, -1, 1, 1, 0, (1.0, 0.0, 0.0, 1.0)))
+        fb = c.create_framebuffer()
+        tex = c.create_texture_2d(8, 8)
+        c.framebuffer_texture(fb, 0, tex)
+        c.bind_framebuffer(fb)
+        c.clear()
+        c.bind_framebuffer(None)
+        c.delete_framebuffer(fb)
+        c.delete_texture(tex)
+        c.use_program(None)
+        c.delete_program(prog)
+        c.present()
+    n = be.gl.counts
+    assert (n["glDeleteFramebuffers"], n["glDeleteTextures"], n["glDeleteProgram"]) == (1, 1, 1)
+
+
+def test_a_shrunk_buffer_is_checked_again() -> None:
+    """A range proven once is re-proven after the buffer is respecified smaller."""
+    with pytest.raises(DriverRefused) as info:
+        with gles_client() as (c, be):
+            vb, _ = setup(c, quad(-1, -1, 1, 1, 0, (1.0, 0.0, 0.0, 1.0)))
+            c.draw_arrays(GL.TRIANGLES, 0, 6)
+            c.buffer_data(vb, struct.pack("<21f", *quad(-1, -1, 1, 1, 0, (1.0, 0.0, 0.0, 1.0))[:21]))
+            c.draw_arrays(GL.TRIANGLES, 0, 6)
+            c.present()
+    assert info.value.reason == "DrawVbo.VertexRange" and "84-byte buffer" in info.value.log

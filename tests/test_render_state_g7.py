@@ -93,9 +93,10 @@ def test_stencil_func_split_is_per_field() -> None:
 def test_versions_wrap_at_uint16() -> None:
     rs = RenderState()
     width = _t.field("MGPBindRenderState", "Version").max_value
-    rs.version = rs.pipeline_version = width
+    rs.version_wide = rs.pipeline_version_wide = width
     rs.set_depth_func("Greater")
-    assert (rs.version, rs.pipeline_version) == (0, 0)
+    assert (rs.version, rs.pipeline_version) == (0, 0)  # the wire's Uint16s wrap ...
+    assert (rs.version_wide, rs.pipeline_version_wide) == (width + 1, width + 1)  # ... these not
 
 
 # -- negative controls: the checker goes red, naming the setter -----------------------

@@ -287,3 +287,30 @@ def test_a_missing_layout_is_refused_by_name() -> None:
         t.field("MGPWireRecHeader", "Seq")
     with pytest.raises(t.TablesError, match="no struct 'MGPNoSuchThing'"):
         t.struct_info("MGPNoSuchThing")
+
+
+def test_ring_over_a_caller_buffer_and_control_area_is_shared_by_two_views() -> None:
+    """The spawn layout: records in one mapping, cursors in a control area; a second Ring
+    attached to the same memory (a peer process) pops what the first one published."""
+    import mmap
+
+    from mgpipe.runtime.transport.ring import CONTROL_SIZE, CONTROL_SLOTS
+
+    cap = 1 << 12
+    mem = mmap.mmap(-1, cap + CONTROL_SIZE)
+    producer = Ring(cap, memoryview(mem)[:cap], control=memoryview(mem)[cap:])
+    consumer = Ring(cap, memoryview(mem)[:cap], control=memoryview(mem)[cap:], attach=True)
+    recs = [make_record(1, bytes([i]) * (8 * (i % 5))) for i in range(40)]
+    got = []
+    for r in recs:
+        producer.emit(r)
+        producer.publish()
+        rec = consumer.pop()
+        got.append(bytes(rec))
+        consumer.release()
+    assert got == recs
+    head = int.from_bytes(mem[cap : cap + 8], "little")
+    assert head == producer.head == consumer.head and CONTROL_SLOTS[0] == "head"
+    assert producer.applied_seq == 40  # the consumer's release, seen through the control area
+    producer.kill()
+    assert consumer.dead

@@ -2,8 +2,9 @@
 
 It implements every call. While a scene runs it only keeps what it cannot get back later:
 every record's bytes (the server's snapshot, ``ctx.raw``), the bytes of every blob a
-record names (the stage segment is rewound and overwritten), a count per call and a
-running xxh64 over the record stream (:meth:`Recorder.stream_digest`).
+record names (the stage segment is rewound and overwritten) and a count per call. The
+xxh64 over that stream (:meth:`Recorder.stream_digest`) runs over the capture: it is
+brought up to date when read, never per record.
 
 The JSON recording (``mgpipe-recording/1``) is built only when asked
 (:meth:`Recorder.recording`, :meth:`Recorder.recording_digest`, :meth:`Recorder.to_json`):
@@ -44,6 +45,7 @@ class Recorder:
         self.blobs: dict[int, list[tuple[int, bytes]]] = {}  # record index -> (offset, bytes)
         self.stage_capacity: int | None = None
         self._hash = xxhash.xxh64()
+        self._hashed = 0  # records already in _hash
         self._loaded: tuple[list[dict[str, Any]], Counter[str]] | None = None
         self._json: tuple[int, list[dict[str, Any]], Counter[str]] | None = None
         for name in call_names():
@@ -51,14 +53,13 @@ class Recorder:
             setattr(self, name, self._entry(name, spec.blob_paths))
 
     def _entry(self, name: str, blob_paths: tuple) -> Any:
-        counts, raws, update, blobs = self.counts, self.raw, self._hash.update, self.blobs
+        counts, raws, blobs = self.counts, self.raw, self.blobs
         append = raws.append
         if not blob_paths:
 
             def entry(ctx: Any, d: Any) -> None:
                 counts[name] += 1
                 append(ctx.raw)
-                update(ctx.raw)
 
             return entry
 
@@ -74,16 +75,20 @@ class Recorder:
                 if ref.Size:
                     view = ctx.stage.view((ref.Offset, ref.Size, ref.Seg))
                     kept.append((ref.Offset, bytes(view)))
-                    update(view)
             blobs[len(raws)] = kept
             append(ctx.raw)
-            update(ctx.raw)
 
         return entry_with_blobs
 
     # -- the raw capture ---------------------------------------------------------
     def stream_digest(self) -> str:
-        """xxh64 (hex) over every record's bytes and every blob, in apply order."""
+        """xxh64 (hex) over every record's bytes and the blobs it named, in apply order
+        (brought up to date on demand: nothing is hashed while a scene runs)."""
+        for i in range(self._hashed, len(self.raw)):
+            for _, data in self.blobs.get(i, ()):
+                self._hash.update(data)
+            self._hash.update(self.raw[i])
+        self._hashed = len(self.raw)
         return self._hash.hexdigest()
 
     def stats(self) -> dict[str, int]:

@@ -51,6 +51,17 @@ class Client:
         self.transport = make_transport(transport, sink, ring_capacity)
         self.em = Emitter(self.transport, stage)
         self.tr = Tracker(self.em, width=width, height=height, whole_block=whole_block)
+        #: DrawVbo with one MGPDrawRange, packed straight into the transport
+        self._draw_vbo = self.em.fast(
+            "DrawVbo",
+            ("Mode", "IndexSize", "InstanceCount", "RestartIndex", "NumDraws",
+             "IndexResource.Slot", "IndexResource.Gen"), ("Start", "Count", "IndexBias"))  # fmt: skip
+        #: the indexed form also carries Flags (kDrawPrimitiveRestart)
+        self._draw_indexed = self.em.fast(
+            "DrawVbo",
+            ("Mode", "IndexSize", "InstanceCount", "RestartIndex", "NumDraws",
+             "IndexResource.Slot", "IndexResource.Gen", "Flags"), ("Start", "Count", "IndexBias"))  # fmt: skip
+        self._restart_flag = _t.enum("MGPDrawFlagBit")["kDrawPrimitiveRestart"]
         self.draws = 0
         self.frame_serial = 0
 
@@ -75,12 +86,35 @@ class Client:
     def csos_minted(self) -> int:
         return self.tr.cso.stats.minted
 
+    def stats(self) -> dict[str, int]:
+        """The client's counters, flat (JSON-ready): records and bytes, and the CSO cache's
+        hashes, transition hits, byte compares and version-check answers."""
+        cso = self.tr.cso.stats
+        return {
+            "draws": self.draws,
+            "records": self.em.records,
+            "wire_bytes": self.em.wire_bytes,
+            "staged_bytes": self.em.staged_bytes,
+            "cso_minted": cso.minted,
+            "cso_binds": cso.binds,
+            "cso_hashes": cso.hashes,
+            "cso_transition_hits": cso.transition_hits,
+            "cso_byte_compares": cso.byte_compares,
+            "cso_content_hits": cso.hits,
+            "cso_collisions": cso.collisions,
+            "cso_version_checks": cso.reuses,
+            "cso_evictions": cso.evictions,
+            "dynamic_pushes": cso.dynamic_pushes,
+            "suppressor_hashes": self.tr.sup.hashes,
+            "suppressor_skips": self.tr.sup.skipped,
+        }
+
     # -- render state (no emission) ------------------------------------------
     def enable(self, cap: str) -> None:
-        self.state.set_capability(cap, True)
+        self.tr.rs.set_capability(cap, True)
 
     def disable(self, cap: str) -> None:
-        self.state.set_capability(cap, False)
+        self.tr.rs.set_capability(cap, False)
 
     def viewport(self, x: float, y: float, w: float, h: float) -> None:
         self.state.set_viewport(x, y, w, h)
@@ -176,9 +210,11 @@ class Client:
 
     def bind_texture(self, unit: int, tex: Texture | None) -> None:
         self.tr.units[unit] = (tex, self.tr.units.get(unit, (None, NULL))[1])
+        self.tr.gen += 1
 
     def bind_sampler(self, unit: int, sampler: Handle) -> None:
         self.tr.units[unit] = (self.tr.units.get(unit, (None, NULL))[0], sampler)
+        self.tr.gen += 1
 
     # -- program -------------------------------------------------------------
     def create_program(self, spirv: Mapping[int, bytes], reflection: bytes = b"") -> Program:
@@ -201,6 +237,7 @@ class Client:
 
     def use_program(self, prog: Program | None) -> None:
         self.tr.program = prog
+        self.tr.gen += 1
 
     def delete_program(self, prog: Program) -> None:
         if self.tr.program is prog:
@@ -214,12 +251,15 @@ class Client:
         """``glVertexAttribPointer`` (+ ``glVertexAttribDivisor``: 0 per vertex, n per n instances)."""
         self.tr.attribs[index] = Attrib(buf.handle, size, gl_type, normalized, stride, offset,
                                         divisor)  # fmt: skip
+        self.tr.gen += 1
 
     def disable_vertex_attrib(self, index: int) -> None:
         self.tr.attribs.pop(index, None)
+        self.tr.gen += 1
 
     def bind_index_buffer(self, buf: Buffer | None) -> None:
         self.tr.index_buffer = buf
+        self.tr.gen += 1
 
     # -- framebuffers --------------------------------------------------------
     def create_framebuffer(self) -> Framebuffer:
@@ -230,18 +270,21 @@ class Client:
     ) -> None:
         """Colour attachment ``index``: a 2D texture level or a renderbuffer (level 0)."""
         fb.color[index] = (tex, level)
+        self.tr.gen += 1
 
     def framebuffer_depth_stencil(self, fb: Framebuffer, depth: Texture | None,
                                   stencil: Texture | None = None) -> None:  # fmt: skip
         """Depth and stencil attachments (one packed renderbuffer may be both)."""
         fb.depth = (depth, 0) if depth is not None else None
         fb.stencil = (stencil, 0) if stencil is not None else None
+        self.tr.gen += 1
 
     def read_buffer(self, fb: Framebuffer, index: int) -> None:
         """``glReadBuffer(GL_COLOR_ATTACHMENT0 + index)`` of ``fb``."""
         if index not in fb.color:
             raise ValueError(f"read_buffer: colour attachment {index} is empty")
         fb.read = index
+        self.tr.gen += 1
 
     def create_renderbuffer(self, width: int, height: int, internal_format: int) -> Texture:
         """A renderbuffer (``glRenderbufferStorage``); delete it with :meth:`delete_texture`."""
@@ -256,6 +299,7 @@ class Client:
 
     def bind_framebuffer(self, fb: Framebuffer | None) -> None:
         self.tr.draw_fbo = fb
+        self.tr.gen += 1
 
     def delete_framebuffer(self, fb: Framebuffer) -> None:
         if self.tr.draw_fbo is fb:
@@ -264,29 +308,33 @@ class Client:
 
     # -- verbs -----------------------------------------------------------------
     def draw_arrays(self, mode: int, first: int, count: int, instances: int = 1) -> None:
-        self._draw(mode, 0, first, count, instances)
+        tr = self.tr
+        if tr.gen != tr.draw_gen or tr.textures_pending:
+            tr.validate("DrawVbo")
+        else:  # no binding moved since the last draw: only the render state can have
+            tr.cso.validate(tr.rs)
+        self._draw_vbo(mode, 0, instances, tr.rs.restart_index, 1, 0, 0, first, count, 0)
+        self.draws += 1
 
     def draw_elements(self, mode: int, count: int, index_size: int, offset: int = 0,
                       instances: int = 1) -> None:  # fmt: skip
-        if self.tr.index_buffer is None:
+        tr = self.tr
+        if tr.index_buffer is None:
             raise ValueError("draw_elements with no index buffer bound")
         if offset % index_size:
             raise ValueError(f"index offset {offset} is not a multiple of {index_size}")
-        self._draw(mode, index_size, offset // index_size, count, instances)
-
-    def _draw(self, mode: int, index_size: int, start: int, count: int, instances: int) -> None:
-        self.tr.validate("DrawVbo")
-        ib = self.tr.index_buffer.handle if (index_size and self.tr.index_buffer) else NULL
-        p = self.state.p
-        restart, flags = int(p["PrimitiveRestartIndex"]), 0
-        if index_size and (p["PrimitiveRestartEnabled"] or p["PrimitiveRestartFixedIndexEnabled"]):
-            flags = _t.enum("MGPDrawFlagBit")["kDrawPrimitiveRestart"]
-            if p["PrimitiveRestartFixedIndexEnabled"]:
-                restart = (1 << (8 * index_size)) - 1
-        payload = {"Mode": mode, "IndexSize": index_size, "InstanceCount": instances,
-                   "NumDraws": 1, "IndexResource": ib, "Flags": flags,
-                   "RestartIndex": restart}  # fmt: skip
-        self.em.emit("DrawVbo", payload, ([{"Start": start, "Count": count, "IndexBias": 0}],))
+        if tr.gen != tr.draw_gen or tr.textures_pending:
+            tr.validate("DrawVbo")
+        else:
+            tr.cso.validate(tr.rs)
+        ib = tr.index_buffer.handle
+        p, restart, flags = tr.rs.p, tr.rs.restart_index, 0
+        if p["PrimitiveRestartFixedIndexEnabled"]:  # GL: the index type's maximum
+            restart, flags = (1 << (8 * index_size)) - 1, self._restart_flag
+        elif p["PrimitiveRestartEnabled"]:
+            flags = self._restart_flag
+        self._draw_indexed(mode, index_size, instances, restart, 1, ib[0], ib[1], flags,
+                           offset // index_size, count, 0)  # fmt: skip
         self.draws += 1
 
     def clear(self, mask: int = GL_COLOR_BUFFER_BIT) -> None:
@@ -303,8 +351,7 @@ class Client:
         """Present the default framebuffer; returns the 1-based frame serial."""
         self.tr.validate("Present")
         self.frame_serial += 1
-        self.em.emit("Present", {"FrameSerial": self.frame_serial})
-        self.transport.wait_applied()
+        self.em.emit("Present", {"FrameSerial": self.frame_serial})  # waits once, on its credit
         self.em.stage.reset()  # every staged byte has been applied (the reset rule)
         return self.frame_serial
 

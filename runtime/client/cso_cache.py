@@ -3,26 +3,39 @@
 Identity = xxh64 of the pipeline subset, gathered through ``RENDER_STATE["pipeline_chunks"]``
 (the dynamic half never mints a CSO). The fetch order, run at validate time:
 
-1. ``m_pipelineStateVersion`` unchanged -> reuse the bound handle, **zero hashing**;
-2. changed -> hash the subset -> probe: hit sends ``BindRenderState`` (12 B payload);
-   miss mints a ``RenderStateCso`` handle and sends ``CreateRenderState`` (blob = every
-   pipeline chunk in order, ``ChunkMask`` = ``kMGPipeRenderStateChunkMaskAll``), then bind;
-3. ``m_version`` moved -> ``SetDynamicState`` with only the dynamic chunks whose bytes
+1. the pipeline version unchanged -> reuse the bound handle, **zero hashing** (a
+   *version-check answer*);
+2. changed -> the **transition cache**: the bound CSO remembers, per sequence of pipeline
+   writes made since it was bound (the setters' patches, :attr:`RenderState.pipe_log`),
+   which CSO that sequence led to. Applying the same writes to the same bytes gives the
+   same bytes, so a hit binds with no gather and no hash (toggling between known states);
+3. otherwise hash the subset -> probe: a hit is confirmed by comparing the 396 subset
+   bytes (a hash collision can never bind the wrong state) and sends ``BindRenderState``
+   (12 B payload); a miss mints a ``RenderStateCso`` handle and sends
+   ``CreateRenderState`` (blob = every pipeline chunk in order, ``ChunkMask`` =
+   ``kMGPipeRenderStateChunkMaskAll``), then bind;
+4. the version moved -> ``SetDynamicState`` with only the dynamic chunks whose bytes
    changed since the last push (``ChunkMask`` bit i = dynamic chunk i; blob = those
-   chunks' bytes in bit order).
+   chunks' bytes in bit order). Only chunks a setter dirtied are compared.
+
+The versions compared are the render state's widened counters (``version_wide``,
+``pipeline_version_wide``): the wire's ``Uint16`` counters wrap, and 65,536 setter calls
+between two draws must cause an extra push, never a missed one.
 
 Capacity is ``kMGPipeCsoCacheCapacity``; evicting the least recently used entry sends
 ``DeleteRenderState`` and then frees its slot. ``whole_block=True`` is the negative
 control of seed 001 Appendix A bit 63: identity over all 1168 bytes, checked whenever
 ``m_version`` moves, so every distinct viewport mints a CSO.
+
+:class:`CsoStats` counts hashes, transition hits, byte compares, content hits and
+version-check answers (``reuses``).
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import xxhash
 
@@ -31,55 +44,88 @@ from ..wire.handle import NULL, Handle
 from .render_state import RenderState
 from .slots import SlotAllocator
 
-__all__ = ["Emit", "CsoStats", "RenderStateCsoCache"]
+__all__ = ["CsoEmitter", "CsoStats", "RenderStateCsoCache"]
 
-#: ``emit(call, payload, tails=(), blob=None)`` — encodes and submits one record.
-Emit = Callable[..., Any]
+#: transitions a CSO remembers before it forgets them all (bounded memory)
+_TRANSITIONS_PER_CSO = 256
+
+
+class CsoEmitter(Protocol):
+    """What the cache sends through (:class:`~.emitter.Emitter` is one)."""
+
+    def emit(self, call: str, payload: dict[str, Any] | None = None, tails: tuple = (),
+             blob: bytes | None = None) -> int: ...  # fmt: skip
+
+    def fast(self, call: str, names: Any, tail_names: Any = None,
+             tail_count: int = 1) -> Callable[..., int]: ...  # fmt: skip
+
+    def stage_blob(self, data: bytes) -> tuple[int, int, int]: ...
 
 
 @dataclass
 class CsoStats:
     minted: int = 0
-    hits: int = 0
+    hits: int = 0  # content-addressed hits (hash, then byte compare)
     hashes: int = 0
     binds: int = 0
     dynamic_pushes: int = 0
     evictions: int = 0
-    reuses: int = 0  # validations answered by rule 1 (no hash)
+    reuses: int = 0  # version-check answers: validations answered by rule 1 (no hash)
+    transition_hits: int = 0  # answered by the transition cache (no gather, no hash)
+    byte_compares: int = 0  # subset compares confirming a content-addressed hit
+    collisions: int = 0  # hash equal, bytes not: minted as a new CSO
+
+
+class _Cso:
+    """One cached CSO: its handle, subset bytes, LRU tick and outgoing transitions."""
+
+    __slots__ = ("handle", "key", "subset", "tick", "transitions", "dead")
+
+    def __init__(self, handle: Handle, key: Any, subset: bytes, tick: int) -> None:
+        self.handle = handle
+        self.key = key
+        self.subset = subset
+        self.tick = tick
+        self.transitions: dict[tuple, _Cso] = {}
+        self.dead = False
 
 
 class RenderStateCsoCache:
     def __init__(
         self,
-        emit: Emit,
+        emitter: CsoEmitter,
         *,
         whole_block: bool = False,
         capacity: int | None = None,
         allocator: SlotAllocator | None = None,
     ) -> None:
         rs = _t.tables().RENDER_STATE
-        self._emit = emit
+        self._emit = emitter.emit
+        self._stage_blob = emitter.stage_blob
+        self._bind_fast = emitter.fast(
+            "BindRenderState", ("Cso.Slot", "Cso.Gen", "Version", "PipelineVersion"))
+        self._dyn_fast = emitter.fast(
+            "SetDynamicState", ("ChunkMask", "Version", "Blob.Offset", "Blob.Size", "Blob.Seg"))
         self.whole_block = whole_block
         self.capacity = capacity if capacity is not None else _t.constant("kMGPipeCsoCacheCapacity")
         self._alloc = allocator or SlotAllocator("RenderStateCso")
         self._pipe_chunks: tuple[tuple[int, int], ...] = tuple(rs["pipeline_chunks"])
-        self._dyn_chunks: tuple[tuple[int, int], ...] = tuple(rs["dynamic_chunks"])
+        self._dyn_chunks: tuple[tuple[int, int, int], ...] = tuple(
+            (o, o + n, 1 << i) for i, (o, n) in enumerate(rs["dynamic_chunks"]))  # fmt: skip
+        self._dyn_all = (1 << len(self._dyn_chunks)) - 1
         self._mask_all = _t.constant("kMGPipeRenderStateChunkMaskAll")
-        self._map: OrderedDict[int, Handle] = OrderedDict()
+        self._map: dict[Any, _Cso] = {}
+        self._bound: _Cso | None = None
         self.bound: Handle = NULL
         self._last_pv: int | None = None
         self._last_v: int | None = None
+        self._tick = 0
         self._pushed_dyn: list[bytes] | None = None  # bytes of each dynamic chunk last pushed
         self.stats = CsoStats()
 
     # -- the subsets --------------------------------------------------------
-    def pipeline_subset(self, block: bytes | memoryview) -> bytes:
-        return b"".join(bytes(block[o : o + n]) for o, n in self._pipe_chunks)
-
-    def _identity(self, block: bytes | memoryview) -> int:
-        self.stats.hashes += 1
-        data = bytes(block) if self.whole_block else self.pipeline_subset(block)
-        return xxhash.xxh64_intdigest(data)
+    def pipeline_subset(self, block: bytes | bytearray | memoryview) -> bytes:
+        return b"".join([block[o : o + n] for o, n in self._pipe_chunks])
 
     @property
     def live(self) -> int:
@@ -88,79 +134,126 @@ class RenderStateCsoCache:
     # -- validate -----------------------------------------------------------
     def validate(self, rs: RenderState) -> None:
         """Push what moved since the last validate (seed 001 §5.3 order)."""
-        block = rs.block
-        trigger = rs.version if self.whole_block else rs.pipeline_version
-        last = self._last_v if self.whole_block else self._last_pv
-        if self.bound.is_null or trigger != last:
-            key = self._identity(block)
-            handle = self._map.get(key)
-            if handle is None:
-                handle = self._mint(key, block)
+        if self.whole_block:
+            trigger = rs.version_wide
+            if self._bound is None or trigger != self._last_v:
+                self._by_content(rs, None)
             else:
-                self.stats.hits += 1
-                self._map.move_to_end(key)
-            if handle != self.bound:  # same CSO as bound: the working block already holds it
-                self._bind(handle, rs)
+                self.stats.reuses += 1
+        elif self._bound is None or rs.pipeline_version_wide != self._last_pv:
+            log = rs.pipe_log  # the pipeline writes since the last look (take them)
+            rs.pipe_log, rs._log_n = (), 0
+            src = self._bound
+            try:
+                target = src.transitions[log]  # type: ignore[union-attr,index]
+            except (KeyError, TypeError, AttributeError):  # no transition / no log / unbound
+                target = None
+            if target is None or target.dead:
+                self._by_content(rs, log)
+            else:
+                self.stats.transition_hits += 1
+                self._tick += 1
+                target.tick = self._tick
+                if target is not src:
+                    h = target.handle
+                    self._bind_fast(h[0], h[1], rs.version, rs.pipeline_version)
+                    self._bound, self.bound = target, h
+                    self.stats.binds += 1
         else:
             self.stats.reuses += 1
-        if rs.version != self._last_v or self._pushed_dyn is None:
-            self._push_dynamic(block, rs.version)
-        self._last_pv, self._last_v = rs.pipeline_version, rs.version
+        if (rs.dyn_dirty or self._pushed_dyn is None) and (
+            rs.version_wide != self._last_v or self._pushed_dyn is None
+        ):
+            self._push_dynamic(rs)
+        self._last_pv, self._last_v = rs.pipeline_version_wide, rs.version_wide
 
-    def _mint(self, key: int, block: memoryview) -> Handle:
+    def _by_content(self, rs: RenderState, log: tuple | None) -> None:
+        """Rule 3: gather, hash, byte-confirm (or mint), bind; remember the transition."""
+        block = rs._buf
+        data = bytes(block) if self.whole_block else self.pipeline_subset(block)
+        self.stats.hashes += 1
+        key: Any = xxhash.xxh64_intdigest(data)
+        entry = self._map.get(key)
+        if entry is not None:
+            self.stats.byte_compares += 1
+            if entry.subset != data:  # a collision: never bind the wrong state
+                self.stats.collisions += 1
+                key = (key, data)
+                entry = self._map.get(key)
+        self._tick += 1
+        if entry is None:
+            entry = self._mint(key, data)
+        else:
+            self.stats.hits += 1
+            entry.tick = self._tick
+        src = self._bound
+        if src is not None and log is not None and not self.whole_block:
+            if len(src.transitions) >= _TRANSITIONS_PER_CSO:
+                src.transitions.clear()
+            src.transitions[log] = entry
+        if entry is not src:  # same CSO as bound: the working block already holds it
+            self._bind(entry, rs)
+
+    def _mint(self, key: Any, data: bytes) -> _Cso:
         if len(self._map) >= self.capacity:
             self._evict()
         handle = self._alloc.alloc()
-        self._emit(
-            "CreateRenderState",
-            {"Cso": handle, "BaseCso": NULL, "ChunkMask": self._mask_all},
-            blob=self.pipeline_subset(block),
-        )
-        self._map[key] = handle
+        subset = data if not self.whole_block else self.pipeline_subset(data)
+        self._emit("CreateRenderState",
+                   {"Cso": handle, "BaseCso": NULL, "ChunkMask": self._mask_all}, blob=subset)  # fmt: skip
+        entry = self._map[key] = _Cso(handle, key, data, self._tick)
         self.stats.minted += 1
-        return handle
+        return entry
 
     def _evict(self) -> None:
-        for key, victim in self._map.items():
-            if victim != self.bound:
-                break
-        else:  # pragma: no cover - capacity 1 with the bound entry: evict it anyway
-            key, victim = next(iter(self._map.items()))
-        del self._map[key]
-        self._emit("DeleteRenderState", {"Res": victim})
-        self._alloc.free(victim)
-        if victim == self.bound:
-            self.bound = NULL
+        """The least recently used entry other than the bound one (the bound one at
+        capacity 1)."""
+        victims = [e for e in self._map.values() if e is not self._bound] or list(self._map.values())
+        victim = min(victims, key=lambda e: e.tick)
+        del self._map[victim.key]
+        victim.dead = True
+        self._emit("DeleteRenderState", {"Res": victim.handle})
+        self._alloc.free(victim.handle)
+        if victim is self._bound:
+            self._bound, self.bound = None, NULL
         self.stats.evictions += 1
 
-    def _bind(self, handle: Handle, rs: RenderState) -> None:
-        self._emit(
-            "BindRenderState",
-            {"Cso": handle, "Version": rs.version, "PipelineVersion": rs.pipeline_version},
-        )
-        self.bound = handle
+    def _bind(self, entry: _Cso, rs: RenderState) -> None:
+        h = entry.handle
+        self._bind_fast(h[0], h[1], rs.version, rs.pipeline_version)
+        self._bound, self.bound = entry, h
         self.stats.binds += 1
 
-    def _push_dynamic(self, block: memoryview, version: int) -> None:
-        now = [bytes(block[o : o + n]) for o, n in self._dyn_chunks]
+    def _push_dynamic(self, rs: RenderState) -> None:
+        block = rs._buf
         prev = self._pushed_dyn
+        dirty = self._dyn_all if prev is None else rs.dyn_dirty
+        rs.dyn_dirty = 0
+        if not dirty:
+            return
+        if prev is None:
+            prev = self._pushed_dyn = [b""] * len(self._dyn_chunks)
         mask, parts = 0, []
-        for i, chunk in enumerate(now):
-            if prev is None or prev[i] != chunk:
-                mask |= 1 << i
-                parts.append(chunk)
-        self._pushed_dyn = now
+        for i, (o, e, bit) in enumerate(self._dyn_chunks):
+            if dirty & bit:
+                chunk = block[o:e]
+                if chunk != prev[i]:
+                    prev[i] = chunk
+                    mask |= bit
+                    parts.append(chunk)
         if not mask:
             return
-        self._emit("SetDynamicState", {"ChunkMask": mask, "Version": version}, blob=b"".join(parts))
+        off, size, seg = self._stage_blob(b"".join(parts))
+        self._dyn_fast(mask, rs.version, off, size, seg)
         self.stats.dynamic_pushes += 1
 
     # -- teardown -----------------------------------------------------------
     def release_all(self) -> None:
         """Delete every cached CSO (context teardown)."""
-        for handle in list(self._map.values()):
-            self._emit("DeleteRenderState", {"Res": handle})
-            self._alloc.free(handle)
+        for entry in list(self._map.values()):
+            entry.dead = True
+            self._emit("DeleteRenderState", {"Res": entry.handle})
+            self._alloc.free(entry.handle)
         self._map.clear()
-        self.bound = NULL
+        self._bound, self.bound = None, NULL
         self._last_pv = self._last_v = None

@@ -1,16 +1,31 @@
-"""The client's one way out: encode a record, submit it, count it, wait if its class asks."""
+"""The client's one way out: encode a record, submit it, count it, wait if its class asks.
+
+Two doors: :meth:`Emitter.emit` builds any record from a nested dict (the cold calls:
+creates, deletes, state that changed), and :meth:`Emitter.fast` compiles, once, a writer
+for a hot call of fixed shape (``DrawVbo``, ``BindRenderState``, ``SetDynamicState``) that
+packs straight into the transport (the ring, or the monolith's scratch record) with one
+``struct.pack_into``.
+
+Waits follow the wait class (``CALLS[*]["wait_class"]``), with one rule of seed 002 §2.5:
+the buffer half of ``ResourceSubData`` is fire-and-forget (only the texture half waits).
+"""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..schema import tables as _t
 from ..transport.base import Transport
 from ..wire.codec import Encoder
+from ..wire.compiled import packer
 from ..wire.stage import BlobRef, StageSegment
 
 __all__ = ["Emitter"]
+
+_NO_WAIT = "kWaitNone"
+_SUBDATA = "ResourceSubData"  # its buffer half never waits (seed 002 §2.5)
 
 
 class Emitter:
@@ -25,7 +40,8 @@ class Emitter:
         self.staged_bytes = 0  # blob bytes that went through SEG_STAGE, not the ring
         self.by_call: Counter[str] = Counter()
         mod = _t.tables()
-        self._wait = {c["name"]: c["wait_class"] for c in mod.CALLS}
+        self._wait = {c["name"]: c["wait_class"] != _NO_WAIT for c in mod.CALLS}
+        self._buffer_target = _t.enum("MGPResourceTarget")["kResourceBuffer"]
 
     def room(self, nbytes: int) -> None:
         """Make ``nbytes`` of stage space (drain, then rewind: the stage reset rule)."""
@@ -36,6 +52,35 @@ class Emitter:
     def stage_bytes(self, data: bytes) -> BlobRef:
         self.staged_bytes += len(data)
         return self.stage.stage(data)
+
+    def stage_blob(self, data: bytes) -> BlobRef:
+        """Stage a blob a fast record names (room first: the stage reset rule)."""
+        self.room(len(data))
+        self.staged_bytes += len(data)
+        return self.stage.stage(data)
+
+    def fast(self, call: str, names: Sequence[str], tail_names: Sequence[str] | None = None,
+             tail_count: int = 1) -> Callable[..., int]:  # fmt: skip
+        """A compiled ``emit(*values) -> seq`` for ``call`` (values in the order of ``names``
+        then, per tail element, ``tail_names``). Calls that wait never take this door."""
+        if self._wait[call]:
+            raise ValueError(f"{call} waits after it is sent: use emit()")
+        pk = packer(call, tuple(names), None if tail_names is None else tuple(tail_names),
+                    tail_count)  # fmt: skip
+        size, put, by_call = pk.size, self.transport.put, self.by_call
+        if pk.direct is not None:  # one C call per record: the header's values lead
+            pack, prefix = pk.direct, pk.prefix
+        else:
+            pack, prefix = pk.pack_into, ()
+
+        def emit(*values: Any) -> int:
+            seq = put(size, pack, prefix + values)
+            self.records += 1
+            self.wire_bytes += size
+            by_call[call] += 1
+            return seq
+
+        return emit
 
     def emit(
         self, call: str, payload: dict[str, Any] | None = None, tails: tuple = (),
@@ -49,6 +94,7 @@ class Emitter:
         self.records += 1
         self.wire_bytes += len(rec)
         self.by_call[call] += 1
-        if self._wait[call] != "kWaitNone":
+        if self._wait[call] and not (call == _SUBDATA and payload is not None
+                                     and payload.get("Target") == self._buffer_target):  # fmt: skip
             self.transport.wait_applied(seq)
         return seq

@@ -69,6 +69,35 @@ def _counter_mask() -> int:
     return _t.field(*_VERSION_FIELD).max_value
 
 
+_BUMP = {"kBumpNone": 0, "kBumpVersion": 1, "kBumpConditional": 2, "kBumpBoth": 3}
+#: setter arguments remembered per row for the patch memo (bounded: enums and flags only)
+_MEMO_LIMIT = 4096
+#: pipeline writes remembered between two validates before the log gives up (-> a hash)
+PIPE_LOG_LIMIT = 32
+
+
+@lru_cache(maxsize=None)
+def _dyn_chunks() -> tuple[tuple[int, int], ...]:
+    return tuple((int(o), int(n)) for o, n in _t.tables().RENDER_STATE["dynamic_chunks"])
+
+
+@lru_cache(maxsize=None)
+def row_patch_plan(row: SetterRow) -> tuple[tuple[int, int, bool, int], ...]:
+    """Per range of ``row``: (offset, end, is pipeline, dynamic chunk bit)."""
+    out = []
+    for off, n, cls in row.ranges:
+        bit = 0
+        if cls != "kPipeline":
+            for i, (o, size) in enumerate(_dyn_chunks()):
+                if o <= off and off + n <= o + size:
+                    bit = 1 << i
+                    break
+            else:
+                raise _t.TablesError(f"{row.label}: range {off}+{n} is in no dynamic chunk")
+        out.append((off, off + n, cls == "kPipeline", bit))
+    return tuple(out)
+
+
 class RenderState:
     """GL render state: the parameter block, the two counters and the pixel-store pair."""
 
@@ -82,7 +111,19 @@ class RenderState:
         self.pixel_unpack = np.zeros(1, dtype=ps)[0]
         self.version = 0
         self.pipeline_version = 0
+        # the counters widened (never wrap): the CSO cache compares these (seed 001 §5.2)
+        self.version_wide = 0
+        self.pipeline_version_wide = 0
+        # what moved since the CSO cache last looked: dynamic chunk bits, and the pipeline
+        # writes in order (None once more than PIPE_LOG_LIMIT: the cache then hashes)
+        self.dyn_dirty = 0
+        self.pipe_log: tuple | None = ()
+        self._log_n = 0
+        self._mask = _counter_mask()
+        self._memo: dict[tuple, tuple] = {}
         self._defaults()
+        #: ``PrimitiveRestartIndex`` as an int, kept by its one setter (each draw carries it)
+        self.restart_index = int(self.p["PrimitiveRestartIndex"])
 
     # -- readers ------------------------------------------------------------
     @property
@@ -130,31 +171,85 @@ class RenderState:
         return row
 
     def _commit(self, row: SetterRow, write: Callable[[], None]) -> None:
+        """The general path: run ``write`` on the block, then account what moved."""
+        self._apply(row, self._derive(row, write))  # one accounting path for every setter
+
+    def _derive(self, row: SetterRow, write: Callable[[], None]) -> tuple:
+        """The patch ``write`` makes (bytes per range), the block left as it was."""
         buf = self._buf
-        before = [bytes(buf[o : o + n]) for o, n, _ in row.ranges]
-        write()
-        moved = [before[i] != buf[o : o + n] for i, (o, n, _) in enumerate(row.ranges)]
-        if not any(moved):
+        plan = row_patch_plan(row)
+        before = [bytes(buf[o:e]) for o, e, _, _ in plan]
+        try:
+            write()
+            return tuple((o, e, bytes(buf[o:e]), pipe, bit) for o, e, pipe, bit in plan)
+        finally:
+            for b, (o, e, _, _) in zip(before, plan):
+                buf[o:e] = b
+
+    def _memo_commit(self, key: tuple, row_of: Callable[[], SetterRow],
+                     write: Callable[[SetterRow], None]) -> None:  # fmt: skip
+        """The fast path of a setter whose bytes depend on its arguments only: the patch is
+        derived once per argument tuple (``key``), then only compared and copied."""
+        try:
+            row, patch = self._memo[key]
+        except KeyError:
+            row = row_of()
+            patch = self._derive(row, lambda: write(row))
+            if len(self._memo) >= _MEMO_LIMIT:
+                self._memo.clear()
+            self._memo[key] = (row, patch)
+        self._apply(row, patch)
+
+    def _apply(self, row: SetterRow, patch: tuple) -> None:
+        """Write ``patch`` ((offset, end, bytes, is pipeline, chunk bit) per range); account
+        the moved bytes: dynamic chunk bits, the pipeline log, the counters."""
+        buf = self._buf
+        moved = pipe_moved = False
+        dyn = 0
+        for o, e, b, pipe, bit in patch:
+            if buf[o:e] != b:
+                buf[o:e] = b
+                moved = True
+                if pipe:
+                    pipe_moved = True
+                else:
+                    dyn |= bit
+        if not moved:
             return
-        bump, mask = row.bump, _counter_mask()
-        if bump == "kBumpNone":
+        self.dyn_dirty |= dyn
+        if pipe_moved and self.pipe_log is not None:
+            if self._log_n < PIPE_LOG_LIMIT:
+                self.pipe_log += (patch,)
+                self._log_n += 1
+            else:
+                self.pipe_log = None
+        bump = _BUMP[row.bump]
+        if not bump:
             return
-        self.version = (self.version + 1) & mask
-        if bump == "kBumpBoth" or (
-            bump == "kBumpConditional"
-            and any(m and r[2] == "kPipeline" for m, r in zip(moved, row.ranges))
-        ):
-            self.pipeline_version = (self.pipeline_version + 1) & mask
+        mask = self._mask
+        self.version_wide += 1
+        self.version = self.version_wide & mask
+        if bump == 3 or (bump == 2 and pipe_moved):
+            self.pipeline_version_wide += 1
+            self.pipeline_version = self.pipeline_version_wide & mask
 
     def _set(self, setter: str, **members: Any) -> None:
         """Write whole members named in the row (value coerced to each member's enum)."""
-        row = self._row(setter)
 
-        def write() -> None:
+        def write(row: SetterRow) -> None:
             for name, value in members.items():
                 self.p[name] = _coerce(_STRUCT, name, value)
 
-        self._commit(row, write)
+        self._either(setter, tuple(members.items()), lambda: self._row(setter), write)
+
+    def _either(self, setter: str, args: tuple, row_of: Callable[[], SetterRow],
+                write: Callable[[SetterRow], None]) -> None:  # fmt: skip
+        """The memo path unless a float is among the arguments (-0.0 == 0.0 as a key)."""
+        if any(isinstance(v, float) for _, v in args):
+            row = row_of()
+            self._commit(row, lambda: write(row))
+        else:
+            self._memo_commit((setter, args), row_of, write)
 
     def _faces(self, face: int | str) -> list[int]:
         names = {v: k for k, v in _t.enum("CullFaceMode").items()}
@@ -187,6 +282,7 @@ class RenderState:
 
     def set_primitive_restart_index(self, index: U32) -> None:
         self._set("SetPrimitiveRestartIndex", PrimitiveRestartIndex=index)
+        self.restart_index = int(self.p["PrimitiveRestartIndex"])
 
     def set_point_size(self, size: F32) -> None:
         self._set("SetPointSize", PointSize=size)
@@ -262,9 +358,27 @@ class RenderState:
         v = self.p["PatchDefaultInnerLevel"]["V"]
         self._commit(self._row("SetPatchDefaultInnerLevel"), lambda: _put(v, (x, y)))
 
+    def take_pipe_log(self) -> tuple | None:
+        """The pipeline writes since the last call (None: too many to replay), then forget."""
+        log, self.pipe_log, self._log_n = self.pipe_log, (), 0
+        return log
+
     def set_capability(self, cap: Cap, enabled: B8) -> None:
-        row = self._row("SetCapability", cap, "CapabilityInput")
-        self._commit(row, lambda: self._write_cap(row, None, enabled))
+        try:
+            row, patch = self._memo[("SetCapability", cap, enabled)]
+        except KeyError:
+            row = self._row("SetCapability", cap, "CapabilityInput")
+            if self._cap_is_mask(row):  # a read-modify-write of a bit mask: no memo
+                self._commit(row, lambda: self._write_cap(row, None, enabled))
+                return
+            self._memo_commit(("SetCapability", cap, enabled), lambda: row,
+                              lambda r: self._write_cap(r, None, enabled))  # fmt: skip
+            return
+        self._apply(row, patch)
+
+    def _cap_is_mask(self, row: SetterRow) -> bool:
+        head, _, sub = row.writes[0].partition(".")
+        return not sub and member(_STRUCT, head)["scalar"] != "b8"
 
     def set_capability_indexed(self, cap: Cap, index: DrawBufferIndex, enabled: B8) -> None:
         row = self._row("SetCapabilityIndexed", cap, "CapabilityInput")
@@ -317,9 +431,8 @@ class RenderState:
     def _blend(self, setter: str, index: int | None, **subs: Any) -> None:
         states = self.p["BlendStates"]
         rows = range(len(states)) if index is None else [index]
-        self._commit(
-            self._row(setter), lambda: _each(states, rows, **_coerce_subs("BlendStates", subs))
-        )
+        self._either(setter, (("index", index),) + tuple(subs.items()), lambda: self._row(setter),
+                     lambda r: _each(states, rows, **_coerce_subs("BlendStates", subs)))
 
     def set_logic_op(self, op: LogicOpArg) -> None:
         self._set("SetLogicOp", LogicOp=op)

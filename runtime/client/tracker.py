@@ -79,6 +79,11 @@ class Attrib:
     divisor: int = 0
 
 
+#: groups whose inputs no generation covers: checked at every validate
+_ALWAYS = frozenset({"subdata", "render_state", "pixel_pack"})
+_DRAW_CLASS = "kDraw"
+
+
 class Tracker:
     """Frontend state + validate-time pushes."""
 
@@ -92,7 +97,7 @@ class Tracker:
         for kind in resource_kinds():  # server cannot tell two kinds' slot 1 apart)
             self.alloc[kind] = resources
         self.cso = RenderStateCsoCache(
-            emitter.emit, whole_block=whole_block, allocator=self.alloc["RenderStateCso"]
+            emitter, whole_block=whole_block, allocator=self.alloc["RenderStateCso"]
         )
         self.sup = SetHashSuppressor()
         self.width, self.height = width, height
@@ -104,13 +109,28 @@ class Tracker:
         self.textures_pending: dict[Handle, Texture] = {}
         self._pushed: dict[str, Any] = {}
         self._validate_class = {c["name"]: c["validate_class"] for c in _t.tables().CALLS}
+        #: the binding generation: every client call that changes what a group other than
+        #: the render state reads moves it; a group pushed at the current generation is
+        #: skipped with one integer compare (its suppressor would skip it anyway)
+        self.gen = 0
+        self.group_gen: dict[str, int] = {}
+        self.draw_gen = -1  # the generation every group of a draw was last pushed at
+
+    def touch(self) -> None:
+        """A binding changed: every group re-checks at its next validate."""
+        self.gen += 1
 
     # -- validate -----------------------------------------------------------
     def validate(self, verb: str) -> None:
         """The one push point: before ``verb`` (a catalogue call), push what it reads."""
         cls = self._validate_class[verb]
+        gen, seen = self.gen, self.group_gen
         for group in _GROUPS.get(cls, ("subdata",)):
-            getattr(self, f"_push_{group}")()
+            if group in _ALWAYS or seen.get(group) != gen:
+                getattr(self, f"_push_{group}")()
+                seen[group] = gen
+        if cls == _DRAW_CLASS:
+            self.draw_gen = gen
 
     def _push_subdata(self) -> None:
         """One ResourceSubData per dirty (texture, level): union box + region list + bytes."""
@@ -257,6 +277,7 @@ class Tracker:
         for key in [k for k, v in self._pushed.items() if v == handle]:
             del self._pushed[key]  # e.g. the bound program: re-pushed at the next validate
         self.sup.forget()  # a recycled {slot, gen} must never match a remembered set
+        self.touch()  # ... so every group offers its set again
         self.alloc[kind].free(handle)
 
 

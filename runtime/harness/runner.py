@@ -29,11 +29,16 @@ class SceneResult:
     records: int
     wire_bytes: int
     csos_minted: int
-    recording_digest: str | None
     stage_bytes: int
     backend: Any
     client: Client
     images: list = field(default_factory=list)  # a pixel scene's read-back images
+
+    @property
+    def recording_digest(self) -> str | None:
+        """The backend's recording digest (built on demand: JSON is never on a hot path)."""
+        digest = getattr(self.backend, "recording_digest", None)
+        return digest() if digest is not None else None
 
     def summary(self) -> dict[str, Any]:
         return {"name": self.name, "draws": self.draws, "records": self.records,
@@ -69,7 +74,6 @@ def run_scene(
         close = getattr(be, "close", None)  # a backend holding a driver context lets it go
         if close is not None:
             close()
-    digest = be.recording_digest() if hasattr(be, "recording_digest") else None
     return SceneResult(name, client.draws, client.records, client.wire_bytes,
-                       client.csos_minted, digest, client.staged_bytes, be, client,
+                       client.csos_minted, client.staged_bytes, be, client,
                        list(images))  # fmt: skip

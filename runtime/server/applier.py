@@ -14,7 +14,6 @@ docs/BACKENDS.md.
 
 from __future__ import annotations
 
-import struct
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -22,7 +21,8 @@ from typing import Any
 from ..backends.base import Entry, build_table
 from ..errors import HandleRefused, NullEntry, ProtocolCorruption
 from ..schema.kinds import handle_kinds
-from ..wire.codec import Decoded, Decoder
+from ..wire.codec import Decoded, Decoder, WireDecoded
+from ..wire.compiled import decoder_namespace
 from ..wire.handle import NULL, Handle, default_framebuffer
 from ..wire.header import RECORD_ALIGN, header_size
 from ..wire.records import layout
@@ -90,42 +90,57 @@ class Applier:
         # not yet seen
         self._awaiting_death: dict[str, dict[int, tuple[int, str]]] = {t: {} for t in self.tables}
         self._handlers: dict[int, Handler] = {}
-        self._hdr = header_size()
-        hl = layout("MGPWireRecHeader")
-        paths = [f.path for f in hl.flat]
-        self._hunpack = struct.Struct("<" + hl.fmt).unpack_from
-        self._i_op, self._i_size = paths.index("Op"), paths.index("Size")
+        #: ``apply(record) -> object``: the transport sink (compiled, see _compile_apply)
+        self.apply: Callable[[memoryview | bytes | bytearray], object] = self._compile_apply()
 
     def __call__(self, record: memoryview | bytes) -> object:
         return self.apply(record)
 
-    def apply(self, record: memoryview | bytes | bytearray) -> object:
-        raw = record if type(record) is bytes else bytes(record)
-        n = len(raw)
-        if n < self._hdr:
-            raise ProtocolCorruption("Wire.Header")
-        v = self._hunpack(raw)
-        size = v[self._i_size]
-        if size < self._hdr or size % RECORD_ALIGN or size > n:
-            raise ProtocolCorruption("Wire.Size")
-        try:
-            handler = self._handlers[v[self._i_op]]
-        except KeyError:
-            handler = self._compile(v[self._i_op])
-        return handler(raw, size)
+    def _compile_apply(self) -> Callable[[Any], object]:
+        """Snapshot the record, read ``Op`` and ``Size`` byte by byte (offsets from the
+        header layout of the tables), check the size, run the opcode's handler."""
+        hdr = header_size()
+        fields = {f.path: f for f in layout("MGPWireRecHeader").flat}
+
+        def read(name: str) -> str:
+            f = fields[name]
+            return " | ".join(f"raw[{f.offset + i}] << {8 * i}" if i else f"raw[{f.offset}]"
+                              for i in range(f.size))  # fmt: skip
+
+        src = (
+            "def apply(record):\n"
+            "    raw = record if type(record) is bytes else bytes(record)\n"
+            "    try:\n"
+            f"        raw[{hdr - 1}]\n"
+            f"        op = {read('Op')}\n"
+            f"        size = {read('Size')}\n"
+            "    except IndexError:\n"
+            "        raise _PC('Wire.Header') from None\n"
+            f"    if size < {hdr} or size % {RECORD_ALIGN} or not raw[size - 1 : size]:\n"
+            "        raise _PC('Wire.Size')\n"
+            "    try:\n"
+            "        handler = _handlers[op]\n"
+            "    except KeyError:\n"
+            "        handler = _compile(op)\n"
+            "    return handler(raw, size)\n"
+        )
+        ns: dict[str, Any] = {"_PC": ProtocolCorruption, "_handlers": self._handlers,
+                              "_compile": self._compile}  # fmt: skip
+        exec(compile(src, "<mgpipe apply>", "exec"), ns)
+        return ns["apply"]
 
     # -- compilation -----------------------------------------------------------
     def _compile(self, op: int) -> Handler:
         spec = spec_for_opcode(op)
-        fn = self.decoder.function(op)
-        if spec is None or fn is None:
+        if spec is None or self.decoder.function(op) is None:
             raise ProtocolCorruption("Wire.Op")
         call = spec.name
         entry = self.table[call]
         src, tables = handler_source(call, entry is not None)
         ctx = self.ctx
-        ns: dict[str, Any] = {
-            "_dec": fn, "_NullEntry": NullEntry, "_HR": HandleRefused, "_NULL": NULL,
+        ns: dict[str, Any] = decoder_namespace(call, self.decoder.stage.view, WireDecoded)
+        ns |= {
+            "_NullEntry": NullEntry, "_HR": HandleRefused, "_NULL": NULL,
             "_DFB": default_framebuffer(), "_ctx": ctx, "_EMPTY": _EMPTY,
             "_plan_implicit": _plan_implicit, "_make_implicit": self._make_implicit,
             "_plan_create": self._plan_create, "_plan_delete": self._plan_delete,

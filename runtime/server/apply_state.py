@@ -83,11 +83,10 @@ PREPARE: dict[str, Prepare] = {
 
 
 def _bind_render_state(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:
-    assert obj is not None
     ctx.render_state.scatter_pipeline(obj.data["pipeline"])
     ctx.render_state_cso = obj.handle
-    ctx.render_state_version = int(d.payload.Version)
-    ctx.pipeline_version = int(d.payload.PipelineVersion)
+    ctx.render_state_version = d.payload.Version
+    ctx.pipeline_version = d.payload.PipelineVersion
 
 
 def _set_dynamic_state(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:

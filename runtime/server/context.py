@@ -19,8 +19,7 @@
   last record of a ``kCtxState`` call that has tails;
 - ``resolved``: this record's objects by field path (``"Cso"``, ``"Color[2].Res"``,
   ``"MGPBoundView[3].View"``); for a delete, the object just retired;
-- ``call``, ``raw``: the call being applied and its record's bytes; ``blobs``: every blob
-  of a multi-blob record by path;
+- ``call``, ``raw``: the call being applied and its record's bytes;
 - ``stage``: the blob segment.
 
 Every record value here is immutable (docs/BACKENDS.md): nothing needs copying.
@@ -112,7 +111,6 @@ class ServerContext:
         self.frame_serial = 0
         self.call = ""
         self.raw = b""
-        self.blobs: dict[str, bytes] = {}
         self.reset_bindings()
 
     # -- bindings and windows ------------------------------------------------

@@ -2,7 +2,7 @@
 
 :func:`handler_source` renders, for one call, the source of ``handle(raw, size)``:
 
-1. decode (the call's compiled decoder, :mod:`..wire.compiled`);
+1. decode (the call's compiled decoder, :mod:`..wire.compiled`, inlined);
 2. a null entry of a non-``kOptional`` call refuses here, before anything changes;
 3. resolve every handle field of ``HANDLE_FIELDS`` (payload paths and tail elements) into
    ``res`` by field path: null / range / unknown / stale / kind refusals by name, the
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from ..schema.layouts import path_name
 from ..schema.kinds import resource_kinds
+from ..wire.compiled import decoder_source
 from ..wire.spec import call_spec
 from .apply_state import PREPARE, PUSH
 from .handle_fields import KIND_FROM_RECORD, RESOURCE, Site, implicit_kinds, role, sites, table_of
@@ -53,8 +54,12 @@ def _resolve(site: Site, hexpr: str, name: str, what: str, ind: str, dynamic: bo
         out.append(f"{i2}    res[{name}] = _ctx.default_framebuffer")
         out.append(f"{i2}else:")
         i2 += "    "
-    out.append(f"{i2}e = _rows_{table}.get(h[0])")
-    out.append(f"{i2}if e is not None and e.live and e.gen == h[1]:")
+    out.append(f"{i2}try:")
+    out.append(f"{i2}    e = _rows_{table}[h[0]]")
+    out.append(f"{i2}    ok = e.live and e.gen == h[1]")
+    out.append(f"{i2}except KeyError:")
+    out.append(f"{i2}    ok = False")
+    out.append(f"{i2}if ok:")
     out.append(f"{i2}    res[{name}] = e.obj")
     if kind in resource_kinds():
         out.append(f"{i2}    if e.obj.kind != {kind!r}:")
@@ -74,7 +79,11 @@ def handler_source(call: str, has_entry: bool) -> tuple[str, tuple[str, ...]]:
     all_sites = sites(call)
     object_site = all_sites[0] if all_sites and r != "use" else None
     tables: set[str] = set()
-    lines = ["def handle(raw, size):", "    d = _dec(raw, size)", "    p = d.payload"]
+    # the call's decoder, inline (no frame between the handler and its decoder)
+    body = decoder_source(call).splitlines()[1:]
+    assert body[-1].startswith("    return Decoded(")
+    body[-1] = body[-1].replace("    return ", "    d = ", 1)
+    lines = ["def handle(raw, size):", *body, "    p = d.payload"]
     if not has_entry and not spec.optional:
         lines.append(f"    raise _NullEntry({call!r})")
         return "\n".join(lines) + "\n", ()
@@ -136,7 +145,7 @@ def handler_source(call: str, has_entry: bool) -> tuple[str, tuple[str, ...]]:
         lines.append("    obj = _commit(plan, d, res)")
         obj = "obj"
     elif all_sites:
-        obj = f"res.get({all_sites[0].field!r})" if all_sites[0].tail is None else "None"
+        obj = f"res[{all_sites[0].field!r}]" if all_sites[0].tail is None else "None"
         lines.append(f"    obj = {obj}")
         obj = "obj"
     if call in PUSH:

@@ -99,6 +99,11 @@ class WorkingRenderState:
     def __init__(self) -> None:
         self.struct, self.size, self.pipeline_chunks, self.dynamic_chunks = chunk_tables()
         self.data = bytearray(self.size)
+        plan, src = [], 0
+        for off, n in self.pipeline_chunks:
+            plan.append((off, off + n, src, src + n))
+            src += n
+        self._pipe_plan = tuple(plan)  # (block offset, end, subset offset, end) per chunk
         self.version = 0
         self.scatters = 0
 
@@ -108,11 +113,11 @@ class WorkingRenderState:
 
     def scatter_pipeline(self, subset: bytes) -> None:
         """Write a CSO's full pipeline subset (chunk order) into the block."""
-        src = 0
-        for off, n in self.pipeline_chunks:
-            self.data[off : off + n] = subset[src : src + n]
-            src += n
-        self._bump()
+        data = self.data
+        for o, e, a, b in self._pipe_plan:
+            data[o:e] = subset[a:b]
+        self.version = (self.version + 1) & VERSION_MASK
+        self.scatters += 1
 
     def scatter_dynamic(self, mask: int, blob: memoryview | bytes, what: str) -> None:
         """``SetDynamicState``: the chunks ``mask`` names, concatenated in ``blob``."""

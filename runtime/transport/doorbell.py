@@ -1,7 +1,9 @@
 """The parked-flag doorbell (seed 001 §11.3, ``CondVarDoorbell``).
 
 A waiter checks its predicate, spins briefly, then raises ``parked`` and blocks; the
-signaller publishes first and notifies only while a waiter is parked.
+signaller publishes first and notifies only while a waiter is parked. The parked count
+is also written to a caller's flag slot (a ring's control area) when one is given, so a
+peer can see it; the wakeup itself is this process's condition variable.
 """
 
 from __future__ import annotations
@@ -28,9 +30,12 @@ class Doorbell:
     :class:`TransportShutdown` (unless its predicate already holds).
     """
 
-    def __init__(self, spin_s: float = DEFAULT_SPIN_S) -> None:
+    def __init__(self, spin_s: float = DEFAULT_SPIN_S, *, flags: memoryview | None = None,
+                 slot: int = 0) -> None:  # fmt: skip
         self._cond = threading.Condition(threading.Lock())
         self._parked = 0
+        # where the parked count is published for a peer (a ring's control area), if any
+        self._flags, self._slot = flags, slot
         self.dead = False
         self.spin_s = spin_s
         self.notifies = 0  # times ring() found a parked waiter and notified
@@ -64,6 +69,8 @@ class Doorbell:
                 return True
         with self._cond:
             self._parked += 1
+            if self._flags is not None:
+                self._flags[self._slot] = self._parked
             try:
                 while not ready():
                     if self.dead:
@@ -72,7 +79,9 @@ class Doorbell:
                     if remaining <= 0:
                         return False
                     self.parks += 1
-                    self._cond.wait(remaining)
+                    self._cond.wait(min(remaining, threading.TIMEOUT_MAX))
                 return True
             finally:
                 self._parked -= 1
+                if self._flags is not None:
+                    self._flags[self._slot] = self._parked

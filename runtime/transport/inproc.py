@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import NoReturn
 
-from ..errors import BarrierTimeout, TransportShutdown
+from ..errors import BarrierTimeout, SecondProducer, TransportShutdown
 from .base import Lifecycle, Record, Sink, as_record
 from .doorbell import DEFAULT_SPIN_S
 from .ring import DEFAULT_TIMEOUT_S, Ring
@@ -41,6 +42,7 @@ class InprocTransport(Lifecycle):
         self._publish_every = publish_every
         self._stopping = False
         self._abort = False
+        self._producer: int | None = None
         self._thread = threading.Thread(target=self._apply_loop, name=name, daemon=True)
         self._thread.start()
 
@@ -81,7 +83,34 @@ class InprocTransport(Lifecycle):
         self._raise_pending()
         raise exc
 
+    def _claim(self) -> None:
+        """The first submitting thread is the producer; any other is refused by name."""
+        me = threading.get_ident()
+        if self._producer is None:
+            self._producer = me
+        elif self._producer != me:
+            raise SecondProducer("Transport.Producer")
+
+    def put(self, size: int, pack: Callable[..., None], values: tuple) -> int:
+        """Reserve ``size`` bytes in the ring, ``pack(view, 0, *values)`` there, commit."""
+        if threading.get_ident() != self._producer:
+            self._claim()
+        if self._error is not None or self._closed:
+            self._raise_pending()
+        ring = self._ring
+        try:
+            view = ring.reserve(size, None, self._timeout)
+        except TransportShutdown as exc:
+            self._died(exc)
+        pack(view, 0, *values)
+        seq = ring.commit()
+        if seq - ring.published_seq >= self._publish_every:
+            ring.publish()
+        return seq
+
     def submit(self, record: Record) -> int:
+        if threading.get_ident() != self._producer:
+            self._claim()
         self._raise_pending()
         ring = self._ring
         try:
@@ -128,7 +157,7 @@ class InprocTransport(Lifecycle):
             self._closed = True
             self._stopping = True
             ring.kill()
-            self._thread.join(self._timeout)
+            self._thread.join(min(self._timeout, threading.TIMEOUT_MAX))
         if self._error is not None and not self._error_delivered:
             self._error_delivered = True
             raise self._error

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..wire.header import check_record
 from .base import Lifecycle, Record, Sink, as_record
 
@@ -16,6 +18,32 @@ class MonolithTransport(Lifecycle):
         self._sink = sink
         self.emit_seq = 0
         self._applied = 0
+        self._grow(256)
+
+    def _grow(self, size: int) -> None:
+        self._room = max(size, 256)
+        self._scratch = bytearray(self._room)
+        self._ro = memoryview(self._scratch).toreadonly()
+
+    def put(self, size: int, pack: Callable[..., None], values: tuple) -> int:
+        """Write one record of ``size`` bytes with ``pack(buf, 0, *values)`` and apply it.
+
+        The record is packed straight into a scratch buffer the sink then reads (the
+        packer writes every byte, header included); no intermediate ``bytes``.
+        """
+        if self._error is not None or self._closed:
+            self._raise_pending()
+        if size > self._room:
+            self._grow(size)
+        pack(self._scratch, 0, *values)
+        self.emit_seq += 1
+        try:
+            self._sink(self._ro[:size])
+        except BaseException as exc:
+            self._error, self._error_delivered = exc, True
+            raise
+        self._applied = self.emit_seq
+        return self.emit_seq
 
     @property
     def applied_seq(self) -> int:

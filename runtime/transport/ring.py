@@ -21,6 +21,24 @@ Two :class:`Doorbell` objects carry the parked-flag protocol of §11.3: ``data_b
 (producer -> consumer, rung by :meth:`Ring.publish`) and ``space_bell`` (consumer ->
 producer, rung by :meth:`Ring.release`; serves space back-pressure and
 :meth:`Ring.wait_applied`). A bell rings only when its waiter is parked.
+
+**Shared memory.** Both the record bytes and the shared cursors may live in memory the
+caller provides, so producer and consumer can be two processes over one mapping:
+
+- ``buffer``: ``capacity`` bytes for the records (e.g. an ``mmap`` slice);
+- ``control``: :data:`CONTROL_SIZE` bytes (8-aligned) holding, as little-endian ``u64``
+  slots in the order of :data:`CONTROL_SLOTS`, ``head``, ``tail``, ``published_seq``,
+  ``applied_seq``, the two bells' parked flags (count of parked waiters) and ``dead``;
+- ``attach=False`` (the creator) zeroes the control area; ``attach=True`` (the peer)
+  takes its private cursors from it;
+- ``data_bell`` / ``space_bell``: doorbells to use instead of the in-process ones (a
+  cross-process transport passes bells that wake the other process; their ``parked``
+  state should live in the control area's flag slots, as the default bells' does).
+
+Each shared slot has one writer (``head``, ``published_seq``: the producer; ``tail``,
+``applied_seq``: the consumer), written only after the bytes it publishes. An aligned
+8-byte store is single-copy atomic on x86-64 and AArch64; Python issues no fences, so a
+transport across processes on a weakly ordered CPU adds its own barrier at publish.
 """
 
 from __future__ import annotations
@@ -30,7 +48,13 @@ from ..schema import tables as _t
 from ..wire.header import PAD_OP, RECORD_ALIGN, check_record, header_size, pack_header, read_header
 from .doorbell import DEFAULT_SPIN_S, Doorbell
 
-__all__ = ["DEFAULT_TIMEOUT_S", "Ring"]
+__all__ = ["DEFAULT_TIMEOUT_S", "CONTROL_SLOTS", "CONTROL_SIZE", "Ring"]
+
+#: The control area's u64 slots, in order (see the module docstring).
+CONTROL_SLOTS = ("head", "tail", "published_seq", "applied_seq", "data_parked",
+                 "space_parked", "dead")  # fmt: skip
+CONTROL_SIZE = 8 * len(CONTROL_SLOTS)
+_HEAD, _TAIL, _PUB, _APPLIED, _DATA_PARKED, _SPACE_PARKED, _DEAD = range(len(CONTROL_SLOTS))
 
 #: Budget of an ordinary verb / capacity wait (seed 001 §17.1: 30 s -> BarrierTimeout).
 DEFAULT_TIMEOUT_S = 30.0
@@ -50,6 +74,10 @@ class Ring:
         buffer: bytearray | memoryview | None = None,
         *,
         spin_s: float = DEFAULT_SPIN_S,
+        control: bytearray | memoryview | None = None,
+        attach: bool = False,
+        data_bell: Doorbell | None = None,
+        space_bell: Doorbell | None = None,
     ) -> None:
         hdr = header_size()
         if capacity < 2 * hdr or capacity & (capacity - 1):
@@ -65,20 +93,64 @@ class Ring:
         self._hdr_size = hdr
         self._buf = view[:capacity]
         self._ro = self._buf.toreadonly()
-        # producer side
-        self._write = 0
-        self.head = 0
+        if control is None:
+            control = bytearray(CONTROL_SIZE)
+        ctl = memoryview(control).cast("B")
+        if ctl.readonly or len(ctl) < CONTROL_SIZE:
+            raise ValueError(f"ring control area must be writable and hold {CONTROL_SIZE} bytes")
+        self._ctl = ctl[:CONTROL_SIZE].cast("Q")
+        if not attach:
+            for i in range(len(CONTROL_SLOTS)):
+                self._ctl[i] = 0
+        # producer side (private cursors; the shared ones are in the control area)
+        self._write = self._ctl[_HEAD]
         self._pending: tuple[int, int] | None = None  # (pad bytes, record bytes)
-        self.emit_seq = 0
-        self.published_seq = 0
+        self.emit_seq = self._ctl[_PUB]
         # consumer side
-        self._read = 0
-        self.tail = 0
-        self._popped = 0
-        self.applied_seq = 0
+        self._read = self._ctl[_TAIL]
+        self._popped = self._ctl[_APPLIED]
         self.corrupt: str | None = None
-        self.data_bell = Doorbell(spin_s)
-        self.space_bell = Doorbell(spin_s)
+        self.data_bell = data_bell or Doorbell(spin_s, flags=self._ctl, slot=_DATA_PARKED)
+        self.space_bell = space_bell or Doorbell(spin_s, flags=self._ctl, slot=_SPACE_PARKED)
+
+    # -- the shared cursors (control area) -----------------------------------
+    @property
+    def head(self) -> int:
+        """Bytes published by the producer (monotonic)."""
+        return self._ctl[_HEAD]
+
+    @head.setter
+    def head(self, value: int) -> None:
+        self._ctl[_HEAD] = value
+
+    @property
+    def tail(self) -> int:
+        """Bytes released by the consumer (monotonic)."""
+        return self._ctl[_TAIL]
+
+    @tail.setter
+    def tail(self, value: int) -> None:
+        self._ctl[_TAIL] = value
+
+    @property
+    def published_seq(self) -> int:
+        return self._ctl[_PUB]
+
+    @published_seq.setter
+    def published_seq(self, value: int) -> None:
+        self._ctl[_PUB] = value
+
+    @property
+    def applied_seq(self) -> int:
+        return self._ctl[_APPLIED]
+
+    @applied_seq.setter
+    def applied_seq(self, value: int) -> None:
+        self._ctl[_APPLIED] = value
+
+    @property
+    def dead(self) -> bool:
+        return bool(self._ctl[_DEAD])
 
     # -- producer -----------------------------------------------------------
     def _need(self, size: int) -> int:
@@ -215,6 +287,7 @@ class Ring:
     # -- both ---------------------------------------------------------------
     def kill(self) -> None:
         """Death state: wake every parked waiter on both bells."""
+        self._ctl[_DEAD] = 1
         self.data_bell.kill()
         self.space_bell.kill()
 

@@ -53,7 +53,7 @@ from .records import is_record, pack_record
 from .spec import TailSpec, align8, call_spec, spec_for_opcode
 from .stage import StageSegment
 
-__all__ = ["Encoder", "Decoder", "Decoded", "tails_by_element", "IMAGE_ACCESS_MAX"]
+__all__ = ["Encoder", "Decoder", "Decoded", "WireDecoded", "tails_by_element", "IMAGE_ACCESS_MAX"]
 
 TailInput = np.ndarray | Sequence[Any] | bytes
 
@@ -65,6 +65,17 @@ class Decoded(NamedTuple):
     tails: tuple[tuple[Any, ...], ...]  # the PRESENT tails, in TAILS order
     blob: bytes | None  # the first MGPBlobRef of a kHasBlob call (a copy), else None
     size: int
+
+
+class WireDecoded(Decoded):
+    """A :class:`Decoded` as the decoders build it (``WireDecoded((op, ...))``: no Python
+    frame); it is a ``Decoded`` in every respect but the constructor."""
+
+    __slots__ = ()
+    __new__ = tuple.__new__  # type: ignore[assignment]
+
+
+WireDecoded.__name__ = WireDecoded.__qualname__ = "Decoded"
 
 
 def tails_by_element(decoded: Decoded) -> dict[str, tuple[Any, ...]]:
@@ -159,7 +170,7 @@ class Decoder:
             spec = spec_for_opcode(op)
             if spec is None or op == PAD_OP:
                 return None
-            fn = self._fns[op] = decoder_for(spec.name, self.stage.view, Decoded)
+            fn = self._fns[op] = decoder_for(spec.name, self.stage.view, WireDecoded)
         return fn
 
     def decode(self, record: memoryview | bytes | bytearray) -> Decoded:

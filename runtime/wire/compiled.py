@@ -143,18 +143,18 @@ def decoder_source(name: str) -> str:
     if spec.tails and any(t.element == _IMAGE_VIEW for t in spec.tails):
         lines.append("    if views_bad:")
         lines.append("        raise _PC('ImageView.Access')")
-    lines.append(f"    return _new(Decoded, ({spec.opcode}, {name!r}, p, tails, {blob}, size))")
+    lines.append(f"    return Decoded(({spec.opcode}, {name!r}, p, tails, {blob}, size))")
     return "\n".join(lines) + "\n"
 
 
-def decoder_for(name: str, view: Callable[..., memoryview], decoded_type: type) -> Callable:
-    """The compiled ``decode(raw, size) -> Decoded`` of call ``name``.
+def decoder_namespace(name: str, view: Callable[..., memoryview], decoded_type: type) -> dict:
+    """The globals the decoder source of call ``name`` reads.
 
-    ``view(ref, what)`` resolves a blob reference (the stage segment's ``view``).
+    ``view(ref, what)`` resolves a blob reference (the stage segment's ``view``);
+    ``decoded_type((op, name, payload, tails, blob, size))`` builds the result.
     """
     spec = call_spec(name)
     ns: dict[str, Any] = dict(namespace_for({spec.payload}))
-    src = decoder_source(name)
     for t in spec.tails:  # tail element types and their unpackers
         if t.dtype.names is not None:
             ns.update(namespace_for({t.element}))
@@ -171,7 +171,14 @@ def decoder_for(name: str, view: Callable[..., memoryview], decoded_type: type) 
         _unpack_n=struct.unpack_from,
         Decoded=decoded_type,
     )
-    exec(compile(src, f"<mgpipe decode {name}>", "exec"), ns)
+    return ns
+
+
+def decoder_for(name: str, view: Callable[..., memoryview], decoded_type: type) -> Callable:
+    """The compiled ``decode(raw, size) -> Decoded`` of call ``name`` (see
+    :func:`decoder_namespace` for ``view`` and ``decoded_type``)."""
+    ns = decoder_namespace(name, view, decoded_type)
+    exec(compile(decoder_source(name), f"<mgpipe decode {name}>", "exec"), ns)
     return ns["decode"]
 
 
@@ -190,6 +197,10 @@ class Packer:
     size: int
     names: tuple[str, ...]
     pack_into: Callable[..., None]
+    #: when ``names`` are in memory order: ``direct(buf, off, *prefix, *values)`` is the
+    #: same write with no Python frame in between (``prefix`` = the header's values)
+    direct: Callable[..., None] | None = None
+    prefix: tuple[int, ...] = ()
 
 
 def _flat_at(struct_name: str, base: int, prefix: str) -> list[FlatScalar]:
@@ -237,7 +248,12 @@ def packer(call: str, names: tuple[str, ...], tail_names: tuple[str, ...] | None
            f"    _pi(buf, off, {', '.join(call_args)})\n")  # fmt: skip
     ns: dict[str, Any] = {"_pi": st.pack_into}
     exec(compile(src, f"<mgpipe pack {call}>", "exec"), ns)
-    return Packer(call, spec.opcode, size, tuple(wanted_all), ns["pack_into"])
+    hdr_order = [p for p in mem_order if p in hdr_paths]
+    in_order = mem_order[: len(hdr_order)] == hdr_order and (
+        mem_order[len(hdr_order) :] == wanted_all)  # fmt: skip
+    return Packer(call, spec.opcode, size, tuple(wanted_all), ns["pack_into"],
+                  st.pack_into if in_order else None,
+                  tuple(hdr_paths[p] for p in hdr_order))  # fmt: skip
 
 
 def packers_for(call: str, names: Sequence[str]) -> Packer:

@@ -105,12 +105,25 @@ def record_type(name: str) -> type:
             raise _t.TablesError(f"{_HANDLE} members are {got}, expected {_HANDLE_MEMBERS}")
         return Handle
     fields = [m["name"] for m in _members(name)]
-    cls = namedtuple(name, fields)  # type: ignore[misc]
-    cls.__module__ = __name__
+    base = namedtuple(name, fields)  # type: ignore[misc]
+    # construction from one iterable with tuple's own __new__: building a record is no
+    # Python frame at all (the decoders build thousands per second)
+    cls = type(name, (base,), {"__slots__": (), "__new__": tuple.__new__, "__module__": __name__})
     cls._scalars = {  # type: ignore[attr-defined]
         m["name"]: (m.get("scalar"), m.get("struct"), int(m.get("count", 1))) for m in _members(name)
     }
     return cls
+
+
+class WireHandle(Handle):
+    """A :class:`Handle` built by the decoders (``WireHandle((slot, gen))``, no Python
+    frame); equal to, hashing like and printing as the ``Handle`` of the same value."""
+
+    __slots__ = ()
+    __new__ = tuple.__new__  # type: ignore[assignment]
+
+
+WireHandle.__name__ = WireHandle.__qualname__ = "Handle"
 
 
 def _flat(name: str, base: int = 0, prefix: str = "") -> list[FlatScalar]:
@@ -168,7 +181,7 @@ def type_name(name: str) -> str:
 
 def namespace_for(names: set[str]) -> dict[str, Any]:
     """Globals the compiled source needs for the record types of ``names`` (nested included)."""
-    ns: dict[str, Any] = {"_new": tuple.__new__, "Handle": Handle}
+    ns: dict[str, Any] = {"Handle": WireHandle}
     todo = list(names)
     while todo:
         n = todo.pop()
@@ -185,7 +198,7 @@ def _build_expr(name: str, var: str, start: int) -> tuple[str, int]:
     if name == _HANDLE:
         order = [m["name"] for m in _members(name)]
         idx = {n: i + k for k, n in enumerate(order)}
-        return f"_new(Handle, ({var}[{idx['Slot']}], {var}[{idx['Gen']}]))", 2
+        return f"Handle(({var}[{idx['Slot']}], {var}[{idx['Gen']}]))", 2
     parts = []
     for m in _members(name):
         count = int(m.get("count", 1))
@@ -202,7 +215,7 @@ def _build_expr(name: str, var: str, start: int) -> tuple[str, int]:
         else:
             parts.append(f"{var}[{i}:{i + count}]")
             i += count
-    return f"_new({type_name(name)}, ({', '.join(parts)},))", i - start
+    return f"{type_name(name)}(({', '.join(parts)},))", i - start
 
 
 def _flatten_exprs(name: str, var: str) -> list[str]:

@@ -31,6 +31,11 @@ from .vertex import INDEX_DTYPES, VertexInput, parse_layout
 __all__ = ["GlesBackend"]
 
 
+def _staged(ctx: Any, ref: Any, what: str, writable: bool = False) -> memoryview:
+    """The stage bytes an ``MGPBlobRef`` record names (bounds-checked by the segment)."""
+    return ctx.stage.view((ref.Offset, ref.Size, ref.Seg), what, writable=writable)
+
+
 def _state_only(ctx: Any, d: Any) -> None:
     """The applier already holds what this record says; GL reads it at the next verb."""
     return None
@@ -47,7 +52,6 @@ class GlesBackend:
     SetPixelPackState = staticmethod(_state_only)
     SetSamplerViews = staticmethod(_state_only)  # programs with samplers are refused at create
     BindSamplerStates = staticmethod(_state_only)
-    ObjectDeath = staticmethod(_state_only)  # the wire delete already released the GL object
 
     def __init__(self) -> None:
         self.gl = CountedGL()
@@ -110,7 +114,7 @@ class GlesBackend:
     def ResourceCreate(self, ctx: Any, d: Any) -> None:
         self._ready()
         obj = ctx.resolved["Res"]
-        obj.backend = self.res.create(obj.kind, int(d.payload["Target"]), d.name)
+        obj.backend = self.res.create(obj.kind, int(d.payload.Target), d.name)
 
     def ResourceRespecify(self, ctx: Any, d: Any) -> None:
         self._ready()
@@ -124,10 +128,29 @@ class GlesBackend:
 
     def ResourceDestroy(self, ctx: Any, d: Any) -> None:
         self._ready()
-        res = ctx.resolved["Res"].backend
-        if isinstance(res, GlBuffer):
-            self.vtx.forget_buffer(res)
-        self.res.destroy(res)
+        obj = ctx.resolved["Res"]
+        if isinstance(obj.backend, GlBuffer):
+            self.vtx.forget_buffer(obj.backend)
+        self.res.destroy(obj.backend)
+        obj.backend = None
+
+    def ObjectDeath(self, ctx: Any, d: Any) -> None:
+        """A death no wire delete preceded (a framebuffer): release its GL object. After a
+        wire delete the server hands ``None`` (the delete entry released it)."""
+        obj = ctx.resolved.get("Object")
+        res = getattr(obj, "backend", None)
+        if res is None:
+            return
+        self._ready()
+        if isinstance(res, GlFramebuffer):
+            self.fbs.destroy(res)
+        elif isinstance(res, GlProgram):
+            self._forget_program(res)
+        else:
+            if isinstance(res, GlBuffer):
+                self.vtx.forget_buffer(res)
+            self.res.destroy(res)
+        obj.backend = None
 
     # -- vertex input ----------------------------------------------------------------------
     def CreateVertexElements(self, ctx: Any, d: Any) -> None:
@@ -143,13 +166,13 @@ class GlesBackend:
 
     def SetVertexBuffers(self, ctx: Any, d: Any) -> None:
         self._ready()
-        start = int(d.payload["Start"])
+        start = int(d.payload.Start)
         rows: dict[int, tuple[GlBuffer, int, int] | None] = {}
         tail = d.tails[0] if d.tails else ()
         for i, row in enumerate(tail):
             obj = ctx.resolved.get(f"MGPVertexBufferWire[{i}].Res")
             buf = getattr(obj, "backend", None)
-            rows[start + i] = (buf, int(row["Offset"]), int(row["Stride"])) if isinstance(
+            rows[start + i] = (buf, int(row.Offset), int(row.Stride)) if isinstance(
                 buf, GlBuffer) else None  # fmt: skip
         self.vtx.set_buffers(start, rows)
 
@@ -160,10 +183,10 @@ class GlesBackend:
     def CreateShaderState(self, ctx: Any, d: Any) -> None:
         self._ready()
         p = d.payload
-        mask = int(p["StageMask"])
-        stages = {i: bytes(ctx.stage.view(p["Spirv"][i], f"{d.name}.Spirv"))
-                  for i in range(len(p["Spirv"])) if mask >> i & 1}  # fmt: skip
-        reflection = bytes(ctx.stage.view(p["Reflection"], f"{d.name}.Reflection"))
+        mask = int(p.StageMask)
+        stages = {i: bytes(_staged(ctx, p.Spirv[i], f"{d.name}.Spirv"))
+                  for i in range(len(p.Spirv)) if mask >> i & 1}  # fmt: skip
+        reflection = bytes(_staged(ctx, p.Reflection, f"{d.name}.Reflection"))
         ctx.resolved["Cso"].backend = build_program(self.gl, stages, reflection, d.name)
 
     def SetDrawProgram(self, ctx: Any, d: Any) -> None:
@@ -172,20 +195,24 @@ class GlesBackend:
 
     def DeleteShaderState(self, ctx: Any, d: Any) -> None:
         self._ready()
-        prog = ctx.resolved["Res"].backend
-        if isinstance(prog, GlProgram):
-            if self._program == prog.name:
-                self._program = 0
-            if self._bound_program is prog:
-                self._bound_program = None
-            self.gl.glDeleteProgram(prog.name)
+        obj = ctx.resolved["Res"]
+        if isinstance(obj.backend, GlProgram):
+            self._forget_program(obj.backend)
+            obj.backend = None
+
+    def _forget_program(self, prog: GlProgram) -> None:
+        if self._program == prog.name:
+            self._program = 0
+        if self._bound_program is prog:
+            self._bound_program = None
+        self.gl.glDeleteProgram(prog.name)
 
     # -- framebuffers ------------------------------------------------------------------------
     def SetFramebufferState(self, ctx: Any, d: Any) -> None:
         self._ready()
         p = d.payload
-        if int(p["IsDefault"]):
-            fb = self.fbs.default_framebuffer(int(p["Width"]), int(p["Height"]), d.name)
+        if int(p.IsDefault):
+            fb = self.fbs.default_framebuffer(int(p.Width), int(p.Height), d.name)
             self.fbs.bind(fb)
         else:
             obj = ctx.resolved["Fbo"]
@@ -202,10 +229,10 @@ class GlesBackend:
 
     def Clear(self, ctx: Any, d: Any) -> None:
         self._ready()
-        if int(d.payload["Kind"]) != self._clear_mask:
+        if int(d.payload.Kind) != self._clear_mask:
             raise DriverRefused(f"{d.name}.Kind", "gles clears by mask only (glClear)")
         self._sync(ctx)
-        self.gl.glClear(int(d.payload["Mask"]))
+        self.gl.glClear(int(d.payload.Mask))
 
     def DrawVbo(self, ctx: Any, d: Any) -> None:
         self._ready()
@@ -220,8 +247,8 @@ class GlesBackend:
             gl.glUseProgram(prog.name)
             self._program = prog.name
         self.vtx.apply(what)
-        mode, instances = int(p["Mode"]), max(int(p["InstanceCount"]), 1)
-        size = int(p["IndexSize"])
+        mode, instances = int(p.Mode), max(int(p.InstanceCount), 1)
+        size = int(p.IndexSize)
         ranges = d.tails[0] if d.tails else ()
         if size:
             ib = getattr(ctx.resolved.get("IndexResource"), "backend", None)
@@ -229,19 +256,19 @@ class GlesBackend:
                 raise DriverRefused(f"{what}.IndexResource", f"an indexed draw ({size}-byte indices) "
                                     "with no index buffer")  # fmt: skip
             restart = None
-            if int(p["Flags"]) & self._restart_flag:
-                restart = int(p["RestartIndex"])
+            if int(p.Flags) & self._restart_flag:
+                restart = int(p.RestartIndex)
                 if restart != (1 << (8 * size)) - 1:
                     raise DriverRefused(f"{what}.RestartIndex", f"GLES restarts at the fixed index "
                                         f"0x{(1 << (8 * size)) - 1:x}, not 0x{restart:x}")  # fmt: skip
             self.vtx.bind_index_buffer(ib)
             gl_type = INDEX_DTYPES[size][0]
             for r in ranges:
-                start, count, bias = int(r["Start"]), int(r["Count"]), int(r["IndexBias"])
+                start, count, bias = int(r.Start), int(r.Count), int(r.IndexBias)
                 if bias:
                     raise DriverRefused(f"{what}.IndexBias", "GLES 3.0 has no base vertex")
                 top = self.vtx.max_index(ib, size, start, count, restart, what)
-                self.vtx.check_range(top, instances, what)
+                self.vtx.check_range(top, instances, self.res.epoch, what)
                 ptr = ctypes.c_void_p(start * size)
                 if instances > 1:
                     gl.glDrawElementsInstanced(mode, count, gl_type, ptr, instances)
@@ -249,8 +276,8 @@ class GlesBackend:
                     gl.glDrawElements(mode, count, gl_type, ptr)
         else:
             for r in ranges:
-                start, count = int(r["Start"]), int(r["Count"])
-                self.vtx.check_range(start + count - 1, instances, what)
+                start, count = int(r.Start), int(r.Count)
+                self.vtx.check_range(start + count - 1, instances, self.res.epoch, what)
                 if instances > 1:
                     gl.glDrawArraysInstanced(mode, start, count, instances)
                 else:
@@ -260,16 +287,16 @@ class GlesBackend:
     def ReadPixels(self, ctx: Any, d: Any) -> None:
         self._ready()
         p = d.payload
-        fmt, typ = int(p["Format"]), int(p["Type"])
+        fmt, typ = int(p.Format), int(p.Type)
         if (fmt, typ) not in {(f, t) for f, t, _ in PIXEL_FORMATS.values()}:
             raise DriverRefused(f"{d.name}.Format", f"format 0x{fmt:04x} type 0x{typ:04x}")
-        w, h = int(p["Width"]), int(p["Height"])
+        w, h = int(p.Width), int(p.Height)
         bpp = next(b for f, t, b in PIXEL_FORMATS.values() if (f, t) == (fmt, typ))
-        dst = ctx.stage.view(p["Dst"], f"{d.name}.Dst", writable=True)
+        dst = _staged(ctx, p.Dst, f"{d.name}.Dst", writable=True)
         if len(dst) < w * h * bpp:
             raise DriverRefused(f"{d.name}.Dst", f"{len(dst)} bytes for {w}x{h}x{bpp}")
         out = (ctypes.c_ubyte * (w * h * bpp)).from_buffer(dst)  # straight into the stage
-        self.gl.glReadPixels(int(p["X"]), int(p["Y"]), w, h, fmt, typ, out)
+        self.gl.glReadPixels(int(p.X), int(p.Y), w, h, fmt, typ, out)
         self._no_error(d.name)
 
     def _no_error(self, what: str) -> None:

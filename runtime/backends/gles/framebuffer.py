@@ -86,16 +86,16 @@ class Framebuffers:
         """Attach what ``p`` names (``resolve``: field path -> the resource's GL object)."""
         gl = self.gl
         color = []
-        for i in range(len(p["Color"])):
-            s = p["Color"][i]
+        for i in range(len(p.Color)):
+            s = p.Color[i]
             color.append(self._gl_object(s, resolve.get(f"Color[{i}].Res"), f"{what}.Color[{i}]"))
-        depth = self._gl_object(p["Depth"], resolve.get("Depth.Res"), f"{what}.Depth")
-        stencil = self._gl_object(p["Stencil"], resolve.get("Stencil.Res"), f"{what}.Stencil")
+        depth = self._gl_object(p.Depth, resolve.get("Depth.Res"), f"{what}.Depth")
+        stencil = self._gl_object(p.Stencil, resolve.get("Stencil.Res"), f"{what}.Stencil")
         attached = (tuple(color), depth, stencil)
         self.bind(fb)
         if attached != fb.attached:
             for i, obj in enumerate(color):
-                self._attach(GL.GL_COLOR_ATTACHMENT0 + i, obj, int(p["Color"][i]["Level"]))
+                self._attach(GL.GL_COLOR_ATTACHMENT0 + i, obj, int(p.Color[i].Level))
             if depth is not None and depth == stencil:
                 self._attach(GL.GL_DEPTH_STENCIL_ATTACHMENT, depth, 0)
             else:
@@ -103,28 +103,28 @@ class Framebuffers:
                 self._attach(GL.GL_STENCIL_ATTACHMENT, stencil, 0)
             fb.attached = attached
         draw = tuple(int(GL.GL_COLOR_ATTACHMENT0) + int(b) if int(b) >= 0 else int(GL.GL_NONE)
-                     for b in p["DrawBuffers"][: self.max_draw_buffers])  # fmt: skip
+                     for b in p.DrawBuffers[: self.max_draw_buffers])  # fmt: skip
         while len(draw) > 1 and draw[-1] == GL.GL_NONE:
             draw = draw[:-1]
         if draw != fb.draw_buffers:
             gl.glDrawBuffers(len(draw), np.array(draw, np.uint32))
             fb.draw_buffers = draw
         read = int(GL.GL_NONE)
-        rs = p["ReadSurface"]
-        if int(rs["Kind"]) != _KIND_NONE:
-            for i, s in enumerate(p["Color"]):
-                if bytes(s) == bytes(rs):
+        rs = p.ReadSurface
+        if int(rs.Kind) != _KIND_NONE:
+            for i, s in enumerate(p.Color):
+                if s == rs:  # records compare by value
                     read = int(GL.GL_COLOR_ATTACHMENT0) + i
                     break
         if read != fb.read_buffer:
             gl.glReadBuffer(read)
             fb.read_buffer = read
-        fb.width, fb.height = int(p["Width"]), int(p["Height"])
+        fb.width, fb.height = int(p.Width), int(p.Height)
         if attached != ():
             self._complete(what)
 
     def _gl_object(self, s: np.void, obj: object, what: str) -> tuple | None:
-        if int(s["Kind"]) == _KIND_NONE:
+        if int(s.Kind) == _KIND_NONE:
             return None
         res = getattr(obj, "backend", None)
         if isinstance(res, GlTexture):

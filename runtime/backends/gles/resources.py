@@ -65,6 +65,7 @@ class Resources:
     def __init__(self, gl: CountedGL, limits: Limits) -> None:
         self.gl = gl
         self.limits = limits
+        self.epoch = 0
         t = _t.enum("MGPResourceTarget")
         self.buffer_target, self.tex2d_target = int(t["kResourceBuffer"]), int(t["kResourceTex2D"])
         self.renderbuffer_target = int(t["kResourceRenderbuffer"])
@@ -93,16 +94,17 @@ class Resources:
     def respecify(self, res: object, p: object, what: str) -> None:
         gl = self.gl
         if isinstance(res, GlBuffer):
-            size = int(p["Width"])  # type: ignore[index]
+            size = int(p.Width)  # type: ignore[index]
             gl.glBindBuffer(GL.GL_COPY_WRITE_BUFFER, res.name)
             gl.glBufferData(GL.GL_COPY_WRITE_BUFFER, size, None, GL.GL_STATIC_DRAW)
             self._check(what)
             res.size, res.mirror, res.serial = size, bytearray(size), res.serial + 1
+            self.epoch += 1  # a buffer size moved: proven vertex ranges no longer hold
             return
-        fmt = int(p["InternalFormat"])  # type: ignore[index]
-        w, h = int(p["Width"]), int(p["Height"])  # type: ignore[index]
+        fmt = int(p.InternalFormat)  # type: ignore[index]
+        w, h = int(p.Width), int(p.Height)  # type: ignore[index]
         if isinstance(res, GlTexture):
-            levels = max(int(p["Levels"]), 1)  # type: ignore[index]
+            levels = max(int(p.Levels), 1)  # type: ignore[index]
             self._limit(w, h, self.limits.max_texture_size, "GL_MAX_TEXTURE_SIZE", what)
             if fmt not in PIXEL_FORMATS:
                 raise DriverRefused(f"{what}.InternalFormat", f"0x{fmt:04x} is not supported by gles")
@@ -141,8 +143,8 @@ class Resources:
     def sub_data(self, res: object, p: object, regions: object, blob: memoryview, what: str) -> None:
         gl = self.gl
         if isinstance(res, GlBuffer):
-            box = p["UnionBox"]  # type: ignore[index]
-            off, n = int(box["X"]), int(box["W"])
+            box = p.UnionBox  # type: ignore[index]
+            off, n = int(box.X), int(box.W)
             if off < 0 or off + n > res.size or n > len(blob):
                 raise DriverRefused(f"{what}.UnionBox", f"[{off}, {off + n}) outside a buffer "
                                     f"of {res.size} bytes")  # fmt: skip
@@ -155,15 +157,15 @@ class Resources:
         if not isinstance(res, GlTexture):
             raise DriverRefused(f"{what}.Target", "sub data into a renderbuffer")
         fmt, typ, bpp = PIXEL_FORMATS[res.internal_format]
-        level = int(p["Level"])  # type: ignore[index]
+        level = int(p.Level)  # type: ignore[index]
         lw, lh = max(res.width >> level, 1), max(res.height >> level, 1)
         if level >= res.levels:
             raise DriverRefused(f"{what}.Level", f"level {level} of {res.levels}")
         gl.glBindTexture(GL.GL_TEXTURE_2D, res.name)
         gl.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 1)
         for r in regions:  # type: ignore[attr-defined]
-            x, y, w, h = int(r["X"]), int(r["Y"]), int(r["W"]), int(r["H"])
-            src, stride = int(r["SrcOffset"]), int(r["SrcRowStride"])
+            x, y, w, h = int(r.X), int(r.Y), int(r.W), int(r.H)
+            src, stride = int(r.SrcOffset), int(r.SrcRowStride)
             if x < 0 or y < 0 or x + w > lw or y + h > lh:
                 raise DriverRefused(f"{what}.Region", f"{w}x{h}+{x}+{y} outside level {level} "
                                     f"({lw}x{lh})")  # fmt: skip

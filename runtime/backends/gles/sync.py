@@ -24,6 +24,7 @@ members are left alone (as Espryt leaves a null entry point alone).
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -67,6 +68,36 @@ def span_bounds() -> tuple[str, int, int, int]:
             int(rs["size"]))  # fmt: skip
 
 
+@dataclass(frozen=True)
+class BlendLayout:
+    """Where ``BlendStates`` lies in the block and its members' byte slices per element."""
+
+    start: int
+    size: int  # one PerBufferBlendState
+    count: int
+    enable: tuple[tuple[int, int], ...]
+    func: tuple[tuple[int, int], ...]  # SrcRGB, DstRGB, SrcAlpha, DstAlpha
+    equation: tuple[tuple[int, int], ...]  # ModeRGB, ModeAlpha
+
+    @staticmethod
+    def words(elem: bytes, group: tuple[tuple[int, int], ...]) -> list[int]:
+        return [int.from_bytes(elem[o:e], "little") for o, e in group]
+
+
+@lru_cache(maxsize=None)
+def blend_layout(struct: str) -> BlendLayout:
+    member = next(m for m in _t.struct_info(struct)["members"] if m["name"] == "BlendStates")
+    slices = {m["name"]: (int(m["offset"]), int(m["offset"]) + int(m["size"]))
+              for m in _t.struct_info(member["struct"])["members"]}  # fmt: skip
+
+    def group(*names: str) -> tuple[tuple[int, int], ...]:
+        return tuple(slices[n] for n in names)
+
+    return BlendLayout(int(member["offset"]), int(member["elem_size"]), int(member["count"]),
+                       group("Enabled"), group("SrcRGB", "DstRGB", "SrcAlpha", "DstAlpha"),
+                       group("ModeRGB", "ModeAlpha"))  # fmt: skip
+
+
 def _i(v: object) -> int:
     return int(v)  # type: ignore[call-overload]
 
@@ -85,26 +116,34 @@ class RenderStateSync:
         self.viewport = (-1, -1, -1, -1)
         self.scissor = (-1, -1, -1, -1)
         self.surface = (0, 0)
+        self.surface_moved = False
         self.indexed = indexed_draw_buffers
         self.stats: Counter[str] = Counter()
         self._bf, self._be = gl_table("BlendFactor"), gl_table("BlendEquation")
         self._df, self._so = gl_table("DepthTestFunc"), gl_table("StencilOperation")
         self._cullm, self._front = gl_table("CullFaceMode"), gl_table("FrontFaceMode")
+        self._blend_layout = blend_layout(self.struct)
+        vp = next(m for m in _t.struct_info(self.struct)["members"] if m["name"] == "Viewports")
+        self._vp_bytes = (int(vp["offset"]), int(vp["offset"]) + int(vp["elem_size"]))  # [0]
+        self._vp_raw = b""
 
     def invalidate(self) -> None:
-        """The next sync compares nothing and issues every block (a new context / surface)."""
+        """The next sync compares nothing and issues every block (a new context)."""
         self.force_full = True
+        self.viewport = self.scissor = (-1, -1, -1, -1)
 
     def set_surface(self, width: int, height: int) -> None:
+        """The bound draw surface: the viewport / scissor fallbacks read its size."""
         if (width, height) != self.surface:
             self.surface = (width, height)
-            self.force_full = True  # the viewport / scissor fallbacks read the surface
+            self.surface_moved = True
+            self._vp_raw = b""  # the fallback reads the surface: resolve again
 
     # -- SyncRenderState ---------------------------------------------------------
     def sync(self, data: bytearray, version: int, view: np.void) -> None:
         """``data`` is the working block, ``view`` a layout record over it."""
         full = self.force_full or not self.has_synced
-        if not full and version == self.synced_version:
+        if not full and version == self.synced_version and not self.surface_moved:
             self.stats["early_out"] += 1
             return
         self.force_full = False
@@ -115,13 +154,16 @@ class RenderStateSync:
         tail = full or data[e:n] != shadow[e:n]
         self.stats["runs"] += 1
         p, s = view, self.sv
-        self._viewport(p)
+        self._viewport(p, data)
+        if self.surface_moved and not tail:
+            self._scissor(p, s, full)  # only the resolved box can have moved
+        self.surface_moved = False
         if tail:
             self.stats["tail"] += 1
             self._caps(p, s, full)
         if blend:
             self.stats["blend"] += 1
-            self._blend(p, s, full)
+            self._blend(data, full)
         if tail:
             self._depth(p, s, full)
             self._stencil(p, s, full)
@@ -144,7 +186,12 @@ class RenderStateSync:
         self.has_synced = True
 
     # -- ungated -------------------------------------------------------------------
-    def _viewport(self, p: np.void) -> None:
+    def _viewport(self, p: np.void, data: bytearray) -> None:
+        o, e = self._vp_bytes
+        raw = bytes(data[o:e])
+        if raw == self._vp_raw and self.viewport != (-1, -1, -1, -1):
+            return  # Viewports[0] and the surface as at the last resolve
+        self._vp_raw = raw
         x, y, w, h = (int(v) for v in p["Viewports"]["V"][0])
         if w <= 0 or h <= 0:  # never set: the surface (GL's initial viewport)
             x, y, (w, h) = 0, 0, self.surface
@@ -239,36 +286,42 @@ class RenderStateSync:
             self.gl.glSampleCoverage(float(cur[0]), bool(cur[1]))
 
     # -- blend ---------------------------------------------------------------------------
-    def _blend(self, p: np.void, s: np.void, full: bool) -> None:
+    def _blend(self, data: bytearray, full: bool) -> None:
         """Broadcast calls when every draw buffer agrees, per-buffer calls otherwise; a
-        call is issued only where a draw buffer's shadow differs from the new state."""
-        cur, old = p["BlendStates"], s["BlendStates"]
-        gl, bf, be = self.gl, self._bf, self._be
-        uniform = bool((cur == cur[0]).all())
+        call is issued only where a draw buffer's shadow differs from the new state. Each
+        draw buffer's ``PerBufferBlendState`` is compared as bytes (the member slices come
+        from the generated layout), decoded only for the calls it issues."""
+        lay = self._blend_layout
+        start, size, count = lay.start, lay.size, lay.count
+        cur = [bytes(data[start + k * size : start + (k + 1) * size]) for k in range(count)]
+        old = [bytes(self.shadow[start + k * size : start + (k + 1) * size]) for k in range(count)]
+        gl = self.gl
+        first = cur[0]
+        uniform = all(c == first for c in cur)
         if not uniform and not self.indexed:
             raise DrawBuffersIndexedMissing("BlendStates")
-        for i in (0,) if uniform else range(len(cur)):
+        for i in (0,) if uniform else range(count):
             a = cur[i]
-            refs = old if uniform else old[i : i + 1]  # a broadcast undoes every buffer
+            # a broadcast undoes every buffer: compare against each distinct shadow row
+            refs = set(old) if uniform else (old[i],)
 
-            def moved(*names: str) -> bool:
-                return full or any(r[k] != a[k] for r in refs for k in names)
+            def moved(group: tuple[tuple[int, int], ...]) -> bool:
+                return full or any(r[o:e] != a[o:e] for r in refs for o, e in group)
 
-            if moved("Enabled"):
-                on = bool(a["Enabled"])
+            if moved(lay.enable):
+                on = any(a[o:e].strip(b"\0") for o, e in lay.enable)
                 if uniform:
                     (gl.glEnable if on else gl.glDisable)(GL.GL_BLEND)
                 else:
                     (gl.glEnablei if on else gl.glDisablei)(GL.GL_BLEND, i)
-            if moved("SrcRGB", "DstRGB", "SrcAlpha", "DstAlpha"):
-                args = (bf[_i(a["SrcRGB"])], bf[_i(a["DstRGB"])], bf[_i(a["SrcAlpha"])],
-                        bf[_i(a["DstAlpha"])])  # fmt: skip
+            if moved(lay.func):
+                args = tuple(self._bf[v] for v in lay.words(a, lay.func))
                 if uniform:
                     gl.glBlendFuncSeparate(*args)
                 else:
                     gl.glBlendFuncSeparatei(i, *args)
-            if moved("ModeRGB", "ModeAlpha"):
-                args2 = (be[_i(a["ModeRGB"])], be[_i(a["ModeAlpha"])])
+            if moved(lay.equation):
+                args2 = tuple(self._be[v] for v in lay.words(a, lay.equation))
                 if uniform:
                     gl.glBlendEquationSeparate(*args2)
                 else:

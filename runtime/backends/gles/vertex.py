@@ -52,7 +52,7 @@ VertexLayout = tuple[AttribDesc, ...]
 
 
 def parse_layout(payload: np.void, blob: bytes, what: str) -> VertexLayout:
-    na, nb = int(payload["AttribCount"]), int(payload["BindingCount"])
+    na, nb = int(payload.AttribCount), int(payload.BindingCount)
     adt, bdt = layouts.dtype("MGPVertexAttribWire"), layouts.dtype("MGPVertexBindingPointWire")
     if len(blob) != na * adt.itemsize + nb * bdt.itemsize:
         raise DriverRefused(f"{what}.Blob", f"{len(blob)} bytes for {na} attributes and "
@@ -85,6 +85,8 @@ class VertexInput:
         self.layout: VertexLayout = ()
         self.buffers: dict[int, tuple[GlBuffer, int, int]] = {}  # binding -> (buf, offset, stride)
         self.dirty = True
+        self.config = 0  # moves with the layout or any buffer binding
+        self._proven: tuple = (None, -1, 0)
         self._applied: dict[int, tuple] = {}
         self._index_name = 0
         self._range_memo: dict[tuple, int] = {}
@@ -92,6 +94,7 @@ class VertexInput:
     # -- state ------------------------------------------------------------------
     def set_layout(self, layout: VertexLayout) -> None:
         self.layout, self.dirty = layout, True
+        self.config += 1
 
     def set_buffers(self, start: int, rows: dict[int, tuple[GlBuffer, int, int] | None]) -> None:
         for slot, row in rows.items():
@@ -100,6 +103,7 @@ class VertexInput:
             else:
                 self.buffers[slot] = row
         self.dirty = True
+        self.config += 1
 
     # -- per draw ---------------------------------------------------------------------
     def apply(self, what: str) -> None:
@@ -150,6 +154,7 @@ class VertexInput:
         self.buffers = {k: v for k, v in self.buffers.items() if v[0] is not buf}
         self._applied = {k: v for k, v in self._applied.items() if v[0] != buf.name}
         self.dirty = True
+        self.config += 1
 
     # -- range checks -----------------------------------------------------------------
     def max_index(self, ib: GlBuffer, size: int, start: int, count: int, restart: int | None,
@@ -172,8 +177,14 @@ class VertexInput:
         self._range_memo[key] = top
         return top
 
-    def check_range(self, last_vertex: int, instances: int, what: str) -> None:
-        """Every enabled attribute's last element lies inside its buffer."""
+    def check_range(self, last_vertex: int, instances: int, epoch: int, what: str) -> None:
+        """Every enabled attribute's last element lies inside its buffer. A check is
+        monotonic in the last vertex and the instance count: a draw no larger than one
+        already proven under the same layout, buffers and buffer sizes (``epoch``) passes."""
+        key = (self.config, epoch)
+        proven = self._proven
+        if proven[0] == key and last_vertex <= proven[1] and instances <= proven[2]:
+            return
         for a in self.layout:
             buf, offset, stride = self.buffers[a.binding]
             stride = stride or a.stride or a.bytes
@@ -184,3 +195,6 @@ class VertexInput:
             if need > buf.size:
                 raise DriverRefused(f"{what}.VertexRange", f"attribute {a.index} fetches element "
                                     f"{last}: {need} bytes of a {buf.size}-byte buffer")  # fmt: skip
+        if proven[0] == key:
+            last_vertex, instances = max(last_vertex, proven[1]), max(instances, proven[2])
+        self._proven = (key, last_vertex, instances)

@@ -1,0 +1,140 @@
+"""The draw path's shape: calls per draw, counter wrap, waits, timeouts, one producer."""
+
+from __future__ import annotations
+
+import math
+import threading
+from typing import Any
+
+import pytest
+
+from mgpipe.runtime.backends.recorder import Recorder
+from mgpipe.runtime.client.api import GL_TRIANGLES, Client
+from mgpipe.runtime.errors import SecondProducer
+from mgpipe.runtime.harness.measure import calls_per_draw
+from mgpipe.runtime.schema import tables as t
+from mgpipe.runtime.server.applier import Applier
+from mgpipe.runtime.transport.doorbell import Doorbell
+from mgpipe.runtime.transport.inproc import InprocTransport
+from mgpipe.runtime.wire.header import make_record
+from mgpipe.runtime.wire.spec import call_spec
+from mgpipe.runtime.wire.stage import StageSegment
+
+MAX_CALLS_PER_DRAW = 40
+
+
+def test_a_steady_state_blend_toggle_draw_makes_at_most_40_python_calls() -> None:
+    """Client + server + recorder, monolith: every Python frame and builtin call counted."""
+    round_trip = calls_per_draw("blend-toggle", "monolith", "round", 20, 60)
+    client = calls_per_draw("blend-toggle", "monolith", "client", 20, 60)
+    assert 0 < client < round_trip <= MAX_CALLS_PER_DRAW, (client, round_trip)
+
+
+def _pipe(transport: str = "monolith") -> tuple[Client, Applier]:
+    stage = StageSegment(1 << 20)
+    applier = Applier(Recorder(), stage)
+    client = Client(applier.apply, stage, transport=transport)
+    vb = client.create_buffer(bytes(36))
+    client.use_program(client.create_program({0: b"vs", 4: b"fs"}))
+    client.vertex_attrib_pointer(0, vb, 3, stride=12)
+    return client, applier
+
+
+def _subset(block: bytes | bytearray, chunks: Any) -> bytes:
+    return b"".join(bytes(block[o : o + n]) for o, n in chunks)
+
+
+@pytest.mark.parametrize("calls", [65536, 131072])
+def test_counter_wrap_pushes_never_misses(calls: int) -> None:
+    """Exactly 2^16 (and 2^17) setter calls between two draws wrap the wire's Uint16
+    counters back to their old values; the next draw still pushes, pipeline and dynamic."""
+    client, applier = _pipe()
+    client.draw_arrays(GL_TRIANGLES, 0, 3)
+    rs = client.state
+    before = (rs.version, rs.pipeline_version)
+    for i in range(calls):  # Greater, Equal, Greater, ...: every call moves the block
+        rs.set_depth_func("Greater" if i % 2 == 0 else "Equal")
+    assert (rs.version, rs.pipeline_version) == before  # the Uint16s wrapped exactly
+    binds = client.stats()["cso_binds"]
+    client.draw_arrays(GL_TRIANGLES, 0, 3)
+    assert client.stats()["cso_binds"] == binds + 1  # an extra push, never a missed one
+    chunks = t.tables().RENDER_STATE
+    server = applier.ctx.render_state.data
+    assert _subset(server, chunks["pipeline_chunks"]) == _subset(rs.block, chunks["pipeline_chunks"])
+
+    before = rs.version
+    for i in range(calls):  # the dynamic half: clear colours, every one different from the last
+        rs.set_clear_color(float(i % 3), 0.0, 0.0, 1.0)
+    assert rs.version == before
+    client.draw_arrays(GL_TRIANGLES, 0, 3)
+    assert _subset(server, chunks["dynamic_chunks"]) == _subset(rs.block, chunks["dynamic_chunks"])
+    client.close()
+
+
+class CountingWaits:
+    def __init__(self, transport: Any) -> None:
+        self.inner, self.waits = transport, 0
+        self.real = transport.wait_applied
+
+    def __call__(self, seq: int | None = None, timeout: float | None = None) -> None:
+        self.waits += 1
+        self.real(seq, timeout)
+
+
+@pytest.mark.parametrize("transport", ["monolith", "inproc"])
+def test_present_waits_once_and_buffer_subdata_never(transport: str) -> None:
+    client, _ = _pipe(transport)
+    counter = CountingWaits(client.transport)
+    client.transport.wait_applied = counter  # type: ignore[method-assign]
+    buf = client.create_buffer(bytes(64))
+    counter.waits = 0
+    client.buffer_sub_data(buf, 0, b"\x01" * 16)  # the buffer half: fire-and-forget
+    assert counter.waits == 0
+    tex = client.create_texture_2d(4, 4)
+    client.tex_sub_image_2d(tex, 0, 0, 0, 4, 4, bytes(64))
+    counter.waits = 0
+    client.draw_arrays(GL_TRIANGLES, 0, 3)  # the upload leaves here: the texture half waits
+    assert counter.waits == 1
+    counter.waits = 0
+    client.present()
+    assert counter.waits == 1  # once, on its credit
+    client.close()
+
+
+def test_infinite_timeouts_are_accepted_everywhere() -> None:
+    stage = StageSegment(1 << 16)
+    applier = Applier(Recorder(), stage)
+    tr = InprocTransport(applier.apply, 1 << 12, timeout=math.inf)
+    rec = make_record(call_spec("Present").opcode, (1).to_bytes(8, "little"))
+    for _ in range(50):
+        tr.submit(rec)
+    tr.wait_applied(timeout=math.inf)
+    assert tr.applied_seq == 50
+    tr.close()  # the apply thread waited with an infinite budget and was not killed
+    bell, flag = Doorbell(), []
+    threading.Timer(0.05, lambda: (flag.append(1), bell.ring())).start()
+    assert bell.wait(lambda: bool(flag), math.inf)
+
+
+def test_a_second_producer_is_refused_by_name_before_the_ring() -> None:
+    seen: list[bytes] = []
+    tr = InprocTransport(lambda r: seen.append(bytes(r)), 1 << 12)
+    rec = make_record(call_spec("Present").opcode, (1).to_bytes(8, "little"))
+    tr.submit(rec)
+    errors: list[BaseException] = []
+
+    def other() -> None:
+        try:
+            tr.submit(rec)
+        except BaseException as exc:  # noqa: BLE001 - delivered to the test thread
+            errors.append(exc)
+
+    th = threading.Thread(target=other)
+    th.start()
+    th.join()
+    assert len(errors) == 1 and isinstance(errors[0], SecondProducer)
+    assert str(errors[0]) == 'Fatal{SecondProducer, "Transport.Producer"}'
+    assert tr.emit_seq == 1  # the ring never saw the second producer's record
+    tr.submit(rec)  # the producer carries on
+    tr.close()
+    assert len(seen) == 2
