@@ -53,6 +53,8 @@ def test_quick_structural_guard_holds(structural_run):
         "cso-per-distinct-block",
         "a-bytes-le-tenth-of-b",
         "same-state-every-draw",
+        "blend-toggle-no-steady-hash",
+        "transition-off",
     } <= checks
 
 
@@ -109,6 +111,18 @@ class _StaleBlock(BlockPush):
         self._emit("SetResidualValueState", {}, blob=self.first)
 
 
+def test_planted_transition_cache_in_e_goes_red():
+    """(e) that still answers from the transition cache: red (the switch is load-bearing)."""
+    planted = dict(STRATEGIES, e=replace(STRATEGIES["a"], key="e"))
+    cells, extra = run(_plan(workloads=["BlendToggle"], strategies=["e"], strategy_table=planted),
+                       _quiet)  # fmt: skip
+    assert "transition-off" in _bad(guard.structural(cells, extra))
+    honest, _ = run(_plan(workloads=["BlendToggle"], strategies=["a", "e"]), _quiet)
+    by = {c.strategy: c.structure["cso_stats_steady"] for c in honest}
+    assert by["a"]["transition_hits"] > 0 and by["a"]["hashes"] == 0
+    assert by["e"]["transition_hits"] == 0 and by["e"]["hashes"] == by["a"]["transition_hits"]
+
+
 def test_planted_wrong_state_goes_red():
     planted = dict(STRATEGIES, b=replace(STRATEGIES["b"], install=lambda c: setattr(
         c.tr, "cso", _StaleBlock(c.em.emit))))  # fmt: skip
@@ -125,12 +139,13 @@ def _timed(workload: str, strategy: str, ns: float) -> Cell:
 
 def test_ratio_guard_is_relative_and_goes_red(tmp_path: Path):
     base = tmp_path / "base.json"
-    base.write_text(json.dumps(guard.baseline_doc([_timed("W", "a", 100), _timed("W", "d", 300)])))
+    base.write_text(json.dumps(guard.baseline_doc([_timed("W", "a", 100), _timed("W", "d", 600)])))
     # a machine twice as slow everywhere: the same ratio, green
-    assert not _bad(guard.against_baseline([_timed("W", "a", 200), _timed("W", "d", 600)], base))
-    # (a) lost its lead over (d) by more than RATIO_SLACK: red
+    assert not _bad(guard.against_baseline([_timed("W", "a", 200), _timed("W", "d", 1200)], base))
+    # (a) lost more than RATIO_SLACK of its lead over (d): red
+    slow_a = 100 * guard.RATIO_SLACK * 1.5
     assert "ratio-vs-a" in _bad(
-        guard.against_baseline([_timed("W", "a", 250), _timed("W", "d", 300)], base)
+        guard.against_baseline([_timed("W", "a", slow_a), _timed("W", "d", 600)], base)
     )
 
 
@@ -138,15 +153,15 @@ def test_planted_slow_a_goes_red_in_a_real_run(tmp_path: Path):
     import time
 
     def spin(c) -> None:
-        validate = c.tr.validate
+        validate = c.tr.cso.validate  # runs before every draw
 
-        def slow(verb: str) -> None:
+        def slow(rs) -> None:
             end = time.thread_time_ns() + 3_000_000
             while time.thread_time_ns() < end:
                 pass
-            validate(verb)
+            validate(rs)
 
-        c.tr.validate = slow
+        c.tr.cso.validate = slow
 
     sizes = {"BlendToggle": Sizes(16, 3, 1)}
     honest, _ = run(

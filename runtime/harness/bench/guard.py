@@ -5,6 +5,8 @@ Structural facts (independent of the machine) are checked on every cell that ran
 * ``(a)`` mints exactly one CSO per distinct pipeline configuration the workload's draws
   ran under (the workload's own count): BlendToggle exactly 2 at every size;
 * the dynamic half mints nothing: no CSO is minted by ``(a)`` in a steady frame;
+* BlendToggle's steady re-selections under ``(a)`` are answered without a hash (where
+  the cache has a transition cache); ``(e)`` answers none from it;
 * ``(c)`` mints one CSO per distinct whole block (the workload's own count; where that
   count exceeds the cache capacity and values recur, at least that many);
 * steady-state wire bytes per draw of ``(a)`` are at most a tenth of ``(b)``'s where the
@@ -17,7 +19,8 @@ Structural facts (independent of the machine) are checked on every cell that ran
 Timing: for each workload, ``client ns/draw of s / client ns/draw of (a)`` (median
 steady frame of each) is compared
 with the same ratio in the baseline; red when it falls below ``baseline / RATIO_SLACK``
-(mgpipe's lead over ``s`` more than halved). No absolute time is ever a threshold.
+(mgpipe's lead over ``s`` shrunk more than threefold: a shared 2-core machine moves a
+same-run ratio by up to ~2x). No absolute time is ever a threshold.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from .pipe import tables
 
 __all__ = ["Finding", "structural", "ratios", "against_baseline", "baseline_doc", "RATIO_SLACK"]
 
-RATIO_SLACK = 2.0
+RATIO_SLACK = 3.0
 #: Workloads whose dynamic half stands still between most draws (the bytes claim).
 QUIET_DYNAMIC = ("NoChange", "MixedFrame")
 #: The cells the baseline pins (the rows every machine runs).
@@ -77,6 +80,14 @@ def structural(cells: Iterable[Cell], extra_sizes: Iterable[Cell] = ()) -> list[
                 if s.get("pipelines_created") is not None:
                     out.append(Finding("blend-toggle-2-pipelines", w, s["pipelines_created"] == 2,
                                        f"created {s['pipelines_created']}"))  # fmt: skip
+        steady = s.get("cso_stats_steady", {})
+        if c.strategy == "a" and c.workload == "BlendToggle" and "transition_hits" in steady:
+            out.append(Finding("blend-toggle-no-steady-hash", w, steady.get("hashes", 0) == 0,
+                               f"{steady.get('hashes', 0)} hashes, {steady['transition_hits']} "
+                               "transition-cache answers in steady frames"))  # fmt: skip
+        if c.strategy == "e":
+            out.append(Finding("transition-off", w, steady.get("transition_hits", 0) == 0,
+                               f"{steady.get('transition_hits', 0)} transition-cache answers"))  # fmt: skip
         if c.strategy == "c":
             n, m = s["blocks_seen"], s["csos_minted"]
             ok = m == n if n <= cap else m >= n

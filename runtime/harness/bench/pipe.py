@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ...backends.registry import BACKENDS, make_backend
 from ...client.api import TRANSPORTS, Client
-from ...client.cso_cache import CsoStats
+from ...client.cso_cache import CsoStats, RenderStateCsoCache
 from ...client.render_state import RenderState
 from ...schema import tables
 from ...server.applier import Applier
@@ -23,6 +23,7 @@ __all__ = [
     "CsoStats",
     "NULL",
     "RenderState",
+    "RenderStateCsoCache",
     "StageSegment",
     "TRANSPORTS",
     "load_program",

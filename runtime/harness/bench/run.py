@@ -24,8 +24,8 @@ REPORT_BACKENDS = ("recorder", "gles", "vulkan")
 REPORT_TRANSPORTS = ("monolith", "inproc", "spawn")
 
 #: --quick: the CI form (each cell tiny; the facts are size-independent).
-QUICK = {"BlendToggle": Sizes(48, 4, 2), "NoChange": Sizes(48, 4, 2),
-         "ViewportChurn": Sizes(48, 4, 2), "MixedFrame": Sizes(300, 4, 2)}  # fmt: skip
+QUICK = {"BlendToggle": Sizes(48, 4, 2), "NoChange": Sizes(300, 4, 2),
+         "ViewportChurn": Sizes(300, 4, 2), "MixedFrame": Sizes(600, 4, 2)}  # fmt: skip
 #: the report's run.
 FULL = {"BlendToggle": Sizes(250, 7, 2), "NoChange": Sizes(250, 7, 2),
         "ViewportChurn": Sizes(250, 7, 2), "MixedFrame": Sizes(10_000, 3, 2)}  # fmt: skip
@@ -88,8 +88,9 @@ def run(
     """Every cell of ``plan`` (plus the missing rows); second: BlendToggle/(a) at other sizes.
 
     First the census of every cell, then the timing passes: for each workload / transport
-    / backend, ``repeats`` rounds over the strategies in turn (interleaved, so that a
-    drift of the machine lands on every strategy alike).
+    / backend, ``repeats`` rounds over the strategies in turn, each round starting one
+    strategy later (interleaved and rotated, so that a drift of the machine or a
+    first-in-round effect lands on every strategy alike).
     """
     tcost = timer_cost_ns()
     groups = [(w, t, b) for w in plan.workloads for t in plan.transports_run()
@@ -115,7 +116,8 @@ def run(
             sizes = plan.sizes[w]
             frames = {s: Frames() for s in plan.strategies}
             for r in range(sizes.repeats):
-                for s in plan.strategies:
+                k = r % len(plan.strategies)  # each round starts one strategy later
+                for s in list(plan.strategies[k:]) + list(plan.strategies[:k]):
                     time_cell(by[(w, s, t, b)], WORKLOADS[w], table[s], sizes, plan.seed, tcost,
                               frames[s])  # fmt: skip
                     bar.step(f"timing {w}/{s}/{t}/{b} ({r + 1}/{sizes.repeats})")

@@ -17,8 +17,8 @@ cache (nothing is forked):
                      the setter's change leaves at once through the CSO cache (bind, or
                      create + bind, or the changed dynamic chunks); a setter that changed
                      nothing still makes its interface call (a re-bind of the bound CSO).
-(e) ``no-transition`` mgpipe with the client's transition cache switched off; available
-                     only where the runtime has that switch.
+(e) ``no-transition`` mgpipe with the CSO cache's transition cache switched off
+                     (``transition_cache=False``): every pipeline change gathers and hashes.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .pipe import NULL, Client, CsoStats, RenderState
+from .pipe import NULL, Client, CsoStats, RenderState, RenderStateCsoCache
 
 __all__ = ["Strategy", "STRATEGIES", "BlockPush", "BlockPushServer", "install_per_setter"]
 
@@ -131,9 +131,13 @@ TRANSITION_SWITCH = "transition_cache"
 
 
 def _transition_switch_missing() -> str | None:
-    if TRANSITION_SWITCH in inspect.signature(Client).parameters:
+    if TRANSITION_SWITCH in inspect.signature(RenderStateCsoCache).parameters:
         return None
-    return f"the client has no {TRANSITION_SWITCH!r} switch on this runtime"
+    return f"the CSO cache has no {TRANSITION_SWITCH!r} switch on this runtime"
+
+
+def _transition_off(c: Client) -> None:
+    setattr(c.tr.cso, TRANSITION_SWITCH, False)
 
 
 STRATEGIES: dict[str, Strategy] = {
@@ -146,7 +150,6 @@ STRATEGIES: dict[str, Strategy] = {
                  client_kwargs=lambda: {"whole_block": True}),
         Strategy("d", "per-setter", "a push per GL setter call", install=install_per_setter),
         Strategy("e", "no-transition", "mgpipe, transition cache off",
-                 client_kwargs=lambda: {TRANSITION_SWITCH: False},
-                 unavailable=_transition_switch_missing),
+                 install=_transition_off, unavailable=_transition_switch_missing),
     )  # fmt: skip
 }
