@@ -179,6 +179,17 @@ def backend_counters(backend: Any) -> dict[str, int]:
     return {}
 
 
+def backend_info(backend: Any) -> dict[str, str]:
+    """What the backend says it ran on (``info()``: renderer, device ...), text only."""
+    info = getattr(backend, "info", None)
+    got = info() if callable(info) else None
+    return (
+        {str(k): v for k, v in got.items() if isinstance(v, str)}
+        if isinstance(got, Mapping)
+        else {}
+    )
+
+
 def _cso_stats(client: Client) -> dict[str, int]:
     s = getattr(client.tr.cso, "stats", None)
     if s is None or not is_dataclass(s):
@@ -274,6 +285,7 @@ def census(workload: Callable[..., Workload], strategy: Strategy, transport: str
                              em.staged_bytes - sent0[2])  # fmt: skip
     by_call = {k: v for k, v in sorted((em.by_call - sent0[3]).items())}
     counters = backend_counters(rig.backend)
+    info = backend_info(rig.backend)
     digest = probe.digest.hexdigest()
     rig.close()
     d = max(steady, 1)
@@ -296,6 +308,7 @@ def census(workload: Callable[..., Workload], strategy: Strategy, transport: str
         "c_calls_per_draw": calls["c_call"] / max(profiled, 1),
         "pipeline_states_seen": len(wl.pipeline_seen),
         "blocks_seen": len(wl.blocks_seen),
+        "backend_info": info,
         "backend_counters": counters,
         "backend_counters_steady": _delta(counters, counters0),
         "pipelines_created": counters.get("pipelines_created"),

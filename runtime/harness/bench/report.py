@@ -131,7 +131,13 @@ def markdown(doc: dict[str, Any]) -> str:
              f"{doc['meta']['python']}; sizes (draws/frame, frames, timing passes): "
              + ", ".join(f"{w} {s['draws']}/{s['frames']}/{s['repeats']}"
                          for w, s in doc["meta"]["sizes"].items()), ""]  # fmt: skip
-    lines += ["### Per cell", ""]
+    seen = {}
+    for c in cells:
+        if c["status"] == "ok" and c["structure"].get("backend_info"):
+            seen.setdefault(c["backend"], c["structure"]["backend_info"])
+    for b, info in sorted(seen.items()):
+        lines.append(f"Backend {b}: " + ", ".join(f"{k} {v}" for k, v in sorted(info.items()) if v))
+    lines += ["", "### Per cell", ""]
     head = ["workload", "strategy", "transport", "backend", "client ns/draw", "server ns/draw",
             "client frame p50 / p99 (us)", "server frame p50 / p99 (us)", "wire B/draw",
             "render-state B/draw", "records/draw", "CSOs", "hashes", "set hashes/draw",
