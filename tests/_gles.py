@@ -15,7 +15,9 @@ TRANSPORTS = ("monolith", "inproc")
 
 
 @contextmanager
-def gles_client(transport: str = "monolith", size: int = 64) -> Iterator[tuple[Client, GlesBackend]]:
+def gles_client(
+    transport: str = "monolith", size: int = 64
+) -> Iterator[tuple[Client, GlesBackend]]:
     be = GlesBackend()
     stage = StageSegment(STAGE_CAPACITY)
     client = Client(Applier(be, stage).apply, stage, transport=transport, width=size, height=size)

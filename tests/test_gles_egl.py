@@ -14,7 +14,9 @@ def test_a_gles3_context_on_a_headless_display() -> None:
     ctx = EglContext()
     try:
         info = display_info()
-        assert info["platform"] in ("surfaceless", "default") or info["platform"].startswith("device")
+        assert info["platform"] in ("surfaceless", "default") or info["platform"].startswith(
+            "device"
+        )
         gl = CountedGL()
         assert gl_string(gl, GL.GL_VERSION).startswith("OpenGL ES 3")
         assert gl.counts["glGetString"] == 1 and gl.total() == 1

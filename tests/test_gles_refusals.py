@@ -75,7 +75,9 @@ def _bake(tmp: Path, body: str) -> bytes:
 @pytest.mark.parametrize("transport", TRANSPORTS)
 def test_shader_that_fails_to_compile(transport: str, tmp_path: Path) -> None:
     """Valid SPIR-V whose ESSL 3.00 translation calls an ES 3.10 built-in."""
-    frag = _bake(tmp_path, "void main() { o_color0 = vec4(float(bitfieldReverse(int(v_color.x)))); }\n")
+    frag = _bake(
+        tmp_path, "void main() { o_color0 = vec4(float(bitfieldReverse(int(v_color.x)))); }\n"
+    )
     vert = load("color").spirv[0]
     with pytest.raises(DriverRefused) as info:
         with gles_client(transport) as (c, be):
@@ -147,7 +149,28 @@ def test_a_shrunk_buffer_is_checked_again() -> None:
         with gles_client() as (c, be):
             vb, _ = setup(c, quad(-1, -1, 1, 1, 0, (1.0, 0.0, 0.0, 1.0)))
             c.draw_arrays(GL.TRIANGLES, 0, 6)
-            c.buffer_data(vb, struct.pack("<21f", *quad(-1, -1, 1, 1, 0, (1.0, 0.0, 0.0, 1.0))[:21]))
+            c.buffer_data(
+                vb, struct.pack("<21f", *quad(-1, -1, 1, 1, 0, (1.0, 0.0, 0.0, 1.0))[:21])
+            )
             c.draw_arrays(GL.TRIANGLES, 0, 6)
             c.present()
     assert info.value.reason == "DrawVbo.VertexRange" and "84-byte buffer" in info.value.log
+
+
+def test_readback_rows_follow_the_pack_alignment() -> None:
+    with gles_client() as (c, be):
+        c.clear_color(1.0, 0.0, 0.0, 1.0)
+        c.clear()
+        c.pixel_store(True, "Alignment", 8)
+        raw = c.read_pixels(0, 0, 3, 2)  # rows of 12 bytes padded to 16
+        c.present()
+    assert len(raw) == 16 + 12
+    assert raw[:12] == bytes((255, 0, 0, 255)) * 3 and raw[16:28] == bytes((255, 0, 0, 255)) * 3
+
+
+def test_pack_state_beyond_alignment_is_refused() -> None:
+    with pytest.raises(DriverRefused) as info:
+        with gles_client() as (c, be):
+            c.pixel_store(True, "RowLength", 5)
+            c.read_pixels(0, 0, 2, 2)
+    assert info.value.reason == "ReadPixels.PixelPack"

@@ -27,7 +27,9 @@ def test_an_edited_source_is_a_different_bake(tmp_path: Path) -> None:
     """Negative control: the byte comparison sees a one-token source change."""
     src = tmp_path / "src"
     shutil.copytree(HERE, src, ignore=shutil.ignore_patterns("*.spv", "*.json", "*.py", "__*"))
-    text = (src / "color.frag").read_text().replace("o_color0 = v_color;", "o_color0 = v_color.bgra;")
+    text = (
+        (src / "color.frag").read_text().replace("o_color0 = v_color;", "o_color0 = v_color.bgra;")
+    )
     (src / "color.frag").write_text(text)
     out = tmp_path / "out"
     bake(out, src)
@@ -38,7 +40,10 @@ def test_reflection_records_inputs_outputs_and_resources() -> None:
     mrt = load("mrt").reflected()
     assert [(i["location"], i["name"], i["type"]) for i in mrt["inputs"]] == [
         (0, "a_pos", "vec3"), (1, "a_color", "vec4")]  # fmt: skip
-    assert [(o["location"], o["name"]) for o in mrt["outputs"]] == [(0, "o_color0"), (1, "o_color1")]
+    assert [(o["location"], o["name"]) for o in mrt["outputs"]] == [
+        (0, "o_color0"),
+        (1, "o_color1"),
+    ]
     assert mrt["uniforms"] == [] and mrt["samplers"] == []
     inst = load("instanced").reflected()
     assert [i["location"] for i in inst["inputs"]] == [0, 1, 2]

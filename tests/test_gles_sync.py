@@ -106,3 +106,15 @@ def test_a_new_surface_size_re_resolves_the_fallback_boxes_only() -> None:
         assert be.sync.viewport == (0, 0, 16, 8) and be.sync.scissor == (0, 0, 16, 8)
     moved = {k for k, v in be.gl.counts.items() if v != before.get(k, 0)}
     assert {"glViewport", "glScissor"} <= moved and "glDepthFunc" not in moved
+
+
+def test_gl_calls_are_counted_per_frame() -> None:
+    """clear-present: after the first frame, a frame is glClearColor + glClear + glFlush +
+    the frame's one glGetError."""
+    from mgpipe.runtime.harness.runner import run_scene
+
+    res = run_scene("clear-present", backend="gles", n=5)
+    per_frame = res.backend.info()["gl_calls_per_frame"]
+    assert len(per_frame) == 5 and per_frame[1:] == [4, 4, 4, 4]
+    assert sum(per_frame) == res.backend.stats()["gl_calls"]
+    assert res.backend.stats()["gl_calls_last_frame"] == 4

@@ -138,3 +138,18 @@ def test_a_second_producer_is_refused_by_name_before_the_ring() -> None:
     tr.submit(rec)  # the producer carries on
     tr.close()
     assert len(seen) == 2
+
+
+def test_draw_path_benchmark_runs_and_reports_every_scene() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, str(root / "benchmarks" / "draw_path.py"), "-n", "40"],
+                         capture_output=True, text=True, timeout=300, cwd=root)  # fmt: skip
+    assert out.returncode == 0, out.stderr[-2000:]
+    for scene in ("blend-toggle", "viewport-churn", "readback"):
+        for transport in ("monolith", "inproc"):
+            assert any(line.split()[:2] == [scene, transport] for line in out.stdout.splitlines())
+    assert "whole-block control" in out.stdout

@@ -40,7 +40,7 @@ def test_monolith_and_inproc_record_the_same(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", RECORDED)
-def test_scene_matches_its_golden_recording(name: str) -> None:
+def test_scene_matches_its_golden_recording(name: str, tmp_path: Path) -> None:
     res = run_scene(name, n=GOLDEN_N[name])
     path = GOLDEN / f"{name}.json"
     if UPDATE:
@@ -48,10 +48,11 @@ def test_scene_matches_its_golden_recording(name: str) -> None:
         path.write_text(res.backend.to_json())
     assert path.exists(), f"{path} missing: run with MGPIPE_UPDATE_GOLDEN=1"
     golden = Recorder.from_json(path.read_text())  # refuses a hand-edited file
-    assert res.recording_digest == golden.recording_digest(), (
-        f"{name}: recording changed; diff `mgpipe run {name} -n {GOLDEN_N[name]} --out DIR` "
-        f"against {path}, then MGPIPE_UPDATE_GOLDEN=1 if intended"
-    )
+    if res.recording_digest != golden.recording_digest():  # the JSON only on failure
+        actual = tmp_path / f"{name}.json"
+        actual.write_text(res.backend.to_json())
+        pytest.fail(f"{name}: recording changed; diff {actual} against {path}, "
+                    "then MGPIPE_UPDATE_GOLDEN=1 if intended")  # fmt: skip
 
 
 def test_golden_digest_goes_red_on_a_changed_scene() -> None:

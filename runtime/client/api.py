@@ -357,9 +357,12 @@ class Client:
 
     def read_pixels(self, x: int, y: int, w: int, h: int, fmt: int = 0x1908,
                     type_: int = 0x1401, bytes_per_pixel: int = 4) -> bytes:  # fmt: skip
-        """ReadPixels into a staged destination; returns the bytes the server wrote there."""
+        """ReadPixels into a staged destination; returns the bytes the server wrote there
+        (rows padded to the pack alignment, as GL lays them out)."""
         self.tr.validate("ReadPixels")
-        size = w * h * bytes_per_pixel
+        align = int(self.state.pixel_pack["Alignment"]) or 1
+        stride = -(-w * bytes_per_pixel // align) * align
+        size = stride * (h - 1) + w * bytes_per_pixel if h else 0
         self.em.room(size)
         dst = self.em.stage_bytes(bytes(size))
         self.em.emit("ReadPixels", {"X": x, "Y": y, "Width": w, "Height": h, "Format": fmt,

@@ -51,15 +51,14 @@ from .setter_rows import (
     clear_cache,
     member,
     method_name,
-    RS_STRUCT,
     row_for,
+    rs_struct,
     rows_of,
     setter_rows,
 )
 
 __all__ = ["Arg", "RenderState", "SetterRow", "setter_rows", "method_name", "clear_cache"]
 
-_STRUCT = RS_STRUCT
 _PIXEL_STORE = "PixelStoreParameters"
 _VERSION_FIELD = ("MGPBindRenderState", "Version")  # the wire width of the counters
 
@@ -102,9 +101,9 @@ class RenderState:
     """GL render state: the parameter block, the two counters and the pixel-store pair."""
 
     def __init__(self) -> None:
-        info = _t.struct_info(_STRUCT)
+        info = _t.struct_info(rs_struct())
         self._buf = bytearray(info["size"])
-        self._arr = np.frombuffer(self._buf, dtype=struct_dtype(_STRUCT))
+        self._arr = np.frombuffer(self._buf, dtype=struct_dtype(rs_struct()))
         self.p = self._arr[0]  # a structured view into ``_buf``
         ps = struct_dtype(_PIXEL_STORE)
         self.pixel_pack = np.zeros(1, dtype=ps)[0]
@@ -238,7 +237,7 @@ class RenderState:
 
         def write(row: SetterRow) -> None:
             for name, value in members.items():
-                self.p[name] = _coerce(_STRUCT, name, value)
+                self.p[name] = _coerce(rs_struct(), name, value)
 
         self._either(setter, tuple(members.items()), lambda: self._row(setter), write)
 
@@ -378,7 +377,7 @@ class RenderState:
 
     def _cap_is_mask(self, row: SetterRow) -> bool:
         head, _, sub = row.writes[0].partition(".")
-        return not sub and member(_STRUCT, head)["scalar"] != "b8"
+        return not sub and member(rs_struct(), head)["scalar"] != "b8"
 
     def set_capability_indexed(self, cap: Cap, index: DrawBufferIndex, enabled: B8) -> None:
         row = self._row("SetCapabilityIndexed", cap, "CapabilityInput")
@@ -395,7 +394,7 @@ class RenderState:
             else:
                 target[index] = on
             return
-        if member(_STRUCT, head)["scalar"] == "b8":
+        if member(rs_struct(), head)["scalar"] == "b8":
             p[head] = on
             return
         # a bit mask: the arm's rank among the rows writing the same member picks the bit
@@ -499,7 +498,7 @@ def _coerce(struct: str, name: str, value: Any) -> Any:
 
 
 def _coerce_subs(name: str, subs: dict[str, Any]) -> dict[str, Any]:
-    elem = member(_STRUCT, name)["struct"]
+    elem = member(rs_struct(), name)["struct"]
     return {k: _coerce(elem, k, v) for k, v in subs.items()}
 
 

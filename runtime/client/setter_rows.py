@@ -16,11 +16,18 @@ from ..schema import tables as _t
 
 __all__ = [
     "Arg", "SetterRow", "setter_rows", "rows_of", "row_for", "method_name", "clear_cache",
-    "member", "RS_STRUCT",
+    "member", "RS_STRUCT", "rs_struct",
 ]  # fmt: skip
 
-#: The render-state block, as the tables name it (RENDER_STATE["struct"]).
-RS_STRUCT: str = _t.tables().RENDER_STATE["struct"]
+def rs_struct() -> str:
+    """The render-state block, as the tables name it (``RENDER_STATE["struct"]``)."""
+    return str(_t.tables().RENDER_STATE["struct"])
+
+
+def __getattr__(name: str) -> str:
+    if name == "RS_STRUCT":  # read from the tables on first use, not at import
+        return rs_struct()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +106,7 @@ def member(struct: str, name: str) -> dict:
 def _ranges(path: str) -> list[tuple[int, int, str]]:
     rs = _t.tables().RENDER_STATE
     head, _, sub = path.partition(".")
-    m = member(RS_STRUCT, head)
+    m = member(rs_struct(), head)
     if not sub:
         return [(m["offset"], m["size"], rs["member_class"][head])]
     s = member(m["struct"], sub)

@@ -18,7 +18,7 @@ from ..schema import layouts
 from ..schema import tables as _t
 from ..schema.kinds import resource_kinds
 from ..wire.handle import NULL, Handle, default_framebuffer
-from ..wire.stage import STAGE_ALIGN
+from ..wire.stage import stage_align
 from .cso_cache import RenderStateCsoCache
 from .emitter import Emitter
 from .render_state import RenderState
@@ -141,12 +141,12 @@ class Tracker:
                 y0 = min(r[1] for r in regions)
                 x1 = max(r[0] + r[2] for r in regions)
                 y1 = max(r[1] + r[3] for r in regions)
-                blob, rows = b"", []
+                blob, rows, align = b"", [], stage_align()
                 for x, y, w, h, data in regions:
                     rows.append({"X": x, "Y": y, "Z": 0, "W": w, "H": h, "D": 1,
                                  "SrcOffset": len(blob), "SrcRowStride": len(data) // max(h, 1),
                                  "SrcSliceStride": len(data)})  # fmt: skip
-                    blob += data + b"\0" * (-len(data) % STAGE_ALIGN)
+                    blob += data + b"\0" * (-len(data) % align)
                 payload = {
                     "Res": tex.handle, "Target": target_enum[tex.target], "Level": level,
                     "UnionBox": {"X": x0, "Y": y0, "Z": 0, "W": x1 - x0, "H": y1 - y0, "D": 1},

@@ -47,7 +47,9 @@ def encode(images: Sequence[Image]) -> bytes:
     raw = b"".join(b"\0" + img.rgba[y * stride : (y + 1) * stride]
                    for y in reversed(range(img.height)))  # fmt: skip
     ihdr = struct.pack(">IIBBBBB", img.width, img.height, 8, 6, 0, 0, 0)
-    return _SIG + _chunk(b"IHDR", ihdr) + _chunk(b"IDAT", zlib.compress(raw, 9)) + _chunk(b"IEND", b"")
+    return (
+        _SIG + _chunk(b"IHDR", ihdr) + _chunk(b"IDAT", zlib.compress(raw, 9)) + _chunk(b"IEND", b"")
+    )
 
 
 def decode(data: bytes) -> Image:

@@ -24,21 +24,15 @@ from ..schema.kinds import handle_kinds
 from ..wire.codec import Decoded, Decoder, WireDecoded
 from ..wire.compiled import decoder_namespace
 from ..wire.handle import NULL, Handle, default_framebuffer
-from ..wire.header import RECORD_ALIGN, header_size
+from ..wire.header import record_align, header_size
 from ..wire.records import layout
 from ..wire.spec import spec_for_opcode
 from ..wire.stage import StageSegment
 from .apply_state import PREPARE, PUSH
 from .context import ServerContext, ServerObject
 from .dispatch import handler_source
-from .handle_fields import (
-    KIND_FROM_RECORD,
-    REISSUE_KINDS,
-    RESOURCE,
-    RESOURCE_KINDS,
-    sites,
-    table_of,
-)
+from ..schema.kinds import reissue_kinds, resource_kinds
+from .handle_fields import KIND_FROM_RECORD, RESOURCE, sites, table_of
 from .handle_table import HandleTable
 
 __all__ = ["Applier"]
@@ -54,7 +48,7 @@ def _make_tables(max_slots: int) -> dict[str, HandleTable]:
     for kind in handle_kinds():
         name = table_of(kind)
         if name not in out:
-            out[name] = HandleTable(RESOURCE_KINDS[0] if name == RESOURCE else kind, max_slots)
+            out[name] = HandleTable(resource_kinds()[0] if name == RESOURCE else kind, max_slots)
     return out
 
 
@@ -116,7 +110,7 @@ class Applier:
             f"        size = {read('Size')}\n"
             "    except IndexError:\n"
             "        raise _PC('Wire.Header') from None\n"
-            f"    if size < {hdr} or size % {RECORD_ALIGN} or not raw[size - 1 : size]:\n"
+            f"    if size < {hdr} or size % {record_align()} or not raw[size - 1 : size]:\n"
             "        raise _PC('Wire.Size')\n"
             "    try:\n"
             "        handler = _handlers[op]\n"
@@ -170,7 +164,7 @@ class Applier:
             raise HandleRefused(f"{what}.Null")
         table_name = table_of(kind)
         table = self.tables[table_name]
-        reissue = kind in REISSUE_KINDS and h in table
+        reissue = kind in reissue_kinds() and h in table
         if not reissue:
             table.check_create(h, what)
         obj = ServerObject(kind, h, d.payload, None, dict(prepared))
@@ -190,11 +184,11 @@ class Applier:
         table = self.tables[table_name]
         awaiting = self._awaiting_death[table_name].get(h[0])
         if d.name == "ObjectDeath" and awaiting is not None and awaiting[0] == h[1]:
-            if kind in RESOURCE_KINDS and awaiting[1] != kind:
+            if kind in resource_kinds() and awaiting[1] != kind:
                 raise HandleRefused(f"{what}.Kind")
             return ("death", table_name, table, h, what, name, None, False)
         obj = table.resolve(h, what)
-        if kind in RESOURCE_KINDS and obj.kind != kind:
+        if kind in resource_kinds() and obj.kind != kind:
             raise HandleRefused(f"{what}.Kind")
         return ("delete", table_name, table, h, what, name, obj, False)
 

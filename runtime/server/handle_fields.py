@@ -37,6 +37,7 @@ from ..wire.spec import all_specs, call_spec
 
 __all__ = [
     "HANDLE_FIELDS",
+    "handle_fields",
     "RESOURCE",
     "RESOURCE_KINDS",
     "REISSUE_KINDS",
@@ -53,16 +54,28 @@ __all__ = [
 RESOURCE = "Resource"
 
 
-#: Kinds sharing the Resource slot space (``kMGPipeResourceKindMask``), in enum order.
-RESOURCE_KINDS: tuple[str, ...] = resource_kinds()
 KIND_FROM_RECORD = "KindFromRecord"
-#: Kinds whose create may be re-issued on the same live handle (seed 001 D-G1: one VAO,
-#: one handle, re-sent on config change; seed 002 §1: create_shader_state re-issued per link).
-REISSUE_KINDS = reissue_kinds()
+
+
+def handle_fields() -> dict[str, dict[str, str]]:
+    """call -> {field path: kind} (``HANDLE_FIELDS``; the tables', unless replaced here)."""
+    table = globals().get("HANDLE_FIELDS")
+    return table if table is not None else _tables().HANDLE_FIELDS
+
+
+def __getattr__(name: str) -> object:
+    # Read from the tables on first use, never at import:
+    # HANDLE_FIELDS; RESOURCE_KINDS (the Resource slot space, kMGPipeResourceKindMask);
+    # REISSUE_KINDS (creates re-issued on a live handle: seed 001 D-G1, seed 002 §1).
+    if name == "HANDLE_FIELDS":
+        return _tables().HANDLE_FIELDS
+    if name == "RESOURCE_KINDS":
+        return resource_kinds()
+    if name == "REISSUE_KINDS":
+        return reissue_kinds()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 _H = "MGPipeHandle"
-#: call -> {field path: kind}, from the generated tables (HandleFields.def).
-HANDLE_FIELDS: dict[str, dict[str, str]] = _tables().HANDLE_FIELDS
 
 
 def role(call: str) -> str:
@@ -78,14 +91,14 @@ def role(call: str) -> str:
 
 def table_of(kind: str) -> str:
     """The server table a kind lives in (resources share one)."""
-    return RESOURCE if kind in RESOURCE_KINDS else kind
+    return RESOURCE if kind in resource_kinds() else kind
 
 
 def implicit_kinds() -> frozenset[str]:
     """Kinds with no creating call: they come into being at first use."""
     created = {
         table_of(next(iter(f.values())).rstrip("?"))
-        for c, f in HANDLE_FIELDS.items()
+        for c, f in handle_fields().items()
         if f and role(c) == "create"
     }
     return frozenset(k for k in handle_kinds() if table_of(k) not in created)
@@ -129,7 +142,7 @@ def sites(call: str) -> tuple[Site, ...]:
     """The compiled sites of ``call``; the first one is the object the call names."""
     spec = call_spec(call)
     out = []
-    for fld, kind_spec in HANDLE_FIELDS[call].items():
+    for fld, kind_spec in handle_fields()[call].items():
         nullable = kind_spec.endswith("?")
         kind = kind_spec.rstrip("?")
         if "[]" in fld and fld.split("[]", 1)[0] in {t.element for t in spec.tails}:
@@ -148,12 +161,13 @@ def coverage_problems() -> list[str]:
     """Every disagreement between HANDLE_FIELDS and the tables (empty = covered)."""
     problems = []
     calls = {s.name for s in all_specs()}
-    for c in sorted(calls - set(HANDLE_FIELDS)):
+    table = handle_fields()
+    for c in sorted(calls - set(table)):
         problems.append(f"{c}: not in HANDLE_FIELDS")
-    for c in sorted(set(HANDLE_FIELDS) - calls):
+    for c in sorted(set(table) - calls):
         problems.append(f"{c}: in HANDLE_FIELDS but not a catalogue call")
-    for c in sorted(calls & set(HANDLE_FIELDS)):
-        want, have = set(handle_locations(c)), set(HANDLE_FIELDS[c])
+    for c in sorted(calls & set(table)):
+        want, have = set(handle_locations(c)), set(table[c])
         problems += [f"{c}.{f}: handle field not mapped" for f in sorted(want - have)]
         problems += [f"{c}.{f}: mapped but carries no handle" for f in sorted(have - want)]
     return problems

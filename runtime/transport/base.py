@@ -1,8 +1,15 @@
 """Transports: how an encoded record reaches the applier's sink (seed 001 §1.3, §11, §17.1).
 
 Both transports take whole records (``MGPWireRecHeader`` + payload, as the encoder
-writes them) and hand the sink a read-only ``memoryview`` of exactly that record, in
-submission order. The view is valid only for the duration of the sink call.
+writes them: :meth:`Transport.submit`), or let a compiled packer write one in place
+(:meth:`Transport.put`: straight into the ring, or into the monolith's scratch record),
+and hand the sink a read-only ``memoryview`` of exactly that record, in submission order.
+The view is valid only for the duration of the sink call (the server copies it once).
+
+Single producer: the inproc ring (and any transport over an SPSC ring) binds to the
+first thread that submits; another thread's submit is refused with
+:class:`~mgpipe.runtime.errors.SecondProducer` before it touches the ring. Every timeout
+accepts ``math.inf``.
 
 - :class:`MonolithTransport` calls the sink directly, synchronously, on the caller's thread.
 - :class:`InprocTransport` copies the record into a :class:`~.ring.Ring` and a real apply
@@ -38,6 +45,11 @@ class Transport(Protocol):
     def applied_seq(self) -> int: ...
 
     def submit(self, record: Record) -> int: ...
+
+    def put(self, size: int, pack: Callable[..., None], values: tuple) -> int:
+        """Write one record of ``size`` bytes in place with ``pack(buf, offset, *values)``
+        (the packer writes every byte, header included), then submit it; the seq."""
+        ...
 
     def flush(self) -> None: ...
 

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from ..errors import BarrierTimeout, ProtocolCorruption, RingOverrun
 from ..schema import tables as _t
-from ..wire.header import PAD_OP, RECORD_ALIGN, check_record, header_size, pack_header, read_header
+from ..wire.header import PAD_OP, record_align, check_record, header_size, pack_header, read_header
 from .doorbell import DEFAULT_SPIN_S, Doorbell
 
 __all__ = ["DEFAULT_TIMEOUT_S", "CONTROL_SLOTS", "CONTROL_SIZE", "Ring"]
@@ -89,6 +89,7 @@ class Ring:
             raise ValueError(f"ring buffer must be writable and hold {capacity} bytes")
         self.capacity = capacity
         self.max_record = capacity // 2
+        self._align = record_align()
         self._mask = capacity - 1
         self._hdr_size = hdr
         self._buf = view[:capacity]
@@ -164,8 +165,8 @@ class Ring:
     def _check_size(self, size: int, op: int | None) -> None:
         if size > self.max_record:
             raise RingOverrun(_overrun_reason(op, size))
-        if size < self._hdr_size or size % RECORD_ALIGN:
-            raise ValueError(f"record size {size} is not a multiple of {RECORD_ALIGN} >= header")
+        if size < self._hdr_size or size % self._align:
+            raise ValueError(f"record size {size} is not a multiple of {self._align} >= header")
 
     def try_reserve(self, size: int, op: int | None = None) -> memoryview | None:
         """A writable view of ``size`` contiguous bytes for the next record, or None if full.
@@ -255,7 +256,7 @@ class Ring:
             op, _flags, size = read_header(self._buf, pos)
             if (
                 size < self._hdr_size
-                or size % RECORD_ALIGN
+                or size % self._align
                 or size > avail
                 or size > self.max_record
                 or size > to_end

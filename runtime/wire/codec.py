@@ -48,7 +48,7 @@ from ..errors import ProtocolCorruption
 from ..schema import layouts
 from ..schema import tables as _t
 from .compiled import IMAGE_ACCESS_MAX, decoder_for
-from .header import PAD_OP, RECORD_ALIGN, header_size, pack_header
+from .header import PAD_OP, record_align, header_size, pack_header
 from .records import is_record, pack_record
 from .spec import TailSpec, align8, call_spec, spec_for_opcode
 from .stage import StageSegment
@@ -178,7 +178,7 @@ class Decoder:
         if len(raw) < self._hdr:
             raise ProtocolCorruption("Wire.Header")
         op, size = self._read_header(raw)
-        if size < self._hdr or size % RECORD_ALIGN or size > len(raw):
+        if size < self._hdr or size % record_align() or size > len(raw):
             raise ProtocolCorruption("Wire.Size")
         fn = self.function(op)
         if fn is None:

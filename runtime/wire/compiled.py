@@ -24,7 +24,7 @@ from typing import Any
 
 from ..errors import ProtocolCorruption
 from ..schema import tables as _t
-from .header import RECORD_ALIGN, header_size
+from .header import record_align, header_size
 from .records import FlatScalar, format_of, layout, namespace_for
 from .spec import WINDOW_START, CallSpec, TailSpec, align8, call_spec
 
@@ -72,7 +72,7 @@ def _tail_source(spec: CallSpec, k: int, t: TailSpec) -> list[str]:
         cond = f"n > {t.bound}" + (f" or {start} + n > {t.bound}" if t.windowed else "")
         lines.append(f"{ind}if {cond}:")
         lines.append(f"{ind}    raise _PC({t.reason!r})")
-    lines.append(f"{ind}c += -c % {RECORD_ALIGN}")
+    lines.append(f"{ind}c += -c % {record_align()}")
     esize = t.dtype.itemsize
     lines.append(f"{ind}e = c + n * {esize}")
     lines.append(f"{ind}if e > size:")
@@ -125,7 +125,7 @@ def decoder_source(name: str) -> str:
             lines.append("    views_bad = False")
         for k, t in enumerate(spec.tails):
             lines += _tail_source(spec, k, t)
-        lines.append(f"    if c + (-c % {RECORD_ALIGN}) != size:")
+        lines.append(f"    if c + (-c % {record_align()}) != size:")
         lines.append(f"        raise _PC({name + '.Tail'!r})")
     blob = "None"
     if spec.blob_paths:

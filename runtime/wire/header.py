@@ -14,6 +14,7 @@ from ..schema import tables as _t
 
 __all__ = [
     "RECORD_ALIGN",
+    "record_align",
     "PAD_OP",
     "header_size",
     "pack_header",
@@ -22,11 +23,21 @@ __all__ = [
     "check_record",
 ]
 
-#: Record granularity (seed 001 §4: "Size includes the header, a multiple of 8"), from
-#: the header constant ``kMGPipeRecordAlign``.
-RECORD_ALIGN: int = _t.tables().CONSTANTS["kMGPipeRecordAlign"]
 #: ``Op`` reserved for the wrap padding record (§11.2).
 PAD_OP = 0
+
+
+@lru_cache(maxsize=None)
+def record_align() -> int:
+    """Record granularity (seed 001 §4: "Size includes the header, a multiple of 8"), from
+    the header constant ``kMGPipeRecordAlign`` (``RECORD_ALIGN``; read on first use)."""
+    return int(_t.constant("kMGPipeRecordAlign"))
+
+
+def __getattr__(name: str) -> int:
+    if name == "RECORD_ALIGN":  # read from the tables on first use, not at import
+        return record_align()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 _HEADER = "MGPWireRecHeader"
 
@@ -34,8 +45,8 @@ _HEADER = "MGPWireRecHeader"
 @lru_cache(maxsize=None)
 def _hdr() -> _t.Packer:
     p = _t.packer(_HEADER, ("Op", "Flags", "Size"))
-    if p.size % RECORD_ALIGN:
-        raise _t.TablesError(f"{_HEADER} is {p.size} B, not a multiple of {RECORD_ALIGN}")
+    if p.size % record_align():
+        raise _t.TablesError(f"{_HEADER} is {p.size} B, not a multiple of {record_align()}")
     return p
 
 
@@ -57,7 +68,7 @@ def make_record(op: int, payload: bytes | bytearray | memoryview = b"", flags: i
     """A whole record: header + ``payload``, zero-padded to :data:`RECORD_ALIGN`."""
     body = bytes(payload)
     size = header_size() + len(body)
-    size += -size % RECORD_ALIGN
+    size += -size % record_align()
     return (pack_header(op, flags, size) + body).ljust(size, b"\0")
 
 
@@ -70,6 +81,6 @@ def check_record(record: memoryview) -> tuple[int, int, int]:
     if len(record) < header_size():
         raise ProtocolCorruption("Ring.Emit.Header")
     op, flags, size = read_header(record)
-    if op == PAD_OP or size != len(record) or size % RECORD_ALIGN:
+    if op == PAD_OP or size != len(record) or size % record_align():
         raise ProtocolCorruption("Ring.Emit.Header")
     return op, flags, size

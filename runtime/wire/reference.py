@@ -49,7 +49,7 @@ import numpy as np
 from ..errors import ProtocolCorruption
 from ..schema import layouts
 from ..schema import tables as _t
-from .header import RECORD_ALIGN, header_size, read_header
+from .header import record_align, header_size, read_header
 from .stage import StageSegment
 from .spec import CallSpec, align8, call_spec, spec_for_opcode
 
@@ -110,7 +110,7 @@ class ReferenceDecoder:
         if len(mv) < hdr:
             raise ProtocolCorruption("Wire.Header")
         op, _flags, size = read_header(mv)
-        if size < hdr or size % RECORD_ALIGN or size > len(mv):
+        if size < hdr or size % record_align() or size > len(mv):
             raise ProtocolCorruption("Wire.Size")
         spec = spec_for_opcode(op)
         if spec is None:

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..schema import layouts
 from ..schema import tables as _t
-from .header import PAD_OP, RECORD_ALIGN, header_size
+from .header import PAD_OP, record_align, header_size
 
 __all__ = [
     "TailSpec",
@@ -43,7 +43,7 @@ def _member(payload: Any, name: str) -> Any:
 
 
 def align8(n: int) -> int:
-    return n + (-n % RECORD_ALIGN)
+    return n + (-n % record_align())
 
 
 @dataclass(frozen=True, slots=True)

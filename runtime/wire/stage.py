@@ -27,10 +27,17 @@ from typing import Any
 from ..errors import PipeFatal, ProtocolCorruption
 from ..schema import tables as _t
 
-__all__ = ["STAGE_ALIGN", "DEFAULT_CAPACITY", "StageOverflow", "StageSegment", "stage_seg_id"]
+__all__ = ["STAGE_ALIGN", "stage_align", "DEFAULT_CAPACITY", "StageOverflow", "StageSegment", "stage_seg_id"]
 
-#: Allocation granularity of the segment (``kMGPipeRecordAlign``).
-STAGE_ALIGN: int = _t.tables().CONSTANTS["kMGPipeRecordAlign"]
+def stage_align() -> int:
+    """Allocation granularity of the segment (``kMGPipeRecordAlign``; ``STAGE_ALIGN``)."""
+    return int(_t.constant("kMGPipeRecordAlign"))
+
+
+def __getattr__(name: str) -> int:
+    if name == "STAGE_ALIGN":  # read from the tables on first use, not at import
+        return stage_align()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 #: ``SEG_STAGE`` default size (seed 001 §11.1: 32 MiB).
 DEFAULT_CAPACITY = 32 << 20
 
@@ -67,8 +74,9 @@ class StageSegment:
     def __init__(
         self, capacity: int = DEFAULT_CAPACITY, buffer: bytearray | memoryview | None = None
     ) -> None:
-        if capacity <= 0 or capacity % STAGE_ALIGN:
-            raise ValueError(f"stage capacity {capacity} is not a positive multiple of {STAGE_ALIGN}")
+        align = self._align = stage_align()
+        if capacity <= 0 or capacity % align:
+            raise ValueError(f"stage capacity {capacity} is not a positive multiple of {align}")
         if buffer is None:
             buffer = bytearray(capacity)
         mv = memoryview(buffer).cast("B")
@@ -91,7 +99,7 @@ class StageSegment:
         if end > self.capacity:
             raise StageOverflow(f"Stage.{size}B")
         self._buf[offset:end] = raw
-        self.used = min(self.capacity, end + (-end % STAGE_ALIGN))
+        self.used = min(self.capacity, end + (-end % self._align))
         self.high_water = max(self.high_water, self.used)
         return offset, size, self.seg
 

@@ -57,6 +57,8 @@ class GlesBackend:
         self.gl = CountedGL()
         self.egl: EglContext | None = None
         self.frames = 0
+        self.frame_gl_calls: list[int] = []
+        self._frame_start = 0
         self.draws = 0
         self._restart_flag = int(_t.enum("MGPDrawFlagBit")["kDrawPrimitiveRestart"])
         self._clear_mask = int(_t.enum("MGPClearKind")["kClearMask"])
@@ -84,7 +86,7 @@ class GlesBackend:
         self.fbs = Framebuffers(gl, self.limits.max_draw_buffers)
         self.vtx = VertexInput(gl, self.limits.max_vertex_attribs)
         self.sync = RenderStateSync(gl, indexed)
-        gl.glPixelStorei(GL.GL_PACK_ALIGNMENT, 1)
+        self._pack_alignment = 4  # GL's initial value
 
     def _ready(self) -> None:
         if self.egl is None:
@@ -98,8 +100,12 @@ class GlesBackend:
 
     def stats(self) -> dict[str, int | float]:
         """Flat counters: GL calls, draws, frames and the sync gate (``sync_<gate>``)."""
-        out: dict[str, int | float] = {"gl_calls": self.gl.total(), "draws": self.draws,
-                                       "frames": self.frames}  # fmt: skip
+        out: dict[str, int | float] = {
+            "gl_calls": self.gl.total(),
+            "draws": self.draws,
+            "frames": self.frames,
+            "gl_calls_last_frame": self.frame_gl_calls[-1] if self.frame_gl_calls else 0,
+        }
         if hasattr(self, "sync"):
             out.update((f"sync_{k}", v) for k, v in sorted(self.sync.stats.items()))
         return out
@@ -108,7 +114,8 @@ class GlesBackend:
         """Which driver ran, and every GL call by name."""
         return {"renderer": getattr(self, "renderer", ""), "version": getattr(self, "version", ""),
                 "egl_platform": getattr(self, "platform", ""),
-                "gl_calls_by_name": dict(sorted(self.gl.counts.items()))}  # fmt: skip
+                "gl_calls_by_name": dict(sorted(self.gl.counts.items())),
+                "gl_calls_per_frame": list(self.frame_gl_calls)}  # fmt: skip
 
     # -- resources -----------------------------------------------------------------------
     def ResourceCreate(self, ctx: Any, d: Any) -> None:
@@ -285,17 +292,36 @@ class GlesBackend:
         self.draws += len(ranges)
 
     def ReadPixels(self, ctx: Any, d: Any) -> None:
+        """``glReadPixels`` straight into the staged destination, honouring the pushed pack
+        alignment; pack row length / skips / swaps (which GLES could do but no client of
+        this backend sends yet) are refused by name rather than ignored."""
         self._ready()
         p = d.payload
         fmt, typ = int(p.Format), int(p.Type)
-        if (fmt, typ) not in {(f, t) for f, t, _ in PIXEL_FORMATS.values()}:
+        bpp = next((b for f, t, b in PIXEL_FORMATS.values() if (f, t) == (fmt, typ)), 0)
+        if not bpp:
             raise DriverRefused(f"{d.name}.Format", f"format 0x{fmt:04x} type 0x{typ:04x}")
+        align = 4  # GL's initial pack alignment
+        pushed = ctx.last.get("SetPixelPackState")
+        if pushed is not None:
+            pack = pushed.Pack
+            if any((pack.RowLength, pack.SkipPixels, pack.SkipRows, pack.SwapBytes, pack.LsbFirst)):
+                raise DriverRefused(f"{d.name}.PixelPack", f"pack state {pack} beyond alignment")
+            align = int(pack.Alignment)
+        if align not in (1, 2, 4, 8):
+            raise DriverRefused(f"{d.name}.PixelPack", f"pack alignment {align}")
         w, h = int(p.Width), int(p.Height)
-        bpp = next(b for f, t, b in PIXEL_FORMATS.values() if (f, t) == (fmt, typ))
+        stride = -(-w * bpp // align) * align
+        need = stride * (h - 1) + w * bpp if h else 0
         dst = _staged(ctx, p.Dst, f"{d.name}.Dst", writable=True)
-        if len(dst) < w * h * bpp:
-            raise DriverRefused(f"{d.name}.Dst", f"{len(dst)} bytes for {w}x{h}x{bpp}")
-        out = (ctypes.c_ubyte * (w * h * bpp)).from_buffer(dst)  # straight into the stage
+        if len(dst) < need:
+            raise DriverRefused(
+                f"{d.name}.Dst", f"{len(dst)} bytes for {w}x{h}, row stride {stride}"
+            )
+        if align != self._pack_alignment:
+            self.gl.glPixelStorei(GL.GL_PACK_ALIGNMENT, align)
+            self._pack_alignment = align
+        out = (ctypes.c_ubyte * len(dst)).from_buffer(dst)  # straight into the stage
         self.gl.glReadPixels(int(p.X), int(p.Y), w, h, fmt, typ, out)
         self._no_error(d.name)
 
@@ -311,4 +337,6 @@ class GlesBackend:
         self.gl.glFlush()
         self.frames += 1
         self._no_error(d.name)
-
+        total = self.gl.total()
+        self.frame_gl_calls.append(total - self._frame_start)  # GL calls issued this frame
+        self._frame_start = total

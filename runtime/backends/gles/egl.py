@@ -149,7 +149,9 @@ def _find_display() -> _Display:
         vendor = (EGL.eglQueryString(handle, EGL.EGL_VENDOR) or b"").decode()
         return _Display(handle, name, version, vendor, tried)
     which = f" ({PLATFORM_ENV}={only})" if only else ""
-    raise EglError(f"no EGL display gives a GLES 3 context{which}: " + ("; ".join(tried) or "none listed"))
+    raise EglError(
+        f"no EGL display gives a GLES 3 context{which}: " + ("; ".join(tried) or "none listed")
+    )
 
 
 def _config(handle: object) -> object | None:
@@ -196,6 +198,25 @@ def _get_display() -> _Display:
         return _display
 
 
+_thread_state = threading.local()
+
+
+class _ReleaseAtThreadExit:
+    """Kept in a thread-local: when the thread ends, its current context is released there
+    (a context current to a dead thread could never be destroyed)."""
+
+    def __init__(self, display: object) -> None:
+        self.display = display
+
+    def __del__(self) -> None:
+        try:
+            EGL.eglMakeCurrent(self.display, EGL.EGL_NO_SURFACE, EGL.EGL_NO_SURFACE,
+                               EGL.EGL_NO_CONTEXT)  # fmt: skip
+            EGL.eglReleaseThread()
+        except Exception:  # interpreter shutdown: EGL may be gone already
+            pass
+
+
 class EglContext:
     """One GLES 3 context, current on the thread that created it."""
 
@@ -203,7 +224,9 @@ class EglContext:
         self._display = _get_display()
         ctx = _new_context(self._display.handle)
         if ctx is None:
-            raise EglError(f"eglCreateContext (GLES 3) failed on the {self._display.platform} display")
+            raise EglError(
+                f"eglCreateContext (GLES 3) failed on the {self._display.platform} display"
+            )
         self._ctx = ctx
         self.thread = threading.get_ident()
         self.make_current()
@@ -217,6 +240,8 @@ class EglContext:
         if not EGL.eglMakeCurrent(d, EGL.EGL_NO_SURFACE, EGL.EGL_NO_SURFACE, self._ctx):
             raise EglError("eglMakeCurrent (surfaceless) failed")
         self.thread = threading.get_ident()
+        if getattr(_thread_state, "release", None) is None:
+            _thread_state.release = _ReleaseAtThreadExit(d)
 
     def destroy(self) -> None:
         """Release (on the owning thread) and destroy the context; idempotent."""

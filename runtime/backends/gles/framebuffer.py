@@ -68,7 +68,9 @@ class Framebuffers:
             gl.glFramebufferRenderbuffer(GL.GL_FRAMEBUFFER, point, GL.GL_RENDERBUFFER, rb)
             fb.owned.append(rb)
         fb.width, fb.height = width, height
-        fb.draw_buffers, fb.read_buffer = (int(GL.GL_COLOR_ATTACHMENT0),), int(GL.GL_COLOR_ATTACHMENT0)
+        fb.draw_buffers, fb.read_buffer = (int(GL.GL_COLOR_ATTACHMENT0),), int(
+            GL.GL_COLOR_ATTACHMENT0
+        )
         self._complete(what)
         return fb
 

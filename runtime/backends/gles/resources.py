@@ -107,7 +107,9 @@ class Resources:
             levels = max(int(p.Levels), 1)  # type: ignore[index]
             self._limit(w, h, self.limits.max_texture_size, "GL_MAX_TEXTURE_SIZE", what)
             if fmt not in PIXEL_FORMATS:
-                raise DriverRefused(f"{what}.InternalFormat", f"0x{fmt:04x} is not supported by gles")
+                raise DriverRefused(
+                    f"{what}.InternalFormat", f"0x{fmt:04x} is not supported by gles"
+                )
             if res.levels:  # immutable storage: a respecify is a new texture name
                 gl.glDeleteTextures(1, [res.name])
                 res.name = int(gl.glGenTextures(1))
@@ -140,7 +142,9 @@ class Resources:
             raise DriverRefused(what, f"GL error 0x{err:04x}")
 
     # -- sub data -----------------------------------------------------------------------
-    def sub_data(self, res: object, p: object, regions: object, blob: memoryview, what: str) -> None:
+    def sub_data(
+        self, res: object, p: object, regions: object, blob: memoryview, what: str
+    ) -> None:
         gl = self.gl
         if isinstance(res, GlBuffer):
             box = p.UnionBox  # type: ignore[index]

@@ -42,8 +42,11 @@ class DrawBuffersIndexedMissing(DriverRefused):
     """Per-draw-buffer state differs, and the context has no indexed draw-buffer calls."""
 
     def __init__(self, member: str) -> None:
-        super().__init__(f"SyncRenderState.{member}", "per-draw-buffer state needs GLES 3.2 "
-                         "or GL_OES_draw_buffers_indexed")
+        super().__init__(
+            f"SyncRenderState.{member}",
+            "per-draw-buffer state needs GLES 3.2 " "or GL_OES_draw_buffers_indexed",
+        )
+
 
 #: Bool member -> the GL capability it switches (Espryt's SYNC_CAPABILITY list, GLES 3.0).
 _CAPS = (
@@ -230,7 +233,11 @@ class RenderStateSync:
         ps, ss = p["StencilStates"], s["StencilStates"]
         for i, face in enumerate(_FACES):
             a, z = ps[i], ss[i]
-            if full or (a["Func"], a["Ref"], a["ValueMask"]) != (z["Func"], z["Ref"], z["ValueMask"]):
+            if full or (a["Func"], a["Ref"], a["ValueMask"]) != (
+                z["Func"],
+                z["Ref"],
+                z["ValueMask"],
+            ):
                 gl.glStencilFuncSeparate(face, self._df[_i(a["Func"])], _i(a["Ref"]),
                                          _i(a["ValueMask"]))  # fmt: skip
             if full or a["WriteMask"] != z["WriteMask"]:

@@ -99,7 +99,9 @@ def blend(c: Client, n: int) -> list[Image]:
 
 def probes_blend(n: int) -> list[Probe]:
     a = BLEND_SRC[3]
-    over = tuple(s * a + d * (1 - a) for s, d in zip(BLEND_SRC[:3], BG[:3])) + (a * a + BG[3] * (1 - a),)
+    over = tuple(s * a + d * (1 - a) for s, d in zip(BLEND_SRC[:3], BG[:3])) + (
+        a * a + BG[3] * (1 - a),
+    )
     comp = tuple(1.0 - v for v in BLEND_SRC[:3]) + (a,)
     const = tuple(v * k for v, k in zip(comp, BLEND_COLOR))
     return [Probe(0, 16, 32, px(over), 1, "buffer 0 SrcAlpha blend (left)"),
