@@ -43,9 +43,12 @@ transport across processes on a weakly ordered CPU adds its own barrier at publi
 
 from __future__ import annotations
 
+import struct
+
 from ..errors import BarrierTimeout, ProtocolCorruption, RingOverrun
 from ..schema import tables as _t
 from ..wire.header import PAD_OP, record_align, check_record, header_size, pack_header, read_header
+from ..wire.records import layout
 from .doorbell import DEFAULT_SPIN_S, Doorbell
 
 __all__ = ["DEFAULT_TIMEOUT_S", "CONTROL_SLOTS", "CONTROL_SIZE", "Ring"]
@@ -90,6 +93,10 @@ class Ring:
         self.capacity = capacity
         self.max_record = capacity // 2
         self._align = record_align()
+        hl = layout("MGPWireRecHeader")
+        paths = [f.path for f in hl.flat]
+        self._hunpack = struct.Struct("<" + hl.fmt).unpack_from
+        self._i_op, self._i_size = paths.index("Op"), paths.index("Size")
         self._mask = capacity - 1
         self._hdr_size = hdr
         self._buf = view[:capacity]
@@ -175,15 +182,19 @@ class Ring:
         record (header included) into the view, then calls :meth:`commit`. A new reservation
         abandons an uncommitted one.
         """
-        self._check_size(size, op)
-        if not self._fits(size):
+        if size > self.max_record or size < self._hdr_size or size % self._align:
+            self._check_size(size, op)
+        cap = self.capacity
+        w = self._write
+        pos = w & self._mask
+        to_end = cap - pos
+        need = size if size <= to_end else to_end + size
+        if (w - self._ctl[_TAIL]) + need > cap:
             return None
-        pos = self._write & self._mask
-        pad = self._need(size) - size
-        if pad:
-            self._buf[pos : pos + self._hdr_size] = pack_header(PAD_OP, 0, pad)
+        if need != size:
+            self._buf[pos : pos + self._hdr_size] = pack_header(PAD_OP, 0, to_end)
             pos = 0
-        self._pending = (pad, size)
+        self._pending = (need - size, size)
         return self._buf[pos : pos + size]
 
     def reserve(
@@ -204,8 +215,8 @@ class Ring:
         if self._pending is None:
             raise RuntimeError("Ring.commit() without a reservation")
         pad, size = self._pending
-        op, _flags, rsize = read_header(self._buf, (self._write + pad) & self._mask)
-        if op == PAD_OP or rsize != size:
+        hv = self._hunpack(self._buf, (self._write + pad) & self._mask)
+        if hv[self._i_op] == PAD_OP or hv[self._i_size] != size:
             raise ProtocolCorruption("Ring.Emit.Header")
         self._pending = None
         self._write += pad + size
@@ -214,9 +225,11 @@ class Ring:
 
     def publish(self) -> None:
         """Make every committed record visible (release ``head``); ring if the consumer is parked."""
-        self.head = self._write
-        self.published_seq = self.emit_seq
-        self.data_bell.ring()
+        ctl = self._ctl
+        ctl[_HEAD] = self._write
+        ctl[_PUB] = self.emit_seq
+        if ctl[_DATA_PARKED]:  # the parked-flag protocol: ring only a parked waiter
+            self.data_bell.ring()
 
     def emit(
         self, record: bytes | bytearray | memoryview, timeout: float = DEFAULT_TIMEOUT_S
@@ -246,7 +259,7 @@ class Ring:
         if self.corrupt is not None:
             raise ProtocolCorruption(self.corrupt)
         while True:
-            avail = self.head - self._read
+            avail = self._ctl[_HEAD] - self._read
             if avail <= 0:
                 return None
             pos = self._read & self._mask
@@ -277,9 +290,11 @@ class Ring:
 
     def release(self) -> None:
         """Hand every popped record's bytes back and advance ``applied_seq``."""
-        self.tail = self._read
-        self.applied_seq = self._popped
-        self.space_bell.ring()
+        ctl = self._ctl
+        ctl[_TAIL] = self._read
+        ctl[_APPLIED] = self._popped
+        if ctl[_SPACE_PARKED]:
+            self.space_bell.ring()
 
     def wait_readable(self, timeout: float = DEFAULT_TIMEOUT_S) -> bool:
         """Consumer wait for published bytes; False on timeout."""

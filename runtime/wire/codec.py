@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -49,7 +50,7 @@ from ..schema import layouts
 from ..schema import tables as _t
 from .compiled import IMAGE_ACCESS_MAX, decoder_for
 from .header import PAD_OP, record_align, header_size, pack_header
-from .records import is_record, pack_record
+from .records import is_record, layout, make, pack_record, unpack_record
 from .spec import TailSpec, align8, call_spec, spec_for_opcode
 from .stage import StageSegment
 
@@ -85,10 +86,52 @@ def tails_by_element(decoded: Decoded) -> dict[str, tuple[Any, ...]]:
     return {t.element: arr for t, arr in zip(present, decoded.tails)}
 
 
-def _rows_array(t: TailSpec, rows: TailInput, where: str) -> np.ndarray:
-    if isinstance(rows, (list, tuple)) and rows and is_record(rows[0]):
-        rows = b"".join(pack_record(t.element, r) for r in rows)
-    return layouts.array(t.dtype, rows, where)
+def _element_bytes(t: TailSpec, item: Any, where: str) -> bytes:
+    """One tail element's bytes: a record, a nested dict, or a scalar (a scalar tail)."""
+    if is_record(item):
+        return pack_record(t.element, item)
+    try:
+        if t.dtype.names is None:
+            return struct.pack("<" + _scalar_code(t), item)
+        if isinstance(item, Mapping):
+            return pack_record(t.element, make(t.element, item, where))
+    except (struct.error, ValueError, TypeError, OverflowError):
+        pass  # the layouts path below names the fault (or converts what it accepts)
+    return layouts.array(t.dtype, [item], where).tobytes()
+
+
+def _tail_bytes(t: TailSpec, rows: TailInput, where: str) -> tuple[bytes, int]:
+    """(bytes, element count) of one tail given as an ndarray, raw bytes or a sequence."""
+    if isinstance(rows, (np.ndarray, bytes, bytearray, memoryview)):
+        arr = layouts.array(t.dtype, rows, where)
+        return arr.tobytes(), len(arr)
+    items = list(rows)
+    return b"".join(_element_bytes(t, it, f"{where}[{i}]") for i, it in enumerate(items)), len(items)
+
+
+def _scalar_code(t: TailSpec) -> str:
+    from .compiled import _scalar_code as code
+
+    return code(t)
+
+
+def _payload_bytes(spec: Any, payload: Any, call: str) -> bytes:
+    """The payload's bytes from a record, a numpy record, a nested dict or nothing."""
+    if payload is None:
+        return bytes(spec.payload_size)
+    if is_record(payload):
+        return pack_record(spec.payload, payload)
+    if isinstance(payload, np.void):
+        if payload.dtype != spec.dtype:
+            raise ValueError(f"{call}: payload record is {payload.dtype}, not {spec.payload}")
+        return payload.tobytes()
+    try:
+        return pack_record(spec.payload, make(spec.payload, payload, call))
+    except (struct.error, ValueError, TypeError, OverflowError):
+        pass  # the layouts path names the fault (or converts what it accepts)
+    rec = np.zeros(1, spec.dtype)[0]
+    layouts.fill(rec, payload, call)
+    return rec.tobytes()
 
 
 class Encoder:
@@ -106,22 +149,15 @@ class Encoder:
         blob: bytes | bytearray | memoryview | None = None,
     ) -> bytes:
         spec = call_spec(call)
-        holder = np.zeros(1, spec.dtype)
-        rec = holder[0]
-        if is_record(payload):
-            holder[0] = np.frombuffer(pack_record(spec.payload, payload), spec.dtype)[0]
-        elif isinstance(payload, np.void):
-            if payload.dtype != spec.dtype:
-                raise ValueError(f"{call}: payload record is {payload.dtype}, not {spec.payload}")
-            holder[0] = payload
-        elif payload is not None:
-            layouts.fill(rec, payload, call)
+        raw = bytearray(_payload_bytes(spec, payload, call))
         if blob is not None:
             if not spec.blob_paths:
                 raise ValueError(f"{call}: not a kHasBlob call, cannot carry a blob")
             offset, size, seg = self.stage.stage(blob)
-            ref = layouts.get_path(rec, spec.blob_paths[0])
-            layouts.fill(ref, {"Offset": offset, "Size": size, "Seg": seg}, f"{call}.Blob")
+            at = _blob_offsets(spec.payload, layouts.path_name(spec.blob_paths[0]))
+            for (off, code), value in zip(at, (offset, size, seg)):
+                struct.pack_into("<" + code, raw, off, value)
+        rec = unpack_record(spec.payload, raw)
         present = spec.present_tails(rec)
         if len(tails) != len(present):
             names = ", ".join(t.element for t in present) or "none"
@@ -129,28 +165,35 @@ class Encoder:
         cursor = spec.header_size + spec.payload_size
         parts: list[tuple[int, bytes]] = []
         for t, rows in zip(present, tails):
-            arr = _rows_array(t, rows, f"{call}.{t.element}")
+            data, n = _tail_bytes(t, rows, f"{call}.{t.element}")
             count = t.count(rec)
-            if len(arr) != count:
+            if n != count:
                 raise ValueError(
-                    f"{call}: tail {t.element} has {len(arr)} elements but "
+                    f"{call}: tail {t.element} has {n} elements but "
                     f"{t.count_field or 'the record'} says {count}"
                 )
             if t.bound is not None and count > t.bound:
                 raise ValueError(f"{call}: {t.count_field} = {count} exceeds its bound {t.bound}")
             cursor = align8(cursor)
-            raw = arr.tobytes()
-            parts.append((cursor, raw))
-            cursor += len(raw)
+            parts.append((cursor, data))
+            cursor += len(data)
         size = align8(cursor)
         out = bytearray(size)
         out[: spec.header_size] = pack_header(spec.opcode, 0, size)
-        out[spec.header_size : spec.header_size + spec.payload_size] = rec.tobytes()
-        for off, raw in parts:
-            out[off : off + len(raw)] = raw
+        out[spec.header_size : spec.header_size + spec.payload_size] = raw
+        for off, data in parts:
+            out[off : off + len(data)] = data
         self.encoded += 1
         return bytes(out)
 
+
+
+@lru_cache(maxsize=None)
+def _blob_offsets(payload: str, path: str) -> tuple[tuple[int, str], ...]:
+    """(offset, struct code) of ``<path>.Offset``, ``.Size``, ``.Seg`` in the payload."""
+    flat = {f.path: f for f in layout(payload).flat}
+    return tuple((flat[f"{path}.{m}"].offset, flat[f"{path}.{m}"].code)
+                 for m in ("Offset", "Size", "Seg"))  # fmt: skip
 
 
 class Decoder:
@@ -203,8 +246,6 @@ class Decoder:
 
 def _header_reader() -> Callable[[bytes], tuple[int, int]]:
     """``read(raw) -> (op, size)`` compiled from the header layout of the tables."""
-    from .records import layout
-
     lay = layout("MGPWireRecHeader")
     names = [f.path for f in lay.flat]
     st = struct.Struct("<" + lay.fmt)

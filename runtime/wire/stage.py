@@ -61,6 +61,8 @@ BlobRef = tuple[int, int, int]
 
 def _ref_fields(ref: Any) -> BlobRef:
     """``(Offset, Size, Seg)`` of a tuple, a mapping or an ``MGPBlobRef`` record."""
+    if hasattr(ref, "Offset"):  # an MGPBlobRef record
+        return int(ref.Offset), int(ref.Size), int(ref.Seg)
     if isinstance(ref, tuple) and len(ref) == 3:
         return int(ref[0]), int(ref[1]), int(ref[2])
     if isinstance(ref, Mapping):
@@ -106,7 +108,8 @@ class StageSegment:
     def view(self, ref: Any, what: str = "Blob", writable: bool = False) -> memoryview:
         """The bytes ``ref`` names; ``ProtocolCorruption(what)`` when out of the segment.
 
-        ``ref`` is an ``(Offset, Size, Seg)`` tuple, a dict or an ``MGPBlobRef`` record. An
+        ``ref`` is an ``(Offset, Size, Seg)`` tuple, a dict or an ``MGPBlobRef`` record
+        (decoded, or numpy). An
         empty reference (``Size == 0``) is legal with ``Seg`` = this segment or
         ``kMGHostSpanSegNone`` and ``Offset`` within the segment. The view is read-only
         unless ``writable`` (a server filling a staged destination, e.g. ``ReadPixels.Dst``).
