@@ -196,6 +196,12 @@ def test_unavailable_rows_are_reported_not_faked():
     assert (cell.status, cell.reason, cell.structure) == ("not available", "no switch", {})
 
 
+def test_cli_refuses_a_missing_baseline_before_running(tmp_path: Path, capsys):
+    assert main(["bench", "--quick", "--baseline", str(tmp_path / "none.json")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "none.json: no such baseline file" in captured.err
+
+
 def test_cli_refuses_unknown_names(capsys):
     assert main(["bench", "--workload", "Nope"]) == 2
     err = capsys.readouterr().err.strip().splitlines()

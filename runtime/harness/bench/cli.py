@@ -49,16 +49,18 @@ def cli_run(args: argparse.Namespace, refuse: Callable[[str], int]) -> int:
         backends=args.backend or (["recorder"] if args.quick else None),
         seed=args.seed,
     )
+    baseline = args.baseline or BASELINE
+    if args.quick and not args.write_baseline and not baseline.is_file():
+        return refuse(
+            f"{baseline}: no such baseline file, expected a committed baseline "
+            "(write one with --quick --write-baseline)"
+        )
     cells, extra = run(plan)
     findings = guard.structural(cells, extra)
-    baseline = args.baseline or BASELINE
     if args.write_baseline:
         baseline.write_text(json.dumps(guard.baseline_doc(cells), indent=1, sort_keys=True) + "\n")
         print(f"mgpipe bench: wrote {baseline.name}", file=sys.stderr)
     elif args.quick:
-        if not baseline.is_file():
-            return refuse(f"{baseline}: no such baseline file, expected a committed baseline "
-                          "(write one with --quick --write-baseline)")  # fmt: skip
         findings += guard.against_baseline(cells, baseline)
     print(report.table(cells))
     print()
