@@ -11,8 +11,9 @@ Two kinds of pass, each on a fresh stage / backend / applier / client:
 * the **timing** passes (clean): CPU time per thread (``time.thread_time_ns``) per frame.
   The server's time is the sum, over records, of the time spent in the applier (decode +
   apply + backend) on whichever thread applies (the caller's in monolith, the apply
-  thread in inproc); the client's is its thread's time minus the server's share of it
-  and minus transport waits. One timer read is subtracted per timed call.
+  thread in inproc), of which the backend's is the time inside its entries; the
+  client's is its thread's time minus the server's share of it and minus transport
+  waits. One timer read is subtracted per timed call.
 
 Frame 0 carries the setup (object creation, first CSOs); per-draw figures and the frame
 percentiles are over the steady frames 1..F-1.
@@ -99,8 +100,11 @@ class _Rig:
     def __init__(self, strategy: Strategy, transport: str, backend: str, timed: bool,
                  census: bool = False) -> None:  # fmt: skip
         be = make_backend(backend)
-        self.backend = strategy.wrap_backend(be) if strategy.wrap_backend else be
         self.raw_backend = be
+        # innermost: the backend's own entries timed (a strategy's server half is the pipe's)
+        self.timed_backend = _TimedBackend(be) if timed else None
+        inner = self.timed_backend if self.timed_backend is not None else be
+        self.backend = strategy.wrap_backend(inner) if strategy.wrap_backend else inner
         self.probe = _Probe(self.backend) if census else None
         if self.probe is not None:
             self.backend = self.probe
@@ -204,6 +208,35 @@ def _set_hashes(client: Client) -> int:
 
 def _delta(after: Mapping[str, int], before: Mapping[str, int]) -> dict[str, int]:
     return {k: after[k] - before.get(k, 0) for k in sorted(after)}
+
+
+class _TimedBackend:
+    """Timing-pass backend wrapper: CPU ns spent inside the backend's entries (``ns``, over
+    ``calls`` entries), so the server's time splits into the pipe's and the backend's."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self.ns = 0
+        self.calls = 0
+        for row in tables.tables().CALLS:
+            name = str(row["name"])
+            entry = getattr(inner, name, None)
+            if entry is not None:
+                setattr(self, name, self._wrap(entry))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def _wrap(self, entry: Callable[[Any, Any], object]) -> Callable[[Any, Any], object]:
+        def timed(ctx: Any, d: Any) -> object:
+            t0 = _tt()
+            try:
+                return entry(ctx, d)
+            finally:
+                self.ns += _tt() - t0
+                self.calls += 1
+
+        return timed
 
 
 class _Probe:
@@ -327,6 +360,7 @@ class Frames:
 
     client: list[float] = field(default_factory=list)
     server: list[float] = field(default_factory=list)
+    backend: list[float] = field(default_factory=list)
     client_per_draw: list[float] = field(default_factory=list)
     draws: int = 0
 
@@ -339,20 +373,25 @@ def timing_pass(workload: Callable[..., Workload], strategy: Strategy, transport
     c, wl = rig.client, workload(sizes.draws, seed, backend_calls=rig.implemented)
     wl.setup(c)
     gc.collect()
+    tb = rig.timed_backend
     for i in range(sizes.frames):
         s0, a0, w0, d0 = rig.server_ns, rig.applied, rig.wait_ns, c.draws
+        b0, e0 = tb.ns, tb.calls
         t0 = _tt()
         wl.frame(c, i)
         c.present()
         t1 = _tt()
-        records = rig.applied - a0
-        server = rig.server_ns - s0 - tcost * records
+        records, entries = rig.applied - a0, tb.calls - e0
+        raw = rig.server_ns - s0  # one timer read per record, two per backend entry inside
+        server = raw - tcost * (records + 2 * entries)
+        backend = tb.ns - b0 - tcost * entries
         client = (t1 - t0) - (rig.wait_ns - w0) - tcost
         if in_thread:
-            client -= server + 2 * tcost * records
+            client -= raw + tcost * records
         if i:  # frame 0 is warm-up
             into.client.append(client)
             into.server.append(server)
+            into.backend.append(backend)
             into.client_per_draw.append(client / max(c.draws - d0, 1))
             into.draws += c.draws - d0
     rig.close()
@@ -369,6 +408,8 @@ def summarize(f: Frames) -> dict[str, Any]:
         "client_ns_per_draw": sum(f.client) / d,
         "client_ns_per_draw_p50": _pct(f.client_per_draw, 0.50),
         "server_ns_per_draw": sum(f.server) / d,
+        "backend_ns_per_draw": sum(f.backend) / d,
+        "pipe_server_ns_per_draw": (sum(f.server) - sum(f.backend)) / d,
         "client_frame_ns_p50": _pct(f.client, 0.50),
         "client_frame_ns_p99": _pct(f.client, 0.99),
         "server_frame_ns_p50": _pct(f.server, 0.50),

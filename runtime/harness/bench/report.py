@@ -44,7 +44,8 @@ def _n(v: Any, fmt: str = "{:.0f}") -> str:
 
 _COLUMNS = (
     ("workload", 13), ("s", 2), ("transport", 9), ("backend", 8), ("client ns/d", 11),
-    ("server ns/d", 11), ("cli p50 us", 10), ("cli p99 us", 10), ("B/draw", 8), ("rec/d", 6),
+    ("server ns/d", 11),
+    ("backend ns/d", 12), ("cli p50 us", 10), ("cli p99 us", 10), ("B/draw", 8), ("rec/d", 6),
     ("CSOs", 5), ("hashes", 7), ("skip v/t/h", 14), ("set-h/d", 7), ("py/d", 6), ("pipes", 5),
     ("GL/d", 6),
 )  # fmt: skip
@@ -65,6 +66,7 @@ def _row(c: Cell) -> list[str]:
     return [
         c.workload, c.strategy, c.transport, c.backend,
         _n(t.get("client_ns_per_draw")), _n(t.get("server_ns_per_draw")),
+        _n(t.get("backend_ns_per_draw")),
         _n(t.get("client_frame_ns_p50") and t["client_frame_ns_p50"] / 1e3, "{:.0f}"),
         _n(t.get("client_frame_ns_p99") and t["client_frame_ns_p99"] / 1e3, "{:.0f}"),
         _n(s["wire_bytes_per_draw"], "{:.1f}"), _n(s["records_per_draw"], "{:.2f}"),
@@ -139,6 +141,7 @@ def markdown(doc: dict[str, Any]) -> str:
         lines.append(f"Backend {b}: " + ", ".join(f"{k} {v}" for k, v in sorted(info.items()) if v))
     lines += ["", "### Per cell", ""]
     head = ["workload", "strategy", "transport", "backend", "client ns/draw", "server ns/draw",
+            "of which backend", "pipe ns/draw (client + server - backend)",
             "client frame p50 / p99 (us)", "server frame p50 / p99 (us)", "wire B/draw",
             "render-state B/draw", "records/draw", "CSOs", "hashes", "set hashes/draw",
             "Python calls/draw",
@@ -154,6 +157,8 @@ def markdown(doc: dict[str, Any]) -> str:
         rows.append([
             c["workload"], f"({c['strategy']}) {names.get(c['strategy'], '')}", c["transport"],
             c["backend"], _n(t.get("client_ns_per_draw")), _n(t.get("server_ns_per_draw")),
+            _n(t.get("backend_ns_per_draw")),
+            _n(t and t["client_ns_per_draw"] + t["pipe_server_ns_per_draw"]),
             f"{us('client_frame_ns_p50')} / {us('client_frame_ns_p99')}",
             f"{us('server_frame_ns_p50')} / {us('server_frame_ns_p99')}",
             f"{s['wire_bytes_per_draw']:.1f}", f"{s['render_state_bytes_per_draw']:.1f}",
