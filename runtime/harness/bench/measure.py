@@ -13,7 +13,9 @@ Two kinds of pass, each on a fresh stage / backend / applier / client:
   apply + backend) on whichever thread applies (the caller's in monolith, the apply
   thread in inproc), of which the backend's is the time inside its entries; the
   client's is its thread's time minus the server's share of it and minus transport
-  waits. One timer read is subtracted per timed call.
+  waits. One timer read is subtracted per timed call. The cyclic garbage collector runs
+  between frames, never inside a timed one (its pauses would land on whichever strategy
+  happened to allocate last, and grow with what a recording backend keeps).
 
 Frame 0 carries the setup (object creation, first CSOs); per-draw figures and the frame
 percentiles are over the steady frames 1..F-1.
@@ -372,15 +374,19 @@ def timing_pass(workload: Callable[..., Workload], strategy: Strategy, transport
     rig = _Rig(strategy, transport, backend, timed=True)
     c, wl = rig.client, workload(sizes.draws, seed, backend_calls=rig.implemented)
     wl.setup(c)
-    gc.collect()
     tb = rig.timed_backend
     for i in range(sizes.frames):
+        gc.collect()  # between frames: a collection never lands inside a timed frame
+        gc.disable()
         s0, a0, w0, d0 = rig.server_ns, rig.applied, rig.wait_ns, c.draws
         b0, e0 = tb.ns, tb.calls
-        t0 = _tt()
-        wl.frame(c, i)
-        c.present()
-        t1 = _tt()
+        try:
+            t0 = _tt()
+            wl.frame(c, i)
+            c.present()
+            t1 = _tt()
+        finally:
+            gc.enable()
         records, entries = rig.applied - a0, tb.calls - e0
         raw = rig.server_ns - s0  # one timer read per record, two per backend entry inside
         server = raw - tcost * (records + 2 * entries)
