@@ -183,3 +183,18 @@ def test_double_fetch_is_impossible_by_construction() -> None:
     buf = bytearray(original)
     applier.apply(memoryview(buf))
     assert seen == [(4, 3, True)]
+
+
+def test_decoded_records_pickle_to_equal_values() -> None:
+    """A backend in another process (or a saved trace) gets the same values back."""
+    import pickle
+
+    stage = StageSegment(1 << 16)
+    enc = Encoder(stage)
+    from mgpipe.runtime.wire.codec import Decoder
+
+    d = Decoder(stage).decode(enc.encode("DrawVbo", {"Mode": 4, "NumDraws": 1,
+                                                      "IndexResource": Handle(3, 1)}, [[{"Count": 3}]]))  # fmt: skip
+    again = pickle.loads(pickle.dumps(d))
+    assert again == d and again.payload.IndexResource == Handle(3, 1)
+    assert again.payload.Mode == 4 and again.tails[0][0].Count == 3

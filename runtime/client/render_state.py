@@ -14,18 +14,21 @@ Every byte is addressed through the generated layout (a numpy view of
 Guards are bitwise: a call that leaves every byte the row ``writes`` unchanged bumps nothing
 (NaN is a legal value; ``-0.0`` differs from ``0.0``). Setter arguments that name an
 enumerator accept the enumerator's name or its value (``ENUMS`` of the member's type).
+
+The block, the counters (and their widened twins) and the one commit path every setter
+goes through (patches, dirty dynamic chunks, the pipeline log) are
+:class:`~.render_block.RenderBlock`'s; this module holds the setters.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from ..schema import tables as _t
 from ..schema.layouts import dtype as struct_dtype
+from .render_block import PIPE_LOG_LIMIT, RenderBlock, row_patch_plan
 from .setter_rows import (
     B8,
     F32,
@@ -51,87 +54,28 @@ from .setter_rows import (
     clear_cache,
     member,
     method_name,
-    row_for,
     rs_struct,
     rows_of,
     setter_rows,
 )
 
-__all__ = ["Arg", "RenderState", "SetterRow", "setter_rows", "method_name", "clear_cache"]
+__all__ = [
+    "Arg", "RenderState", "SetterRow", "setter_rows", "method_name", "clear_cache",
+    "PIPE_LOG_LIMIT", "row_patch_plan",
+]  # fmt: skip
 
 _PIXEL_STORE = "PixelStoreParameters"
-_VERSION_FIELD = ("MGPBindRenderState", "Version")  # the wire width of the counters
-
-
-@lru_cache(maxsize=None)
-def _counter_mask() -> int:
-    return _t.field(*_VERSION_FIELD).max_value
-
-
-_BUMP = {"kBumpNone": 0, "kBumpVersion": 1, "kBumpConditional": 2, "kBumpBoth": 3}
-#: setter arguments remembered per row for the patch memo (bounded: enums and flags only)
-_MEMO_LIMIT = 4096
-#: pipeline writes remembered between two validates before the log gives up (-> a hash)
-PIPE_LOG_LIMIT = 32
-
-
-@lru_cache(maxsize=None)
-def _dyn_chunks() -> tuple[tuple[int, int], ...]:
-    return tuple((int(o), int(n)) for o, n in _t.tables().RENDER_STATE["dynamic_chunks"])
-
-
-@lru_cache(maxsize=None)
-def row_patch_plan(row: SetterRow) -> tuple[tuple[int, int, bool, int], ...]:
-    """Per range of ``row``: (offset, end, is pipeline, dynamic chunk bit)."""
-    out = []
-    for off, n, cls in row.ranges:
-        bit = 0
-        if cls != "kPipeline":
-            for i, (o, size) in enumerate(_dyn_chunks()):
-                if o <= off and off + n <= o + size:
-                    bit = 1 << i
-                    break
-            else:
-                raise _t.TablesError(f"{row.label}: range {off}+{n} is in no dynamic chunk")
-        out.append((off, off + n, cls == "kPipeline", bit))
-    return tuple(out)
-
-
-class RenderState:
+class RenderState(RenderBlock):
     """GL render state: the parameter block, the two counters and the pixel-store pair."""
 
     def __init__(self) -> None:
-        info = _t.struct_info(rs_struct())
-        self._buf = bytearray(info["size"])
-        self._arr = np.frombuffer(self._buf, dtype=struct_dtype(rs_struct()))
-        self.p = self._arr[0]  # a structured view into ``_buf``
+        super().__init__()
         ps = struct_dtype(_PIXEL_STORE)
         self.pixel_pack = np.zeros(1, dtype=ps)[0]
         self.pixel_unpack = np.zeros(1, dtype=ps)[0]
-        self.version = 0
-        self.pipeline_version = 0
-        # the counters widened (never wrap): the CSO cache compares these (seed 001 §5.2)
-        self.version_wide = 0
-        self.pipeline_version_wide = 0
-        # what moved since the CSO cache last looked: dynamic chunk bits, and the pipeline
-        # writes in order (None once more than PIPE_LOG_LIMIT: the cache then hashes)
-        self.dyn_dirty = 0
-        self.pipe_log: tuple | None = ()
-        self._log_n = 0
-        self._mask = _counter_mask()
-        self._memo: dict[tuple, tuple] = {}
         self._defaults()
         #: ``PrimitiveRestartIndex`` as an int, kept by its one setter (each draw carries it)
         self.restart_index = int(self.p["PrimitiveRestartIndex"])
-
-    # -- readers ------------------------------------------------------------
-    @property
-    def block(self) -> memoryview:
-        """The live ``RenderStateParameters`` bytes (read-only view)."""
-        return memoryview(self._buf).toreadonly()
-
-    def block_bytes(self) -> bytes:
-        return bytes(self._buf)
 
     def _defaults(self) -> None:
         """GL initial state (no counter moves: this is construction)."""
@@ -156,82 +100,7 @@ class RenderState:
         for ps in (self.pixel_pack, self.pixel_unpack):
             ps["Alignment"] = 4
 
-    # -- the one commit path ------------------------------------------------
-    def _row(self, setter: str, arm: int | str | None = None, enum: str | None = None) -> SetterRow:
-        if arm is not None and enum is not None:
-            if not isinstance(arm, str):
-                names = {v: k for k, v in _t.enum(enum).items()}
-                if arm not in names:
-                    raise ValueError(f"{setter}: {arm!r} is not a {enum} value")
-                arm = names[arm]
-        row = row_for(setter, arm)
-        if row is None:
-            raise ValueError(f"{setter}: no SETTERS row for arm {arm!r}")
-        return row
-
-    def _commit(self, row: SetterRow, write: Callable[[], None]) -> None:
-        """The general path: run ``write`` on the block, then account what moved."""
-        self._apply(row, self._derive(row, write))  # one accounting path for every setter
-
-    def _derive(self, row: SetterRow, write: Callable[[], None]) -> tuple:
-        """The patch ``write`` makes (bytes per range), the block left as it was."""
-        buf = self._buf
-        plan = row_patch_plan(row)
-        before = [bytes(buf[o:e]) for o, e, _, _ in plan]
-        try:
-            write()
-            return tuple((o, e, bytes(buf[o:e]), pipe, bit) for o, e, pipe, bit in plan)
-        finally:
-            for b, (o, e, _, _) in zip(before, plan):
-                buf[o:e] = b
-
-    def _memo_commit(self, key: tuple, row_of: Callable[[], SetterRow],
-                     write: Callable[[SetterRow], None]) -> None:  # fmt: skip
-        """The fast path of a setter whose bytes depend on its arguments only: the patch is
-        derived once per argument tuple (``key``), then only compared and copied."""
-        try:
-            row, patch = self._memo[key]
-        except KeyError:
-            row = row_of()
-            patch = self._derive(row, lambda: write(row))
-            if len(self._memo) >= _MEMO_LIMIT:
-                self._memo.clear()
-            self._memo[key] = (row, patch)
-        self._apply(row, patch)
-
-    def _apply(self, row: SetterRow, patch: tuple) -> None:
-        """Write ``patch`` ((offset, end, bytes, is pipeline, chunk bit) per range); account
-        the moved bytes: dynamic chunk bits, the pipeline log, the counters."""
-        buf = self._buf
-        moved = pipe_moved = False
-        dyn = 0
-        for o, e, b, pipe, bit in patch:
-            if buf[o:e] != b:
-                buf[o:e] = b
-                moved = True
-                if pipe:
-                    pipe_moved = True
-                else:
-                    dyn |= bit
-        if not moved:
-            return
-        self.dyn_dirty |= dyn
-        if pipe_moved and self.pipe_log is not None:
-            if self._log_n < PIPE_LOG_LIMIT:
-                self.pipe_log += (patch,)
-                self._log_n += 1
-            else:
-                self.pipe_log = None
-        bump = _BUMP[row.bump]
-        if not bump:
-            return
-        mask = self._mask
-        self.version_wide += 1
-        self.version = self.version_wide & mask
-        if bump == 3 or (bump == 2 and pipe_moved):
-            self.pipeline_version_wide += 1
-            self.pipeline_version = self.pipeline_version_wide & mask
-
+    # -- member writes ------------------------------------------------------
     def _set(self, setter: str, **members: Any) -> None:
         """Write whole members named in the row (value coerced to each member's enum)."""
 
@@ -240,15 +109,6 @@ class RenderState:
                 self.p[name] = _coerce(rs_struct(), name, value)
 
         self._either(setter, tuple(members.items()), lambda: self._row(setter), write)
-
-    def _either(self, setter: str, args: tuple, row_of: Callable[[], SetterRow],
-                write: Callable[[SetterRow], None]) -> None:  # fmt: skip
-        """The memo path unless a float is among the arguments (-0.0 == 0.0 as a key)."""
-        if any(isinstance(v, float) for _, v in args):
-            row = row_of()
-            self._commit(row, lambda: write(row))
-        else:
-            self._memo_commit((setter, args), row_of, write)
 
     def _faces(self, face: int | str) -> list[int]:
         names = {v: k for k, v in _t.enum("CullFaceMode").items()}
@@ -356,11 +216,6 @@ class RenderState:
     def set_patch_default_inner_level(self, x: F32, y: F32) -> None:
         v = self.p["PatchDefaultInnerLevel"]["V"]
         self._commit(self._row("SetPatchDefaultInnerLevel"), lambda: _put(v, (x, y)))
-
-    def take_pipe_log(self) -> tuple | None:
-        """The pipeline writes since the last call (None: too many to replay), then forget."""
-        log, self.pipe_log, self._log_n = self.pipe_log, (), 0
-        return log
 
     def set_capability(self, cap: Cap, enabled: B8) -> None:
         try:

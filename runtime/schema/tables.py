@@ -125,7 +125,7 @@ class Packer:
     their order in memory; bytes the members leave uncovered are written as zero.
     """
 
-    __slots__ = ("struct_name", "fields", "size", "_codec", "_to_mem", "_from_mem")
+    __slots__ = ("struct_name", "fields", "size", "_codec", "_to_mem", "_from_mem", "_in_order")
 
     def __init__(self, struct_name: str, members: Sequence[str]) -> None:
         self.struct_name = struct_name
@@ -145,15 +145,23 @@ class Packer:
         self._codec = struct.Struct(fmt)
         self._to_mem = tuple(by_offset)  # memory position -> caller position
         self._from_mem = tuple(by_offset.index(i) for i in range(len(by_offset)))
+        self._in_order = self._to_mem == tuple(range(len(by_offset)))
 
     def pack_into(self, buf: bytearray | memoryview, offset: int, *values: int) -> None:
-        self._codec.pack_into(buf, offset, *(values[i] for i in self._to_mem))
+        if self._in_order:
+            self._codec.pack_into(buf, offset, *values)
+        else:
+            self._codec.pack_into(buf, offset, *(values[i] for i in self._to_mem))
 
     def pack(self, *values: int) -> bytes:
+        if self._in_order:
+            return self._codec.pack(*values)
         return self._codec.pack(*(values[i] for i in self._to_mem))
 
     def unpack_from(self, buf: bytes | bytearray | memoryview, offset: int = 0) -> tuple:
         raw = self._codec.unpack_from(buf, offset)
+        if self._in_order:
+            return raw
         return tuple(raw[i] for i in self._from_mem)
 
 

@@ -30,7 +30,7 @@ from ..wire.spec import spec_for_opcode
 from ..wire.stage import StageSegment
 from .apply_state import PREPARE, PUSH
 from .context import ServerContext, ServerObject
-from .dispatch import handler_source
+from .dispatch import handler_code
 from ..schema.kinds import reissue_kinds, resource_kinds
 from .handle_fields import KIND_FROM_RECORD, RESOURCE, sites, table_of
 from .handle_table import HandleTable
@@ -130,7 +130,7 @@ class Applier:
             raise ProtocolCorruption("Wire.Op")
         call = spec.name
         entry = self.table[call]
-        src, tables = handler_source(call, entry is not None)
+        code, tables = handler_code(call, entry is not None)
         ctx = self.ctx
         ns: dict[str, Any] = decoder_namespace(call, self.decoder.stage.view, WireDecoded)
         ns |= {
@@ -146,7 +146,7 @@ class Applier:
         for t in tables:
             ns[f"_rows_{t}"] = self.tables[t].rows
             ns[f"_T_{t}"] = self.tables[t]
-        exec(compile(src, f"<mgpipe apply {call}>", "exec"), ns)
+        exec(code, ns)
         handler = self._handlers[op] = ns["handle"]
         return handler
 

@@ -18,6 +18,9 @@ nothing in step 5 refuses.
 
 from __future__ import annotations
 
+from functools import lru_cache
+from types import CodeType
+
 from ..schema.layouts import path_name
 from ..schema.kinds import resource_kinds
 from ..wire.compiled import decoder_source
@@ -25,7 +28,7 @@ from ..wire.spec import call_spec
 from .apply_state import PREPARE, PUSH
 from .handle_fields import KIND_FROM_RECORD, RESOURCE, Site, implicit_kinds, role, sites, table_of
 
-__all__ = ["handler_source", "STATE_CLASS"]
+__all__ = ["handler_source", "handler_code", "STATE_CLASS"]
 
 STATE_CLASS = "kCtxState"
 
@@ -70,6 +73,13 @@ def _resolve(site: Site, hexpr: str, name: str, what: str, ind: str, dynamic: bo
     else:
         out.append(f"{i2}    raise _T_{table}._fault(h, {what})")
     return out
+
+
+@lru_cache(maxsize=None)
+def handler_code(call: str, has_entry: bool) -> tuple[CodeType, tuple[str, ...]]:
+    """The compiled :func:`handler_source` (compiled once per process, bound per applier)."""
+    src, tables = handler_source(call, has_entry)
+    return compile(src, f"<mgpipe apply {call}>", "exec"), tables
 
 
 def handler_source(call: str, has_entry: bool) -> tuple[str, tuple[str, ...]]:

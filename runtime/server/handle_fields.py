@@ -94,6 +94,7 @@ def table_of(kind: str) -> str:
     return RESOURCE if kind in resource_kinds() else kind
 
 
+@lru_cache(maxsize=None)
 def implicit_kinds() -> frozenset[str]:
     """Kinds with no creating call: they come into being at first use."""
     created = {

@@ -104,6 +104,7 @@ class WorkingRenderState:
             plan.append((off, off + n, src, src + n))
             src += n
         self._pipe_plan = tuple(plan)  # (block offset, end, subset offset, end) per chunk
+        self._dyn_plans: dict[int, tuple[int, tuple]] = {}  # ChunkMask -> (blob size, plan)
         self.version = 0
         self.scatters = 0
 
@@ -121,17 +122,24 @@ class WorkingRenderState:
 
     def scatter_dynamic(self, mask: int, blob: memoryview | bytes, what: str) -> None:
         """``SetDynamicState``: the chunks ``mask`` names, concatenated in ``blob``."""
-        chosen = selected_chunks(mask, self.dynamic_chunks, what)
-        if sum(n for _, n in chosen) != len(blob):
+        try:
+            total, plan = self._dyn_plans[mask]
+        except KeyError:
+            chosen = selected_chunks(mask, self.dynamic_chunks, what)
+            plan, src = [], 0
+            for off, n in chosen:
+                plan.append((off, off + n, src, src + n))
+                src += n
+            total, plan = self._dyn_plans[mask] = (src, tuple(plan))
+        if total != len(blob):
             raise ProtocolCorruption(f"{what}.Blob")
-        if not chosen:
+        if not plan:
             return
-        raw = bytes(blob)
-        src = 0
-        for off, n in chosen:
-            self.data[off : off + n] = raw[src : src + n]
-            src += n
-        self._bump()
+        data = self.data
+        for o, e, a, b in plan:
+            data[o:e] = blob[a:b]
+        self.version = (self.version + 1) & VERSION_MASK
+        self.scatters += 1
 
     def pipeline_subset(self) -> bytes:
         return b"".join(bytes(self.data[o : o + n]) for o, n in self.pipeline_chunks)

@@ -47,7 +47,6 @@ import numpy as np
 
 from ..errors import ProtocolCorruption
 from ..schema import layouts
-from ..schema import tables as _t
 from .compiled import IMAGE_ACCESS_MAX, decoder_for
 from .header import PAD_OP, record_align, header_size, pack_header
 from .records import is_record, layout, make, pack_record, unpack_record
@@ -74,6 +73,9 @@ class WireDecoded(Decoded):
 
     __slots__ = ()
     __new__ = tuple.__new__  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple:
+        return (Decoded, tuple(self))  # unpickles as the Decoded of the same value
 
 
 WireDecoded.__name__ = WireDecoded.__qualname__ = "Decoded"

@@ -87,13 +87,24 @@ class Layout:
         return ", ".join(_flatten_exprs(self.name, var))
 
 
-def _members(name: str) -> list[dict]:
-    return sorted(_t.struct_info(name)["members"], key=lambda m: int(m["offset"]))
+@lru_cache(maxsize=None)
+def _members(name: str) -> tuple[dict, ...]:
+    return tuple(sorted(_t.struct_info(name)["members"], key=lambda m: int(m["offset"])))
+
+
+@lru_cache(maxsize=None)
+def _member_info(name: str) -> dict[str, tuple[int, str | None]]:
+    """member -> (count, nested struct or None)."""
+    return {m["name"]: (int(m.get("count", 1)), m.get("struct")) for m in _members(name)}
 
 
 def is_record(value: object) -> bool:
     """True for a generated record (or a Handle)."""
     return isinstance(value, tuple) and hasattr(type(value), "_fields")
+
+
+def _newargs(self: tuple) -> tuple:
+    return (tuple(self),)
 
 
 @lru_cache(maxsize=None)
@@ -106,9 +117,13 @@ def record_type(name: str) -> type:
         return Handle
     fields = [m["name"] for m in _members(name)]
     base = namedtuple(name, fields)  # type: ignore[misc]
-    # construction from one iterable with tuple's own __new__: building a record is no
-    # Python frame at all (the decoders build thousands per second)
-    cls = type(name, (base,), {"__slots__": (), "__new__": tuple.__new__, "__module__": __name__})
+    # a tuple subclass with tuple's own constructor (``R(iterable)``): the named tuple's
+    # accessors and helpers, but building a record runs no Python frame at all (the
+    # decoders build thousands per second)
+    ns = {k: v for k, v in vars(base).items() if k not in ("__new__", "__dict__", "__weakref__")}
+    ns["__module__"] = __name__
+    ns["__getnewargs__"] = _newargs
+    cls = type(name, (tuple,), ns)
     cls._scalars = {  # type: ignore[attr-defined]
         m["name"]: (m.get("scalar"), m.get("struct"), int(m.get("count", 1))) for m in _members(name)
     }
@@ -121,6 +136,9 @@ class WireHandle(Handle):
 
     __slots__ = ()
     __new__ = tuple.__new__  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple:
+        return (Handle, (self[0], self[1]))  # unpickles as the Handle of the same value
 
 
 WireHandle.__name__ = WireHandle.__qualname__ = "Handle"
@@ -281,13 +299,11 @@ def make(name: str, values: Mapping[str, Any] | None = None, where: str = "") ->
     fields = base._fields
     where = where or name
     updates: dict[str, Any] = {}
-    info = {m["name"]: m for m in _members(name)}
+    info = _member_info(name)
     for key, value in values.items():
         if key not in info:
             raise ValueError(f"{where}.{key}: no such member (has: {', '.join(fields)})")
-        m = info[key]
-        count = int(m.get("count", 1))
-        sub = m.get("struct")
+        count, sub = info[key]
         if count == 1:
             updates[key] = _coerce_one(sub, value, f"{where}.{key}")
         else:
@@ -341,3 +357,10 @@ def to_plain(value: Any, json_safe: bool = False) -> Any:
     if isinstance(value, tuple):
         return [to_plain(e, json_safe) for e in value]
     return value
+
+
+def __getattr__(name: str) -> type:
+    """Record types by struct name (so a record pickles: its class resolves here)."""
+    if name.startswith("__") or name not in _t.tables().STRUCTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return record_type(name)

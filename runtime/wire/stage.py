@@ -86,6 +86,7 @@ class StageSegment:
             raise ValueError(f"stage buffer must be writable and hold {capacity} bytes")
         self.capacity = capacity
         self.seg = stage_seg_id()
+        self._seg_none = _t.constant("kMGHostSpanSegNone")
         self._buf = mv[:capacity]
         self._ro = self._buf.toreadonly()
         self.used = 0
@@ -114,10 +115,10 @@ class StageSegment:
         ``kMGHostSpanSegNone`` and ``Offset`` within the segment. The view is read-only
         unless ``writable`` (a server filling a staged destination, e.g. ``ReadPixels.Dst``).
         """
-        offset, size, seg = _ref_fields(ref)
+        offset, size, seg = ref if type(ref) is tuple else _ref_fields(ref)
         if offset < 0 or size < 0 or offset > self.capacity or size > self.capacity - offset:
             raise ProtocolCorruption(what)
-        if seg != self.seg and not (size == 0 and seg == _t.constant("kMGHostSpanSegNone")):
+        if seg != self.seg and not (size == 0 and seg == self._seg_none):
             raise ProtocolCorruption(what)
         return (self._buf if writable else self._ro)[offset : offset + size]
 

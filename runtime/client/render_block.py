@@ -1,0 +1,186 @@
+"""The render-state block and its accounting: the one commit path of every setter.
+
+:class:`RenderBlock` holds the ``RenderStateParameters`` bytes (a ``bytearray`` with a numpy
+structured view ``p`` for the setters to write through), the two wire counters
+``version`` / ``pipeline_version`` (``Uint16``, they wrap) and their widened twins
+``version_wide`` / ``pipeline_version_wide`` (they never wrap: the CSO cache compares
+these, so 65,536 setter calls between two draws cause an extra push, never a missed one,
+seed 001 §5.2, seed 004 §5.2).
+
+A setter's write becomes a *patch*: per byte range its row writes, (offset, end, bytes, is
+pipeline, dynamic chunk bit). :meth:`RenderBlock._apply` compares and copies a patch and
+accounts what moved: the dynamic chunks dirtied (``dyn_dirty``), the patch appended to
+the pipeline log (``pipe_log``, the transition cache's key) and the counters per the
+row's bump group. A setter whose bytes depend on its arguments only derives its patch
+once per argument tuple (:meth:`RenderBlock._memo_commit`); any other runs its write
+and diffs (:meth:`RenderBlock._commit`). Guards are bitwise: a patch that moves no byte
+bumps nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+
+import numpy as np
+
+from ..schema import tables as _t
+from ..schema.layouts import dtype as struct_dtype
+from .setter_rows import SetterRow, row_for, rs_struct
+
+__all__ = ["PIPE_LOG_LIMIT", "RenderBlock", "row_patch_plan"]
+
+_VERSION_FIELD = ("MGPBindRenderState", "Version")  # the wire width of the counters
+
+
+@lru_cache(maxsize=None)
+def _counter_mask() -> int:
+    return _t.field(*_VERSION_FIELD).max_value
+
+
+_BUMP = {"kBumpNone": 0, "kBumpVersion": 1, "kBumpConditional": 2, "kBumpBoth": 3}
+#: setter arguments remembered per row for the patch memo (bounded: enums and flags only)
+_MEMO_LIMIT = 4096
+#: pipeline writes remembered between two validates before the log gives up (-> a hash)
+PIPE_LOG_LIMIT = 32
+
+
+@lru_cache(maxsize=None)
+def _dyn_chunks() -> tuple[tuple[int, int], ...]:
+    return tuple((int(o), int(n)) for o, n in _t.tables().RENDER_STATE["dynamic_chunks"])
+
+
+@lru_cache(maxsize=None)
+def row_patch_plan(row: SetterRow) -> tuple[tuple[int, int, bool, int], ...]:
+    """Per range of ``row``: (offset, end, is pipeline, dynamic chunk bit)."""
+    out = []
+    for off, n, cls in row.ranges:
+        bit = 0
+        if cls != "kPipeline":
+            for i, (o, size) in enumerate(_dyn_chunks()):
+                if o <= off and off + n <= o + size:
+                    bit = 1 << i
+                    break
+            else:
+                raise _t.TablesError(f"{row.label}: range {off}+{n} is in no dynamic chunk")
+        out.append((off, off + n, cls == "kPipeline", bit))
+    return tuple(out)
+
+
+class RenderBlock:
+    """The parameter block, its counters and what moved since the CSO cache last looked."""
+
+    def __init__(self) -> None:
+        info = _t.struct_info(rs_struct())
+        self._buf = bytearray(info["size"])
+        self._arr = np.frombuffer(self._buf, dtype=struct_dtype(rs_struct()))
+        self.p = self._arr[0]  # a structured view into ``_buf``
+        self.version = 0
+        self.pipeline_version = 0
+        # the counters widened (never wrap): the CSO cache compares these (seed 001 §5.2)
+        self.version_wide = 0
+        self.pipeline_version_wide = 0
+        # what moved since the CSO cache last looked: dynamic chunk bits, and the pipeline
+        # writes in order (None once more than PIPE_LOG_LIMIT: the cache then hashes)
+        self.dyn_dirty = 0
+        self.pipe_log: tuple | None = ()
+        self._log_n = 0
+        self._mask = _counter_mask()
+        self._memo: dict[tuple, tuple] = {}
+
+    @property
+    def block(self) -> memoryview:
+        """The live ``RenderStateParameters`` bytes (read-only view)."""
+        return memoryview(self._buf).toreadonly()
+
+    def block_bytes(self) -> bytes:
+        return bytes(self._buf)
+
+    def _row(self, setter: str, arm: int | str | None = None, enum: str | None = None) -> SetterRow:
+        if arm is not None and enum is not None:
+            if not isinstance(arm, str):
+                names = {v: k for k, v in _t.enum(enum).items()}
+                if arm not in names:
+                    raise ValueError(f"{setter}: {arm!r} is not a {enum} value")
+                arm = names[arm]
+        row = row_for(setter, arm)
+        if row is None:
+            raise ValueError(f"{setter}: no SETTERS row for arm {arm!r}")
+        return row
+
+    def _commit(self, row: SetterRow, write: Callable[[], None]) -> None:
+        """The general path: run ``write`` on the block, then account what moved."""
+        self._apply(row, self._derive(row, write))  # one accounting path for every setter
+
+    def _derive(self, row: SetterRow, write: Callable[[], None]) -> tuple:
+        """The patch ``write`` makes (bytes per range), the block left as it was."""
+        buf = self._buf
+        plan = row_patch_plan(row)
+        before = [bytes(buf[o:e]) for o, e, _, _ in plan]
+        try:
+            write()
+            return tuple((o, e, bytes(buf[o:e]), pipe, bit) for o, e, pipe, bit in plan)
+        finally:
+            for b, (o, e, _, _) in zip(before, plan):
+                buf[o:e] = b
+
+    def _memo_commit(self, key: tuple, row_of: Callable[[], SetterRow],
+                     write: Callable[[SetterRow], None]) -> None:  # fmt: skip
+        """The fast path of a setter whose bytes depend on its arguments only: the patch is
+        derived once per argument tuple (``key``), then only compared and copied."""
+        try:
+            row, patch = self._memo[key]
+        except KeyError:
+            row = row_of()
+            patch = self._derive(row, lambda: write(row))
+            if len(self._memo) >= _MEMO_LIMIT:
+                self._memo.clear()
+            self._memo[key] = (row, patch)
+        self._apply(row, patch)
+
+    def _apply(self, row: SetterRow, patch: tuple) -> None:
+        """Write ``patch`` ((offset, end, bytes, is pipeline, chunk bit) per range); account
+        the moved bytes: dynamic chunk bits, the pipeline log, the counters."""
+        buf = self._buf
+        moved = pipe_moved = False
+        dyn = 0
+        for o, e, b, pipe, bit in patch:
+            if buf[o:e] != b:
+                buf[o:e] = b
+                moved = True
+                if pipe:
+                    pipe_moved = True
+                else:
+                    dyn |= bit
+        if not moved:
+            return
+        self.dyn_dirty |= dyn
+        if pipe_moved and self.pipe_log is not None:
+            if self._log_n < PIPE_LOG_LIMIT:
+                self.pipe_log += (patch,)
+                self._log_n += 1
+            else:
+                self.pipe_log = None
+        bump = _BUMP[row.bump]
+        if not bump:
+            return
+        mask = self._mask
+        self.version_wide += 1
+        self.version = self.version_wide & mask
+        if bump == 3 or (bump == 2 and pipe_moved):
+            self.pipeline_version_wide += 1
+            self.pipeline_version = self.pipeline_version_wide & mask
+
+    def _either(self, setter: str, args: tuple, row_of: Callable[[], SetterRow],
+                write: Callable[[SetterRow], None]) -> None:  # fmt: skip
+        """The memo path unless a float is among the arguments (-0.0 == 0.0 as a key)."""
+        if any(isinstance(v, float) for _, v in args):
+            row = row_of()
+            self._commit(row, lambda: write(row))
+        else:
+            self._memo_commit((setter, args), row_of, write)
+
+    def take_pipe_log(self) -> tuple | None:
+        """The pipeline writes since the last call (None: too many to replay), then forget."""
+        log, self.pipe_log, self._log_n = self.pipe_log, (), 0
+        return log
