@@ -179,8 +179,3 @@ class RenderBlock:
             self._commit(row, lambda: write(row))
         else:
             self._memo_commit((setter, args), row_of, write)
-
-    def take_pipe_log(self) -> tuple | None:
-        """The pipeline writes since the last call (None: too many to replay), then forget."""
-        log, self.pipe_log, self._log_n = self.pipe_log, (), 0
-        return log

@@ -154,7 +154,7 @@ class Applier:
     def _make_implicit(self, implicit: list[Implicit], res: dict[str, Any]) -> None:
         for table, h, what, name in implicit:  # first use of a Framebuffer / Xfb / Context
             if h not in table:
-                table.create(h, ServerObject(_kind_of(table), h), what)
+                table.create(h, ServerObject(table.kind, h), what)
             res[name] = table.resolve(h, what)
 
     def _plan_create(self, d: Decoded, h: Handle, name: str, prepared: dict[str, Any]) -> tuple:
@@ -230,8 +230,3 @@ class Applier:
         if kind == RESOURCE and "kind" in prepared:
             kind = prepared["kind"]
         return kind
-
-
-def _kind_of(table: HandleTable) -> str:
-    return table.kind
-

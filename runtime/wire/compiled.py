@@ -17,7 +17,7 @@ written as zero), straight into a ring reservation.
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -254,8 +254,3 @@ def packer(call: str, names: tuple[str, ...], tail_names: tuple[str, ...] | None
     return Packer(call, spec.opcode, size, tuple(wanted_all), ns["pack_into"],
                   st.pack_into if in_order else None,
                   tuple(hdr_paths[p] for p in hdr_order))  # fmt: skip
-
-
-def packers_for(call: str, names: Sequence[str]) -> Packer:
-    """:func:`packer` with a list of names (convenience)."""
-    return packer(call, tuple(names))
