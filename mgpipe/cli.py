@@ -24,6 +24,7 @@ from mgpipe.gen.errors import GenError, GenErrors, exit_code_for
 
 #: Every command module, in the order its subcommand appears in ``--help``.
 COMMAND_MODULES: tuple[str, ...] = (
+    "mgpipe.cmd_bench",
     "mgpipe.cmd_gen",
     "mgpipe.cmd_inspect",
     "mgpipe.cmd_run",

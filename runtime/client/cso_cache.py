@@ -98,8 +98,12 @@ class RenderStateCsoCache:
         whole_block: bool = False,
         capacity: int | None = None,
         allocator: SlotAllocator | None = None,
+        transition_cache: bool = True,
     ) -> None:
         rs = _t.tables().RENDER_STATE
+        #: False: rule 2 is skipped (every pipeline change gathers and hashes; a measurement
+        #: switch, ``mgpipe bench`` strategy (e))
+        self.transition_cache = transition_cache
         self._emit = emitter.emit
         self._stage_blob = emitter.stage_blob
         self._bind_fast = emitter.fast(
@@ -143,13 +147,13 @@ class RenderStateCsoCache:
         elif self._bound is None or rs.pipeline_version_wide != self._last_pv:
             log = rs.pipe_log  # the pipeline writes since the last look (take them)
             rs.pipe_log, rs._log_n = (), 0
-            src = self._bound
+            src = self._bound if self.transition_cache else None
             try:
                 target = src.transitions[log]  # type: ignore[union-attr,index]
             except (KeyError, TypeError, AttributeError):  # no transition / no log / unbound
                 target = None
             if target is None or target.dead:
-                self._by_content(rs, log)
+                self._by_content(rs, log if self.transition_cache else None)
             else:
                 self.stats.transition_hits += 1
                 self._tick += 1

@@ -1,0 +1,51 @@
+"""``mgpipe bench``: the pipe's cost per draw beside the designs it replaces.
+
+The harness lives in ``mgpipe.runtime.harness.bench``; this module is its command line.
+The runtime is imported only when the command runs (``mgpipe gen`` never needs it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "bench",
+        help="measure client/server CPU, bytes and CSOs per draw for each render-state strategy",
+        description="Runs the bench workloads under every strategy, transport and registered "
+        "backend; prints a table, checks the structural guard; exit 1 when the guard is red.",
+    )
+    p.add_argument("--quick", action="store_true", help="the CI form: tiny sizes, under a minute")
+    p.add_argument("--json", type=Path, help="write the results document to this file")
+    p.add_argument(
+        "--markdown", type=Path, help="write the results as Markdown tables to this file"
+    )
+    p.add_argument("--plot", type=Path, nargs="?", const=Path("bench"), default=None,
+                   metavar="DIR", help="write PNG charts to DIR (default: bench)")  # fmt: skip
+    p.add_argument("--workload", action="append", help="only this workload (repeatable)")
+    p.add_argument("--strategy", action="append", help="only this strategy key a..e (repeatable)")
+    p.add_argument("--transport", action="append", help="only this transport (repeatable)")
+    p.add_argument("--backend", action="append", help="only this backend (repeatable)")
+    p.add_argument("--seed", type=int, default=1, help="workload seed (default 1)")
+    p.add_argument("--baseline", type=Path, default=None,
+                   help="baseline to hold --quick against (default: the committed one)")  # fmt: skip
+    p.add_argument("--write-baseline", action="store_true",
+                   help="write this run's structure and ratios as the baseline (with --quick)")  # fmt: skip
+    p.add_argument(
+        "--verbose", action="store_true", help="print every guard check, not only failures"
+    )
+    p.set_defaults(func=run)
+
+
+def _refuse(what: str) -> int:
+    print(f"mgpipe bench: {what}", file=sys.stderr)
+    return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    from mgpipe.runtime.harness.bench import cli_run
+
+    return cli_run(args, _refuse)

@@ -1,0 +1,187 @@
+"""Bench output: the JSON results document and the terminal tables.
+
+The JSON is deterministic in shape (sorted keys, cells in run order) and carries no
+timestamp or path; timing values naturally differ run to run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict
+from typing import Any
+
+from .guard import Finding, ratios
+from .measure import Cell
+from .strategies import STRATEGIES
+
+__all__ = ["results_doc", "dump", "table", "headline", "findings_text", "markdown"]
+
+FORMAT = "mgpipe-bench-results/1"
+
+
+def results_doc(cells: Sequence[Cell], extra: Sequence[Cell], findings: Sequence[Finding],
+                meta: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
+    return {
+        "format": FORMAT,
+        "meta": meta,
+        "strategies": {k: {"name": s.name, "doc": s.doc} for k, s in STRATEGIES.items()},
+        "cells": [asdict(c) for c in cells],
+        "other_sizes": [asdict(c) for c in extra],
+        "client_ratio_vs_a": ratios(cells),
+        "findings": [asdict(f) for f in findings],
+        "ok": all(f.ok for f in findings),
+    }
+
+
+def dump(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, sort_keys=True, indent=1, allow_nan=False) + "\n"
+
+
+def _n(v: Any, fmt: str = "{:.0f}") -> str:
+    return "-" if v is None else fmt.format(v)
+
+
+_COLUMNS = (
+    ("workload", 13), ("s", 2), ("transport", 9), ("backend", 8), ("client ns/d", 11),
+    ("server ns/d", 11),
+    ("backend ns/d", 12), ("cli p50 us", 10), ("cli p99 us", 10), ("B/draw", 8), ("rec/d", 6),
+    ("CSOs", 5), ("hashes", 7), ("skip v/t/h", 14), ("set-h/d", 7), ("py/d", 6), ("pipes", 5),
+    ("GL/d", 6),
+)  # fmt: skip
+
+
+def skip_counts(stats: dict[str, int]) -> tuple[int, int | None, int]:
+    """(version check, transition cache, hash) answers from the CSO cache's counters."""
+    version = stats.get("reuses", stats.get("version_hits", 0))
+    transition = stats.get("transition_hits")
+    return version, transition, stats.get("hashes", 0)
+
+
+def _row(c: Cell) -> list[str]:
+    if c.status != "ok":
+        return [c.workload, c.strategy, c.transport, c.backend, f"{c.status}: {c.reason}"]
+    s, t = c.structure, c.timing
+    v, tr, h = skip_counts(s.get("cso_stats_steady", {}))
+    return [
+        c.workload, c.strategy, c.transport, c.backend,
+        _n(t.get("client_ns_per_draw")), _n(t.get("server_ns_per_draw")),
+        _n(t.get("backend_ns_per_draw")),
+        _n(t.get("client_frame_ns_p50") and t["client_frame_ns_p50"] / 1e3, "{:.0f}"),
+        _n(t.get("client_frame_ns_p99") and t["client_frame_ns_p99"] / 1e3, "{:.0f}"),
+        _n(s["wire_bytes_per_draw"], "{:.1f}"), _n(s["records_per_draw"], "{:.2f}"),
+        str(s["csos_minted"]), str(s["cso_stats"].get("hashes", 0)),
+        f"{v}/{'-' if tr is None else tr}/{h}", _n(s.get("set_hashes_per_draw"), "{:.2f}"),
+        _n(s["python_calls_per_draw"], "{:.0f}"),
+        _n(s.get("pipelines_created")), _n(s.get("gl_calls_per_draw"), "{:.1f}"),
+    ]  # fmt: skip
+
+
+def table(cells: Iterable[Cell]) -> str:
+    head = " ".join(f"{n:>{w}}" if i > 3 else f"{n:<{w}}" for i, (n, w) in enumerate(_COLUMNS))
+    lines = [head, "-" * len(head)]
+    for c in cells:
+        r = _row(c)
+        if len(r) == 5:
+            lines.append(" ".join(f"{x:<{w}}" for x, (_, w) in zip(r[:4], _COLUMNS)) + " " + r[4])
+        else:
+            lines.append(" ".join(f"{x:>{w}}" if i > 3 else f"{x:<{w}}"
+                                  for i, (x, (_, w)) in enumerate(zip(r, _COLUMNS))))  # fmt: skip
+    return "\n".join(lines)
+
+
+def headline(cells: Sequence[Cell]) -> str:
+    """Client ns/draw of each strategy over (a), per workload (monolith / recorder)."""
+    rat = ratios(cells)
+    keys = [k for k in STRATEGIES if k != "a"]
+    lines = ["client ns/draw relative to (a), monolith/recorder: " + "  ".join(
+        f"({k}) {STRATEGIES[k].name}" for k in keys)]  # fmt: skip
+    for wl, per in rat.items():
+        lines.append(f"  {wl:<14}" + "".join(f"{'(' + k + ') ' + _n(per.get(k), '{:.2f}x'):>14}"
+                                             for k in keys))  # fmt: skip
+    return "\n".join(lines)
+
+
+def findings_text(findings: Iterable[Finding], verbose: bool = False) -> str:
+    fs = list(findings)
+    bad = [f for f in fs if not f.ok]
+    lines = [f.line() for f in (fs if verbose else bad)]
+    lines.append(
+        f"guard: {len(fs) - len(bad)}/{len(fs)} checks hold" + ("" if not bad else " -- RED")
+    )
+    return "\n".join(lines)
+
+
+def _md_table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out
+
+
+def _skip_rates(s: dict[str, Any]) -> list[str]:
+    v, t, h = skip_counts(s.get("cso_stats_steady", {}))
+    total = v + (t or 0) + h
+    pct = (lambda x: "-" if x is None else f"{100 * x / total:.1f}%") if total else (lambda x: "-")
+    return [str(total), pct(v), pct(t), pct(h)]
+
+
+def markdown(doc: dict[str, Any]) -> str:
+    """The results document as Markdown tables (what bench/RESULTS.md holds)."""
+    cells = [c for c in doc["cells"]]
+    names = {k: v["name"] for k, v in doc["strategies"].items()}
+    lines = [f"Mode: {doc['meta']['mode']}, seed {doc['meta']['seed']}, Python "
+             f"{doc['meta']['python']}; sizes (draws/frame, frames, timing passes): "
+             + ", ".join(f"{w} {s['draws']}/{s['frames']}/{s['repeats']}"
+                         for w, s in doc["meta"]["sizes"].items()), ""]  # fmt: skip
+    seen = {}
+    for c in cells:
+        if c["status"] == "ok" and c["structure"].get("backend_info"):
+            seen.setdefault(c["backend"], c["structure"]["backend_info"])
+    for b, info in sorted(seen.items()):
+        lines.append(f"Backend {b}: " + ", ".join(f"{k} {v}" for k, v in sorted(info.items()) if v))
+    lines += ["", "### Per cell", ""]
+    head = ["workload", "strategy", "transport", "backend", "client ns/draw", "server ns/draw",
+            "of which backend", "pipe ns/draw (client + server - backend)",
+            "client frame p50 / p99 (us)", "server frame p50 / p99 (us)", "wire B/draw",
+            "render-state B/draw", "records/draw", "CSOs", "hashes", "set hashes/draw",
+            "Python calls/draw",
+            "pipelines created", "GL calls/draw"]  # fmt: skip
+    rows = []
+    for c in cells:
+        if c["status"] != "ok":
+            rows.append([c["workload"], c["strategy"], c["transport"], c["backend"],
+                         f"{c['status']}: {c['reason']}"] + [""] * (len(head) - 5))  # fmt: skip
+            continue
+        s, t = c["structure"], c["timing"]
+        us = (lambda k: f"{t[k] / 1e3:.0f}") if t else (lambda k: "-")
+        rows.append([
+            c["workload"], f"({c['strategy']}) {names.get(c['strategy'], '')}", c["transport"],
+            c["backend"], _n(t.get("client_ns_per_draw")), _n(t.get("server_ns_per_draw")),
+            _n(t.get("backend_ns_per_draw")),
+            _n(t and t["client_ns_per_draw"] + t["pipe_server_ns_per_draw"]),
+            f"{us('client_frame_ns_p50')} / {us('client_frame_ns_p99')}",
+            f"{us('server_frame_ns_p50')} / {us('server_frame_ns_p99')}",
+            f"{s['wire_bytes_per_draw']:.1f}", f"{s['render_state_bytes_per_draw']:.1f}",
+            f"{s['records_per_draw']:.2f}", str(s["csos_minted"]), str(s["cso_stats"].get("hashes", 0)),
+            _n(s.get("set_hashes_per_draw"), "{:.2f}"), f"{s['python_calls_per_draw']:.0f}",
+            _n(s.get("pipelines_created")), _n(s.get("gl_calls_per_draw"), "{:.1f}"),
+        ])  # fmt: skip
+    lines += _md_table(head, rows)
+    lines += ["", "### Client ns/draw relative to (a) (monolith / recorder, median frame)", ""]
+    keys = [k for k in doc["strategies"] if k != "a"]
+    lines += _md_table(["workload"] + [f"({k}) {names[k]}" for k in keys],
+                       [[w] + [_n(per.get(k), "{:.2f}x") for k in keys]
+                        for w, per in doc["client_ratio_vs_a"].items()])  # fmt: skip
+    lines += ["", "### How (a) answered each render-state re-selection (steady frames)", ""]
+    lines += _md_table(["workload", "transport", "backend", "selections", "version check",
+                        "transition cache", "hash (+ byte confirm)"],
+                       [[c["workload"], c["transport"], c["backend"]] + _skip_rates(c["structure"])
+                        for c in cells if c["status"] == "ok" and c["strategy"] == "a"])  # fmt: skip
+    bad = [f for f in doc["findings"] if not f["ok"]]
+    lines += [
+        "",
+        f"### Guard: {len(doc['findings']) - len(bad)}/{len(doc['findings'])} checks hold",
+        "",
+    ]
+    lines += [f"- FAIL {f['check']}: {f['where']}: {f['detail']}" for f in bad]
+    return "\n".join(lines) + "\n"
