@@ -5,7 +5,10 @@ builds the backend named in the config (any registered backend; a GPU context is
 here, in the child) and the applier, answers ``Welcome``, applies records until the
 client's ``Close`` and sends its ``Report`` (applied count, its own CPU time since
 ``Welcome``, doorbell counts, and what the backend says about itself: its recording
-digest, ``stats()``, ``info()`` and, when asked, the recording).
+digest, its raw stream digest, ``stats()``, ``info()`` and, when asked, the recording).
+The config's ``summary`` (a list of :data:`SUMMARY_METHODS` keys) narrows what the
+backend is asked at the end: a recorder's recording digest replays every record, which a
+caller that only wants the server's CPU need not wait for.
 
 - The transport is hard-set to the in-process path: records go straight to the applier,
   and the transport settings are dropped from this process's environment before anything
@@ -43,13 +46,17 @@ class CopyingStage(StageSegment):
 
 
 #: what a backend may report about itself (each a method, each answer JSON): name -> method.
-SUMMARY_METHODS = {"recording_digest": "recording_digest", "stats": "stats", "info": "info"}
+SUMMARY_METHODS = {"recording_digest": "recording_digest", "stream_digest": "stream_digest",
+                   "stats": "stats", "info": "info"}  # fmt: skip
 
 
-def backend_summary(backend: Any, recording: bool) -> dict[str, Any]:
-    """What the backend says about itself, for the client's copy (``RemoteBackend``)."""
+def backend_summary(backend: Any, recording: bool, only: Any = None) -> dict[str, Any]:
+    """What the backend says about itself, for the client's copy (``RemoteBackend``);
+    ``only``: the keys to ask for (None: every one)."""
     out: dict[str, Any] = {}
     for key, method in SUMMARY_METHODS.items():
+        if only is not None and key not in only:
+            continue
         fn = getattr(backend, method, None)
         if callable(fn):
             out[key] = fn()
@@ -63,6 +70,10 @@ def serve(ctrl: socket.socket) -> None:
 
     s = Session.accept(ctrl)
     name = str(s.config.get("backend", "recorder"))
+    only = s.config.get("summary")
+    if only is not None and (not isinstance(only, list) or not set(only) <= set(SUMMARY_METHODS)):
+        s.fatal("ProtocolMismatch", f"Hello.config.summary: expected a list of "
+                f"{', '.join(SUMMARY_METHODS)}", EXIT_FATAL)  # fmt: skip
     try:
         backend = make_backend(name)
     except Exception as exc:  # noqa: BLE001 - reported to the client by name
@@ -81,7 +92,7 @@ def serve(ctrl: socket.socket) -> None:
     if callable(close):  # as the in-process runner does: release the driver, then ask
         s.releasers.remove(close)
         close()
-    s.report(backend_summary(backend, want_recording))
+    s.report(backend_summary(backend, want_recording, only))
     s.exit(0)
 
 

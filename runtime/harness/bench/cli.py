@@ -11,7 +11,7 @@ from pathlib import Path
 
 from . import guard, report
 from .pipe import BACKENDS, TRANSPORTS
-from .run import FULL, QUICK, REPORT_BACKENDS, REPORT_TRANSPORTS, Plan, run
+from .run import FULL, QUICK, QUICK_LANES, REPORT_BACKENDS, REPORT_TRANSPORTS, Plan, run
 from .strategies import STRATEGIES
 from .workloads import WORKLOADS
 
@@ -46,8 +46,9 @@ def cli_run(args: argparse.Namespace, refuse: Callable[[str], int]) -> int:
         workloads=args.workload or tuple(WORKLOADS),
         strategies=args.strategy or tuple(STRATEGIES),
         transports=args.transport,
-        backends=args.backend or (["recorder"] if args.quick else None),
+        backends=args.backend,
         seed=args.seed,
+        lanes=QUICK_LANES if args.quick else None,
     )
     baseline = args.baseline or BASELINE
     if args.quick and not args.write_baseline and not baseline.is_file():

@@ -12,7 +12,15 @@ Structural facts (independent of the machine) are checked on every cell that ran
 * steady-state wire bytes per draw of ``(a)`` are at most a tenth of ``(b)``'s where the
   workload's dynamic half stands still between draws (NoChange, MixedFrame);
 * every strategy delivers the same working block to every draw as ``(a)``;
-* a backend that counts pipelines creates 2 for BlendToggle under ``(a)``;
+* a backend that counts pipelines (Vulkan) creates, where every draw runs one program,
+  vertex layout and render pass, one pipeline per CSO: under ``(a)`` one per pipeline
+  configuration, so BlendToggle exactly 2 at every size, and none in a steady frame
+  (the dynamic churn creates none); under ``(c)`` one per distinct whole block;
+* ``spawn`` equals ``monolith`` on every structural number: records and bytes per draw
+  (per call too), CSOs and the CSO cache's counters, and what the backend in the server
+  process reports at the end (pipelines created, GL calls, the recorder's stream
+  digest: the same records and blobs applied, in the same order);
+* every cell that was meant to run ran (a ``failed`` cell is red; "not available" is not);
 * records and bytes per draw equal the committed baseline's; Python calls per draw do
   not exceed it.
 
@@ -33,6 +41,7 @@ from typing import Any
 
 from .measure import Cell
 from .pipe import tables
+from .workloads import WORKLOADS
 
 __all__ = ["Finding", "structural", "ratios", "against_baseline", "baseline_doc", "RATIO_SLACK"]
 
@@ -41,6 +50,15 @@ RATIO_SLACK = 3.0
 QUIET_DYNAMIC = ("NoChange", "MixedFrame")
 #: The cells the baseline pins (the rows every machine runs).
 BASE_TRANSPORT, BASE_BACKEND = "monolith", "recorder"
+#: What spawn must reproduce of monolith (the census's structural keys) ...
+SAME_ON_SPAWN = ("steady_draws", "records_per_draw", "wire_bytes_per_draw",
+                 "ring_bytes_per_draw", "stage_bytes_per_draw", "records_by_call",
+                 "csos_minted", "csos_minted_steady", "cso_stats", "cso_stats_steady",
+                 "set_hashes_per_draw", "pipeline_states_seen", "blocks_seen",
+                 "stream_digest", "pipelines_created")  # fmt: skip
+#: ... and of the backend's own final counters (those that count work, not time).
+SAME_COUNTERS = ("pipelines_created", "pipelines_live", "render_passes", "cmd_set_total",
+                 "draws", "frames", "gl_calls", "records", "verbs", "raw_bytes")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -63,7 +81,9 @@ def _where(c: Cell) -> str:
 
 
 def structural(cells: Iterable[Cell], extra_sizes: Iterable[Cell] = ()) -> list[Finding]:
-    out: list[Finding] = []
+    cells, extra_sizes = list(cells), list(extra_sizes)
+    out = [Finding("cell-ran", _where(c), False, c.reason)
+           for c in cells + extra_sizes if c.status == "failed"]  # fmt: skip
     cells = _ok(cells)
     cap = tables.constant("kMGPipeCsoCacheCapacity")
     by = {c.key: c for c in cells}
@@ -77,9 +97,7 @@ def structural(cells: Iterable[Cell], extra_sizes: Iterable[Cell] = ()) -> list[
             if c.workload == "BlendToggle":
                 out.append(Finding("blend-toggle-2-csos", w, s["csos_minted"] == 2,
                                    f"minted {s['csos_minted']} at {c.draws_per_frame} draws/frame"))  # fmt: skip
-                if s.get("pipelines_created") is not None:
-                    out.append(Finding("blend-toggle-2-pipelines", w, s["pipelines_created"] == 2,
-                                       f"created {s['pipelines_created']}"))  # fmt: skip
+        out += _pipelines(c)
         steady = s.get("cso_stats_steady", {})
         if c.strategy == "a" and c.workload == "BlendToggle" and "transition_hits" in steady:
             out.append(Finding("blend-toggle-no-steady-hash", w, steady.get("hashes", 0) == 0,
@@ -93,6 +111,9 @@ def structural(cells: Iterable[Cell], extra_sizes: Iterable[Cell] = ()) -> list[
             ok = m == n if n <= cap else m >= n
             out.append(Finding("cso-per-distinct-block", w, ok,
                                f"minted {m}, distinct blocks {n} (capacity {cap})"))  # fmt: skip
+    out += [_same_as_monolith(c, by[(c.workload, c.strategy, "monolith", c.backend)])
+            for c in cells if c.transport == "spawn"
+            and (c.workload, c.strategy, "monolith", c.backend) in by]  # fmt: skip
     for c in cells:
         a = by.get((c.workload, "a", c.transport, c.backend))
         if a is None or c.strategy == "a":
@@ -106,6 +127,44 @@ def structural(cells: Iterable[Cell], extra_sizes: Iterable[Cell] = ()) -> list[
             out.append(Finding("a-bytes-le-tenth-of-b", _where(a), ba * 10 <= bb,
                                f"(a) {ba:.1f} B/draw, (b) {bb:.1f} B/draw"))  # fmt: skip
     return out
+
+
+def _pipelines(c: Cell) -> list[Finding]:
+    """The pipeline facts of a backend that counts its pipelines (see the module doc)."""
+    s, w = c.structure, _where(c)
+    made = s.get("pipelines_created")
+    if made is None or not WORKLOADS[c.workload].single_program:
+        return []
+    out = []
+    if c.strategy == "a":
+        out.append(Finding("pipeline-per-pipeline-state", w, made == s["pipeline_states_seen"],
+                           f"created {made}, pipeline states {s['pipeline_states_seen']} "
+                           "(one program, layout and pass)"))  # fmt: skip
+        if c.workload == "BlendToggle":
+            out.append(Finding("blend-toggle-2-pipelines", w, made == 2,
+                               f"created {made} at {c.draws_per_frame} draws/frame"))  # fmt: skip
+        steady = s.get("backend_counters_steady")
+        if steady is not None:  # observable where the backend runs in this process
+            n = steady.get("pipelines_created", 0)
+            out.append(Finding("dynamic-creates-no-pipeline", w, n == 0,
+                               f"{n} created in steady frames"))  # fmt: skip
+    if c.strategy == "c":
+        out.append(Finding("pipeline-per-block-cso", w, made == s["csos_minted"],
+                           f"created {made}, CSOs {s['csos_minted']}"))  # fmt: skip
+    return out
+
+
+def _same_as_monolith(c: Cell, mono: Cell) -> Finding:
+    s, m = c.structure, mono.structure
+    keys = [k for k in SAME_ON_SPAWN if s.get(k) is not None or m.get(k) is not None]
+    diff = [k for k in keys if s.get(k) != m.get(k)]
+    sc, mc = s.get("backend_counters") or {}, m.get("backend_counters") or {}
+    counters = [k for k in SAME_COUNTERS if k in sc or k in mc]
+    diff += [f"counter {k}" for k in counters if sc.get(k) != mc.get(k)]
+    compared = len(keys) + len(counters)
+    return Finding("spawn-equals-monolith", _where(c), not diff,
+                   f"{compared} structural numbers equal"
+                   if not diff else "differs from monolith in " + ", ".join(diff))  # fmt: skip
 
 
 def ratios(cells: Iterable[Cell]) -> dict[str, dict[str, float]]:

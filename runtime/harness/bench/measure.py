@@ -1,6 +1,6 @@
 """Run one cell -- (workload, strategy, transport, backend) -- and measure it.
 
-Two kinds of pass, each on a fresh stage / backend / applier / client:
+Two kinds of pass, each on a fresh rig (:mod:`.rigs`: stage, backend, applier, client):
 
 * the **census** (untimed, instrumented): records and bytes (the client's emitter counts
   them; a probe before the backend splits the bytes per call), CSOs minted, the CSO
@@ -19,6 +19,15 @@ Two kinds of pass, each on a fresh stage / backend / applier / client:
 
 Frame 0 carries the setup (object creation, first CSOs); per-draw figures and the frame
 percentiles are over the steady frames 1..F-1.
+
+Under ``spawn`` the server runs in its own process. Its CPU per frame is its process
+CPU clock (all its threads; the clock its own Report reads) read from here at each
+frame's end, after the frame is drained; the Report's whole-session figure (from
+``Welcome`` to the end of its drain, frame 0 and the teardown included) is kept beside
+it, and stands in where the clock cannot be read. The backend's share, the probe's
+per-call bytes, the working-block digest and the steady backend counters are not
+observable there (``None``); the backend's final counters and its stream digest (the
+recorder's) are, and the guard holds them equal to monolith's.
 """
 
 from __future__ import annotations
@@ -26,16 +35,14 @@ from __future__ import annotations
 import gc
 import statistics
 import sys
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any
 
-import xxhash
-
-from .pipe import Applier, Client, StageSegment, make_backend, tables
+from .pipe import Client
+from .rigs import backend_counters, make_rig
 from .strategies import Strategy
 from .workloads import Workload
 
@@ -47,11 +54,10 @@ __all__ = [
     "time_cell",
     "summarize",
     "timer_cost_ns",
+    "backend_counters",
     "RENDER_STATE_CALLS",
 ]
 
-RING_CAPACITY = 32 << 20  # large enough that a frame never waits on ring space
-STAGE_CAPACITY = 64 << 20  # ... nor on stage space (the waits would be transport time)
 #: Records that carry render state, for the render-state share of the bytes.
 RENDER_STATE_CALLS = ("CreateRenderState", "BindRenderState", "DeleteRenderState",
                       "SetDynamicState", "SetResidualValueState")  # fmt: skip
@@ -96,106 +102,6 @@ def timer_cost_ns(samples: int = 20000) -> float:
     return statistics.median(runs)
 
 
-class _Rig:
-    """stage -> backend (strategy-wrapped) -> applier (timed) -> client (strategy-installed)."""
-
-    def __init__(self, strategy: Strategy, transport: str, backend: str, timed: bool,
-                 census: bool = False) -> None:  # fmt: skip
-        be = make_backend(backend)
-        self.raw_backend = be
-        # innermost: the backend's own entries timed (a strategy's server half is the pipe's)
-        self.timed_backend = _TimedBackend(be) if timed else None
-        inner = self.timed_backend if self.timed_backend is not None else be
-        self.backend = strategy.wrap_backend(inner) if strategy.wrap_backend else inner
-        self.probe = _Probe(self.backend) if census else None
-        if self.probe is not None:
-            self.backend = self.probe
-        stage = StageSegment(STAGE_CAPACITY)
-        self.applier = Applier(self.backend, stage)
-        #: the calls the backend implements (a workload leaves out what it cannot take)
-        self.implemented = frozenset(k for k, v in self.applier.table.items() if v is not None)
-        self.server_ns = 0
-        self.applied = 0
-        apply = self.applier.apply
-
-        def timed_apply(rec: Any) -> object:
-            t0 = _tt()
-            try:
-                return apply(rec)
-            finally:
-                self.server_ns += _tt() - t0
-                self.applied += 1
-
-        self.in_server = [False]
-        self.applied_here = 0
-        me = threading.get_ident()
-
-        def census_apply(rec: Any) -> object:
-            here = threading.get_ident() == me
-            self.in_server[0] = here
-            try:
-                return apply(rec)
-            finally:
-                self.in_server[0] = False
-                self.applied_here += here
-
-        sink = timed_apply if timed else census_apply if census else apply
-        self.client = Client(sink, stage, transport=transport,
-                             ring_capacity=RING_CAPACITY, **strategy.client_kwargs())  # fmt: skip
-        if strategy.install is not None:
-            strategy.install(self.client)
-        self.wait_ns = 0
-        tr = self.client.transport
-        wait = tr.wait_applied
-
-        def timed_wait(*a: Any, **k: Any) -> None:
-            t0 = _tt()
-            try:
-                wait(*a, **k)
-            finally:
-                self.wait_ns += _tt() - t0
-
-        tr.wait_applied = timed_wait
-
-    def close(self) -> None:
-        self.client.close()
-        closer = getattr(self.raw_backend, "close", None)
-        if callable(closer):
-            closer()
-
-
-#: Where a backend keeps its counters: a mapping, a method returning one, or an object with
-#: ``snapshot()``; the first that yields a mapping wins.
-COUNTER_ACCESSORS = ("stats", "vulkan_stats", "counters")
-
-
-def backend_counters(backend: Any) -> dict[str, int]:
-    """The backend's own counters (integers only), e.g. ``gl_calls``, ``pipelines_created``."""
-    for name in COUNTER_ACCESSORS:
-        c = getattr(backend, name, None)
-        if c is None:
-            continue
-        if hasattr(c, "snapshot"):
-            c = c.snapshot()
-        elif callable(c):
-            c = c()
-        if isinstance(c, Mapping):
-            return {str(k): int(v) for k, v in c.items()
-                    if isinstance(v, (int, float)) and not isinstance(v, bool)}  # fmt: skip
-    return {}
-
-
-def backend_info(backend: Any) -> dict[str, str]:
-    """What the backend says it ran on (``info()``: renderer, device ...), text only."""
-    info = getattr(backend, "info", None)
-    got = info() if callable(info) else None
-    return (
-        {str(k): v for k, v in got.items() if isinstance(v, str)}
-        if isinstance(got, Mapping)
-        else {}
-    )
-
-
 def _cso_stats(client: Client) -> dict[str, int]:
     s = getattr(client.tr.cso, "stats", None)
     if s is None or not is_dataclass(s):
@@ -212,74 +118,10 @@ def _delta(after: Mapping[str, int], before: Mapping[str, int]) -> dict[str, int
     return {k: after[k] - before.get(k, 0) for k in sorted(after)}
 
 
-class _TimedBackend:
-    """Timing-pass backend wrapper: CPU ns spent inside the backend's entries (``ns``, over
-    ``calls`` entries), so the server's time splits into the pipe's and the backend's."""
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-        self.ns = 0
-        self.calls = 0
-        for row in tables.tables().CALLS:
-            name = str(row["name"])
-            entry = getattr(inner, name, None)
-            if entry is not None:
-                setattr(self, name, self._wrap(entry))
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    def _wrap(self, entry: Callable[[Any, Any], object]) -> Callable[[Any, Any], object]:
-        def timed(ctx: Any, d: Any) -> object:
-            t0 = _tt()
-            try:
-                return entry(ctx, d)
-            finally:
-                self.ns += _tt() - t0
-                self.calls += 1
-
-        return timed
-
-
-class _Probe:
-    """Census-only backend wrapper between the applier and the backend.
-
-    Every entry the backend implements is wrapped: while ``counting``, the record's bytes
-    (its ring size plus its blob) are tallied per call; at every draw the working block's
-    xxh64 joins :attr:`digest`. Entries the backend leaves null stay null.
-    """
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-        self.digest = xxhash.xxh64()
-        self.counting = False
-        self.nbytes: Counter[str] = Counter()
-        for row in tables.tables().CALLS:
-            name = str(row["name"])
-            entry = getattr(inner, name, None)
-            if entry is not None:
-                setattr(self, name, self._wrap(name, entry))
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    def _wrap(self, name: str, entry: Callable[[Any, Any], object]) -> Callable[[Any, Any], object]:
-        nbytes, draw = self.nbytes, name == "DrawVbo"
-
-        def probed(ctx: Any, d: Any) -> object:
-            if self.counting:
-                nbytes[name] += d.size + (len(d.blob) if d.blob is not None else 0)
-            if draw:
-                self.digest.update(xxhash.xxh64_digest(bytes(ctx.render_state.data)))
-            return entry(ctx, d)
-
-        return probed
-
-
 def census(workload: Callable[..., Workload], strategy: Strategy, transport: str, backend: str,
            sizes: Sizes, seed: int) -> dict[str, Any]:  # fmt: skip
     """The untimed instrumented pass (see the module docstring)."""
-    rig = _Rig(strategy, transport, backend, timed=False, census=True)
+    rig = make_rig(strategy, transport, backend, timed=False, census=True)
     c, wl = rig.client, workload(sizes.draws, seed, track=True, backend_calls=rig.implemented)
     calls = Counter()
 
@@ -293,10 +135,11 @@ def census(workload: Callable[..., Workload], strategy: Strategy, transport: str
     wl.frame(c, 0)
     c.present()
     minted0, stats0, draws0, sets0 = c.csos_minted, _cso_stats(c), c.draws, _set_hashes(c)
-    counters0 = backend_counters(rig.backend)
+    counters0 = rig.counters()
     em, probe = c.em, rig.probe
     sent0 = (em.records, em.wire_bytes, em.staged_bytes, Counter(em.by_call))
-    probe.counting = True
+    if probe is not None:
+        probe.counting = True
     hops = 0  # the census sink wrapper's own call, once per record applied on this thread
     profiled = 0  # draws of the one profiled frame (the first steady one)
     for i in range(1, sizes.frames):
@@ -318,25 +161,27 @@ def census(workload: Callable[..., Workload], strategy: Strategy, transport: str
         c.present()
     steady = c.draws - draws0
     minted, stats, sets = c.csos_minted, _cso_stats(c), _set_hashes(c)
-    probe.counting = False  # the frames only, not the teardown
+    if probe is not None:
+        probe.counting = False  # the frames only, not the teardown
     records, ring, staged = (em.records - sent0[0], em.wire_bytes - sent0[1],
                              em.staged_bytes - sent0[2])  # fmt: skip
     by_call = {k: v for k, v in sorted((em.by_call - sent0[3]).items())}
-    counters = backend_counters(rig.backend)
-    info = backend_info(rig.backend)
-    digest = probe.digest.hexdigest()
-    rig.close()
+    counters = rig.counters()  # the end of the last frame (None: not observable)
+    final = rig.finish()  # after the teardown, as the backend reports itself
     d = max(steady, 1)
-    rs_bytes = sum(probe.nbytes[k] for k in RENDER_STATE_CALLS)
+    nbytes = None if probe is None else dict(sorted(probe.nbytes.items()))
+    steady_counters = None if counters is None else _delta(counters, counters0 or {})
     return {
         "steady_draws": steady,
         "records_per_draw": records / d,
         "wire_bytes_per_draw": (ring + staged) / d,
         "ring_bytes_per_draw": ring / d,
         "stage_bytes_per_draw": staged / d,
-        "render_state_bytes_per_draw": rs_bytes / d,
+        "render_state_bytes_per_draw": (
+            None if nbytes is None else sum(nbytes.get(k, 0) for k in RENDER_STATE_CALLS) / d
+        ),
         "records_by_call": by_call,
-        "bytes_by_call": dict(sorted(probe.nbytes.items())),
+        "bytes_by_call": nbytes,
         "csos_minted": minted,
         "csos_minted_steady": minted - minted0,
         "cso_stats": stats,
@@ -346,43 +191,51 @@ def census(workload: Callable[..., Workload], strategy: Strategy, transport: str
         "c_calls_per_draw": calls["c_call"] / max(profiled, 1),
         "pipeline_states_seen": len(wl.pipeline_seen),
         "blocks_seen": len(wl.blocks_seen),
-        "backend_info": info,
-        "backend_counters": counters,
-        "backend_counters_steady": _delta(counters, counters0),
-        "pipelines_created": counters.get("pipelines_created"),
+        "backend_info": final["info"],
+        "backend_counters": final["counters"],
+        "backend_counters_steady": steady_counters,
+        "stream_digest": final["stream_digest"],
+        "pipelines_created": final["counters"].get("pipelines_created"),
         "gl_calls_per_draw": (
             None
-            if "gl_calls" not in counters
-            else (counters["gl_calls"] - counters0.get("gl_calls", 0)) / d
+            if steady_counters is None or "gl_calls" not in steady_counters
+            else steady_counters["gl_calls"] / d
         ),
-        "draw_state_digest": digest,
+        "draw_state_digest": None if probe is None else probe.digest.hexdigest(),
     }
 
 
 @dataclass
 class Frames:
-    """Raw per-frame figures of the steady frames of one or more timing passes."""
+    """Raw per-frame figures of the steady frames of one or more timing passes (and, for a
+    server in its own process, its CPU per whole session and that session's draws)."""
 
     client: list[float] = field(default_factory=list)
     server: list[float] = field(default_factory=list)
     backend: list[float] = field(default_factory=list)
     client_per_draw: list[float] = field(default_factory=list)
     draws: int = 0
+    session_server_ns: int = 0
+    session_draws: int = 0
 
 
 def timing_pass(workload: Callable[..., Workload], strategy: Strategy, transport: str,
                 backend: str, sizes: Sizes, seed: int, tcost: float, into: Frames) -> None:  # fmt: skip
     """One clean timed pass; appends its steady frames to ``into``."""
     in_thread = transport == "monolith"
-    rig = _Rig(strategy, transport, backend, timed=True)
+    rig = make_rig(strategy, transport, backend, timed=True)
     c, wl = rig.client, workload(sizes.draws, seed, backend_calls=rig.implemented)
     wl.setup(c)
     tb = rig.timed_backend
+    local = rig.local
     for i in range(sizes.frames):
         gc.collect()  # between frames: a collection never lands inside a timed frame
         gc.disable()
-        s0, a0, w0, d0 = rig.server_ns, rig.applied, rig.wait_ns, c.draws
-        b0, e0 = tb.ns, tb.calls
+        w0, d0 = rig.wait_ns, c.draws
+        if local:
+            s0, a0, b0, e0 = rig.server_ns, rig.applied, tb.ns, tb.calls
+        else:
+            v0 = rig.server_clock_ns()  # the server is idle here (drained below)
         try:
             t0 = _tt()
             wl.frame(c, i)
@@ -390,41 +243,61 @@ def timing_pass(workload: Callable[..., Workload], strategy: Strategy, transport
             t1 = _tt()
         finally:
             gc.enable()
-        records, entries = rig.applied - a0, tb.calls - e0
-        raw = rig.server_ns - s0  # one timer read per record, two per backend entry inside
-        server = raw - tcost * (records + 2 * entries)
-        backend = tb.ns - b0 - tcost * entries
         client = (t1 - t0) - (rig.wait_ns - w0) - tcost
-        if in_thread:
-            client -= raw + tcost * records
+        if local:
+            records, entries = rig.applied - a0, tb.calls - e0
+            raw = rig.server_ns - s0  # one timer read per record, two per backend entry inside
+            server = raw - tcost * (records + 2 * entries)
+            backend = tb.ns - b0 - tcost * entries
+            if in_thread:
+                client -= raw + tcost * records
+        else:
+            rig.drain()  # after t1: a transport wait, never the client's time
+            v1 = rig.server_clock_ns()
+            server = None if v0 is None or v1 is None else v1 - v0
         if i:  # frame 0 is warm-up
             into.client.append(client)
-            into.server.append(server)
-            into.backend.append(backend)
+            if local:
+                into.server.append(server)
+                into.backend.append(backend)
+            elif server is not None:
+                into.server.append(server)
             into.client_per_draw.append(client / max(c.draws - d0, 1))
             into.draws += c.draws - d0
-    rig.close()
+    done = rig.finish(summary=False)
+    if done["server_cpu_ns"] is not None:  # the server process's own CPU, whole session
+        into.session_server_ns += done["server_cpu_ns"]
+        into.session_draws += c.draws
 
 
-def _pct(xs: list[float], q: float) -> float:
+def _pct(xs: list[float], q: float) -> float | None:
     xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))] if xs else 0.0
+    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))] if xs else None
 
 
 def summarize(f: Frames) -> dict[str, Any]:
     d = max(f.draws, 1)
-    return {
+    out: dict[str, Any] = {
         "client_ns_per_draw": sum(f.client) / d,
         "client_ns_per_draw_p50": _pct(f.client_per_draw, 0.50),
+        "client_frame_ns_p50": _pct(f.client, 0.50),
+        "client_frame_ns_p99": _pct(f.client, 0.99),
+        "frames_timed": len(f.client),
+        "server_scope": "steady frames",
         "server_ns_per_draw": sum(f.server) / d,
         "backend_ns_per_draw": sum(f.backend) / d,
         "pipe_server_ns_per_draw": (sum(f.server) - sum(f.backend)) / d,
-        "client_frame_ns_p50": _pct(f.client, 0.50),
-        "client_frame_ns_p99": _pct(f.client, 0.99),
         "server_frame_ns_p50": _pct(f.server, 0.50),
         "server_frame_ns_p99": _pct(f.server, 0.99),
-        "frames_timed": len(f.client),
     }
+    if f.session_draws:  # a server process: no backend share; its Report's whole session
+        out.update(backend_ns_per_draw=None, pipe_server_ns_per_draw=None,
+                   server_session_ns_per_draw=f.session_server_ns / f.session_draws)  # fmt: skip
+        if len(f.server) != len(f.client):  # its clock unreadable from here: the Report's
+            out.update(server_scope="server process, whole session",
+                       server_ns_per_draw=out["server_session_ns_per_draw"],
+                       server_frame_ns_p50=None, server_frame_ns_p99=None)  # fmt: skip
+    return out
 
 
 def measure_cell(workload: Callable[..., Workload], strategy: Strategy, transport: str,
@@ -432,7 +305,7 @@ def measure_cell(workload: Callable[..., Workload], strategy: Strategy, transpor
     """The cell with its census (timing passes are the runner's, interleaved)."""
     cell = Cell(workload.name, strategy.key, transport, backend, draws_per_frame=sizes.draws,
                 frames=sizes.frames)  # fmt: skip
-    why = strategy.unavailable()
+    why = strategy.unavailable() or strategy.unavailable_on(transport)
     if why:
         cell.status, cell.reason = "not available", why
         return cell

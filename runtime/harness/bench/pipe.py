@@ -12,6 +12,7 @@ from ...client.cso_cache import CsoStats, RenderStateCsoCache
 from ...client.render_state import RenderState
 from ...schema import tables
 from ...server.applier import Applier
+from ...transport.spawn import SpawnTransport
 from ...wire.handle import NULL
 from ...wire.stage import StageSegment
 from ..shaders.programs import load as load_program
@@ -24,6 +25,7 @@ __all__ = [
     "NULL",
     "RenderState",
     "RenderStateCsoCache",
+    "SpawnTransport",
     "StageSegment",
     "TRANSPORTS",
     "load_program",

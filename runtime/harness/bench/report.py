@@ -58,6 +58,23 @@ def skip_counts(stats: dict[str, int]) -> tuple[int, int | None, int]:
     return version, transition, stats.get("hashes", 0)
 
 
+#: marks a server figure that is a server process's whole session (its Report), not
+#: the steady frames (see ``measure``)
+SESSION_MARK = "*"
+
+
+def _server(t: dict[str, Any]) -> str:
+    mark = SESSION_MARK if t.get("server_scope", "steady frames") != "steady frames" else ""
+    return _n(t.get("server_ns_per_draw")) + (mark if t.get("server_ns_per_draw") else "")
+
+
+def _pipe_ns(t: dict[str, Any]) -> float | None:
+    """client + server - backend per draw, where the server's split is known."""
+    if not t or t.get("pipe_server_ns_per_draw") is None:
+        return None
+    return t["client_ns_per_draw"] + t["pipe_server_ns_per_draw"]
+
+
 def _row(c: Cell) -> list[str]:
     if c.status != "ok":
         return [c.workload, c.strategy, c.transport, c.backend, f"{c.status}: {c.reason}"]
@@ -65,8 +82,7 @@ def _row(c: Cell) -> list[str]:
     v, tr, h = skip_counts(s.get("cso_stats_steady", {}))
     return [
         c.workload, c.strategy, c.transport, c.backend,
-        _n(t.get("client_ns_per_draw")), _n(t.get("server_ns_per_draw")),
-        _n(t.get("backend_ns_per_draw")),
+        _n(t.get("client_ns_per_draw")), _server(t), _n(t.get("backend_ns_per_draw")),
         _n(t.get("client_frame_ns_p50") and t["client_frame_ns_p50"] / 1e3, "{:.0f}"),
         _n(t.get("client_frame_ns_p99") and t["client_frame_ns_p99"] / 1e3, "{:.0f}"),
         _n(s["wire_bytes_per_draw"], "{:.1f}"), _n(s["records_per_draw"], "{:.2f}"),
@@ -153,20 +169,24 @@ def markdown(doc: dict[str, Any]) -> str:
                          f"{c['status']}: {c['reason']}"] + [""] * (len(head) - 5))  # fmt: skip
             continue
         s, t = c["structure"], c["timing"]
-        us = (lambda k: f"{t[k] / 1e3:.0f}") if t else (lambda k: "-")
+        us = lambda k: "-" if t.get(k) is None else f"{t[k] / 1e3:.0f}"  # noqa: E731
         rows.append([
             c["workload"], f"({c['strategy']}) {names.get(c['strategy'], '')}", c["transport"],
-            c["backend"], _n(t.get("client_ns_per_draw")), _n(t.get("server_ns_per_draw")),
+            c["backend"], _n(t.get("client_ns_per_draw")), _server(t),
             _n(t.get("backend_ns_per_draw")),
-            _n(t and t["client_ns_per_draw"] + t["pipe_server_ns_per_draw"]),
+            _n(_pipe_ns(t)),
             f"{us('client_frame_ns_p50')} / {us('client_frame_ns_p99')}",
             f"{us('server_frame_ns_p50')} / {us('server_frame_ns_p99')}",
-            f"{s['wire_bytes_per_draw']:.1f}", f"{s['render_state_bytes_per_draw']:.1f}",
+            f"{s['wire_bytes_per_draw']:.1f}", _n(s["render_state_bytes_per_draw"], "{:.1f}"),
             f"{s['records_per_draw']:.2f}", str(s["csos_minted"]), str(s["cso_stats"].get("hashes", 0)),
             _n(s.get("set_hashes_per_draw"), "{:.2f}"), f"{s['python_calls_per_draw']:.0f}",
             _n(s.get("pipelines_created")), _n(s.get("gl_calls_per_draw"), "{:.1f}"),
         ])  # fmt: skip
     lines += _md_table(head, rows)
+    lines += ["", f"{SESSION_MARK} server process (spawn): the CPU the server process reports "
+              "for itself from Welcome to the end of its drain, per draw of the whole session "
+              "(frame 0 and the teardown included); no per-frame split, no backend share. "
+              "(b) is not run on spawn: its server half wraps the backend in this process."]
     lines += ["", "### Client ns/draw relative to (a) (monolith / recorder, median frame)", ""]
     keys = [k for k in doc["strategies"] if k != "a"]
     lines += _md_table(["workload"] + [f"({k}) {names[k]}" for k in keys],

@@ -46,6 +46,16 @@ class Strategy:
     #: None when the strategy runs on this runtime, else why it does not.
     unavailable: Callable[[], str | None] = field(default=lambda: None)
 
+    def unavailable_on(self, transport: str) -> str | None:
+        """None when the strategy runs on ``transport``, else why it does not: a server
+        half that wraps the backend (``wrap_backend``) needs the backend in this process,
+        and the spawn server builds its backend by name from the registry (serve.py)
+        with no hook for a wrapper, so there it is not run rather than run without it."""
+        if transport == "spawn" and self.wrap_backend is not None:
+            return ("on spawn: its server half wraps the backend in this process; the "
+                    "spawn server builds its backend by name and takes no wrapper")
+        return None
+
 
 # -- (b) whole-block push ---------------------------------------------------------
 class BlockPush:

@@ -37,6 +37,9 @@ class Workload:
     name = ""
     #: draws per frame when the caller does not say (the full run's size).
     default_draws = 1000
+    #: every draw runs one program, one vertex layout, one render pass (so a backend's
+    #: pipelines are exactly its CSOs: one per pipeline configuration drawn under)
+    single_program = True
 
     def __init__(self, draws_per_frame: int | None = None, seed: int = 1, track: bool = False,
                  backend_calls: frozenset[str] | None = None):  # fmt: skip
@@ -198,6 +201,7 @@ class MixedFrame(Workload):
     change between layers (textures only where the backend samples them)."""
 
     name = "MixedFrame"
+    single_program = False
     default_draws = 10_000
 
     def setup(self, c: Client) -> None:
