@@ -22,7 +22,8 @@ Structural facts (independent of the machine) are checked on every cell that ran
   digest: the same records and blobs applied, in the same order);
 * every cell that was meant to run ran (a ``failed`` cell is red; "not available" is not);
 * records and bytes per draw equal the committed baseline's; Python calls per draw do
-  not exceed it.
+  not exceed it; the real backends' GL calls per draw, pipelines and ``vkCmdSet*`` calls
+  per draw (monolith) equal it.
 
 Timing: for each workload, ``client ns/draw of s / client ns/draw of (a)`` (median
 steady frame of each) is compared
@@ -43,7 +44,8 @@ from .measure import Cell
 from .pipe import tables
 from .workloads import WORKLOADS
 
-__all__ = ["Finding", "structural", "ratios", "against_baseline", "baseline_doc", "RATIO_SLACK"]
+__all__ = ["Finding", "structural", "ratios", "against_baseline", "baseline_doc", "backend_facts",
+           "RATIO_SLACK"]  # fmt: skip
 
 RATIO_SLACK = 3.0
 #: Workloads whose dynamic half stands still between most draws (the bytes claim).
@@ -197,7 +199,29 @@ def baseline_doc(cells: Iterable[Cell]) -> dict[str, Any]:
         w: {k: round(v, 4) for k, v in sorted(r.items())} for w, r in sorted(ratios(cells).items())
     }
     return {"format": "mgpipe-bench-baseline/1", "structure": dict(sorted(structure.items())),
-            "client_ratio_vs_a": rat}  # fmt: skip
+            "backends": backend_facts(cells), "client_ratio_vs_a": rat}  # fmt: skip
+
+
+def backend_facts(cells: Iterable[Cell]) -> dict[str, dict[str, Any]]:
+    """The real backends' exact counts on monolith (steady counters are observable there):
+    GL calls per draw (GLES), pipelines created and ``vkCmdSet*`` calls per draw (Vulkan)."""
+    out: dict[str, dict[str, Any]] = {}
+    for c in _ok(cells):
+        steady = c.structure.get("backend_counters_steady")
+        if c.transport != BASE_TRANSPORT or c.backend == BASE_BACKEND or steady is None:
+            continue
+        d = max(c.structure["steady_draws"], 1)
+        facts: dict[str, Any] = {}
+        if c.structure.get("gl_calls_per_draw") is not None:
+            facts["gl_calls_per_draw"] = round(c.structure["gl_calls_per_draw"], 6)
+        if c.structure.get("pipelines_created") is not None:
+            facts["pipelines_created"] = c.structure["pipelines_created"]
+        if "cmd_set_total" in steady:
+            facts["cmd_set_per_draw"] = round(steady["cmd_set_total"] / d, 6)
+        if facts:
+            out[f"{c.workload}/{c.strategy}/{c.backend}"] = {"draws_per_frame": c.draws_per_frame,
+                                                            **facts}  # fmt: skip
+    return dict(sorted(out.items()))
 
 
 def against_baseline(cells: Iterable[Cell], baseline: Path) -> list[Finding]:
@@ -217,6 +241,13 @@ def against_baseline(cells: Iterable[Cell], baseline: Path) -> list[Finding]:
                            got["python_calls_per_draw"] <= want["python_calls_per_draw"],
                            f"{got['python_calls_per_draw']} now, at most {want['python_calls_per_draw']} "
                            f"in {where}"))  # fmt: skip
+    for key, want in doc.get("backends", {}).items():
+        got = now["backends"].get(key)
+        if got is None or got["draws_per_frame"] != want["draws_per_frame"]:
+            continue  # that backend did not run here (or at another size)
+        for m in sorted(set(want) - {"draws_per_frame"}):
+            out.append(Finding(f"baseline-{m}", key, got.get(m) == want[m],
+                               f"{got.get(m)} now, {want[m]} in {where}"))  # fmt: skip
     for wl, per in doc["client_ratio_vs_a"].items():
         for s, r0 in per.items():
             r = now["client_ratio_vs_a"].get(wl, {}).get(s)
