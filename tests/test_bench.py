@@ -238,3 +238,119 @@ def test_backend_counters_are_read_where_backends_keep_them():
     assert backend_counters(Gl()) == {"gl_calls": 7, "draws": 2}
     assert backend_counters(Vk()) == {"pipelines_created": 2}
     assert backend_counters(object()) == {}
+
+
+# -- spawn: a real row ------------------------------------------------------------------
+def _spawn_plan(**kw) -> Plan:
+    return _plan(transports=["monolith", "spawn"], **kw)
+
+
+def test_spawn_rows_equal_monolith_and_b_is_not_faked():
+    cells, _ = run(_spawn_plan(workloads=["BlendToggle"], strategies=["a", "b", "d"]), _quiet)
+    by = {(c.strategy, c.transport): c for c in cells}
+    b = by[("b", "spawn")]
+    assert (b.status, b.structure, b.timing) == ("not available", {}, {})
+    assert b.reason.startswith("on spawn: ")
+    assert by[("a", "spawn")].status == by[("d", "spawn")].status == "ok"
+    findings = guard.structural(cells)
+    same = [f for f in findings if f.check == "spawn-equals-monolith"]
+    assert len(same) == 2 and all(f.ok for f in same), [f.line() for f in same]
+    assert not _bad(findings)
+    s = by[("a", "spawn")].structure
+    assert s["stream_digest"] == by[("a", "monolith")].structure["stream_digest"] is not None
+    assert s["csos_minted"] == 2 and s["draw_state_digest"] is None
+
+
+def _extra_bind_on_spawn(c) -> None:
+    """A planted defect: under spawn only, one more record per validate."""
+    from mgpipe.runtime.transport.spawn import SpawnTransport
+
+    if isinstance(c.transport, SpawnTransport):
+        validate = c.tr.cso.validate
+
+        def twice(rs) -> None:
+            validate(rs)
+            c.em.emit("BindRenderState", {"Cso": c.tr.cso.bound, "Version": rs.version,
+                                          "PipelineVersion": rs.pipeline_version})  # fmt: skip
+
+        c.tr.cso.validate = twice
+
+
+def test_planted_spawn_divergence_goes_red():
+    planted = dict(STRATEGIES, a=replace(STRATEGIES["a"], install=_extra_bind_on_spawn))
+    cells, _ = run(_spawn_plan(workloads=["NoChange"], strategies=["a"], strategy_table=planted),
+                   _quiet)  # fmt: skip
+    bad = [f for f in guard.structural(cells) if not f.ok]
+    assert [f.check for f in bad] == ["spawn-equals-monolith"]
+    assert "records_per_draw" in bad[0].detail and "stream_digest" in bad[0].detail
+
+
+def test_spawn_timing_reads_the_server_process():
+    sizes = {"NoChange": Sizes(40, 3, 1)}
+    cells, _ = run(_spawn_plan(sizes=sizes, workloads=["NoChange"], strategies=["a"],
+                               timing=True), _quiet)  # fmt: skip
+    t = {c.transport: c.timing for c in cells}
+    assert t["spawn"]["server_scope"] == "steady frames" and t["spawn"]["frames_timed"] == 2
+    assert t["spawn"]["server_ns_per_draw"] > 0 and t["spawn"]["server_frame_ns_p50"] > 0
+    assert t["spawn"]["server_session_ns_per_draw"] > 0  # the child's own Report, beside it
+    assert t["spawn"]["backend_ns_per_draw"] is None  # not observable from here: not faked
+    assert t["monolith"]["backend_ns_per_draw"] > 0
+
+
+def test_a_failed_cell_is_red():
+    cells, _ = run(_plan(workloads=["NoChange"], strategies=["a"]), _quiet)
+    broken = replace(cells[0], status="failed", reason="RuntimeError: planted")
+    assert "cell-ran" in _bad(guard.structural([broken]))
+
+
+def test_spawn_server_summary_is_narrowed_and_checked():
+    from mgpipe.runtime.errors import PipeFatal
+    from mgpipe.runtime.transport.spawn import SpawnTransport
+
+    t = SpawnTransport("recorder", config={"summary": ["stats"]})
+    assert set(t.close()["summary"]) == {"stats"}
+    with pytest.raises(PipeFatal, match="Hello.config.summary"):
+        SpawnTransport("recorder", config={"summary": "stats"})
+
+
+# -- the real backends' counters ------------------------------------------------------------
+VK = {"BlendToggle": Sizes(12, 3, 1)}
+
+
+def test_vulkan_blend_toggle_creates_two_pipelines_at_any_n():
+    cells, extra = run(_plan(sizes=VK, workloads=["BlendToggle"], strategies=["a"],
+                             backends=["vulkan"], transports=["monolith", "spawn"]), _quiet)  # fmt: skip
+    assert [c.status for c in cells + extra] == ["ok"] * 3
+    assert [c.structure["pipelines_created"] for c in cells + extra] == [2, 2, 2]
+    assert extra[0].draws_per_frame != VK["BlendToggle"].draws
+    findings = guard.structural(cells, extra)
+    assert not _bad(findings), [f.line() for f in findings if not f.ok]
+    checks = [f.check for f in findings]
+    assert checks.count("blend-toggle-2-pipelines") == 3
+    assert checks.count("dynamic-creates-no-pipeline") == 2  # monolith, both sizes
+    assert "spawn-equals-monolith" in checks
+
+
+def test_planted_pipeline_per_draw_goes_red_on_vulkan():
+    """(a) replaced by whole-block content addressing: the real backend's count goes red."""
+    planted = dict(STRATEGIES, a=replace(STRATEGIES["c"], key="a"))
+    cells, extra = run(_plan(sizes=VK, workloads=["BlendToggle"], strategies=["a"],
+                             backends=["vulkan"], strategy_table=planted), _quiet)  # fmt: skip
+    assert cells[0].structure["pipelines_created"] == 3 * VK["BlendToggle"].draws
+    bad = _bad(guard.structural(cells, extra))
+    assert {"blend-toggle-2-pipelines", "pipeline-per-pipeline-state",
+            "dynamic-creates-no-pipeline"} <= bad  # fmt: skip
+
+
+def test_backend_facts_against_the_baseline_go_red(tmp_path: Path):
+    cells, _ = run(_plan(sizes=VK, workloads=["BlendToggle"], strategies=["a"],
+                         backends=["gles"]), _quiet)  # fmt: skip
+    facts = guard.backend_facts(cells)
+    assert facts["BlendToggle/a/gles"]["gl_calls_per_draw"] > 1
+    base = tmp_path / "base.json"
+    doc = guard.baseline_doc(cells)
+    base.write_text(json.dumps(doc))
+    assert not _bad(guard.against_baseline(cells, base))
+    doc["backends"]["BlendToggle/a/gles"]["gl_calls_per_draw"] -= 1  # one GL call fewer, planted
+    base.write_text(json.dumps(doc))
+    assert "baseline-gl_calls_per_draw" in _bad(guard.against_baseline(cells, base))
