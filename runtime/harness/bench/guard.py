@@ -20,6 +20,8 @@ Structural facts (independent of the machine) are checked on every cell that ran
   (per call too), CSOs and the CSO cache's counters, and what the backend in the server
   process reports at the end (pipelines created, GL calls, the recorder's stream
   digest: the same records and blobs applied, in the same order);
+* a backend that counts its validation messages (Vulkan, the census run under the
+  caller's ``MGPIPE_VK_VALIDATION``) has none;
 * every cell that was meant to run ran (a ``failed`` cell is red; "not available" is not);
 * records and bytes per draw equal the committed baseline's; Python calls per draw do
   not exceed it; the real backends' GL calls per draw, pipelines and ``vkCmdSet*`` calls
@@ -100,6 +102,10 @@ def structural(cells: Iterable[Cell], extra_sizes: Iterable[Cell] = ()) -> list[
                 out.append(Finding("blend-toggle-2-csos", w, s["csos_minted"] == 2,
                                    f"minted {s['csos_minted']} at {c.draws_per_frame} draws/frame"))  # fmt: skip
         out += _pipelines(c)
+        msgs = (s.get("backend_counters") or {}).get("validation_messages")
+        if msgs is not None:
+            out.append(Finding("backend-validation-clean", w, msgs == 0,
+                               f"{msgs} validation messages"))  # fmt: skip
         steady = s.get("cso_stats_steady", {})
         if c.strategy == "a" and c.workload == "BlendToggle" and "transition_hits" in steady:
             out.append(Finding("blend-toggle-no-steady-hash", w, steady.get("hashes", 0) == 0,

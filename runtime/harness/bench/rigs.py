@@ -16,10 +16,12 @@ the census and the timing pass do not care where the server runs.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
@@ -70,7 +72,34 @@ def backend_info(backend: Any) -> dict[str, str]:
 def _texts(got: Any) -> dict[str, str]:
     if not isinstance(got, Mapping):
         return {}
-    return {str(k): v for k, v in got.items() if isinstance(v, str)}
+    return {str(k): v if isinstance(v, str) else str(v).lower()
+            for k, v in got.items() if isinstance(v, (str, bool))}  # fmt: skip
+
+
+#: The Vulkan validation switch (the backend reads it when it is built).
+VK_VALIDATION_ENV = "MGPIPE_VK_VALIDATION"
+
+
+def timing_env() -> dict[str, str]:
+    """What a timing pass builds its backend under: the Vulkan validation layer off (a
+    debugging layer is neither the pipe's cost nor the backend's) unless the caller chose;
+    the census keeps the caller's setting (``auto``: on where the layer is installed) and
+    the guard holds its messages to zero."""
+    return {} if VK_VALIDATION_ENV in os.environ else {VK_VALIDATION_ENV: "off"}
+
+
+@contextmanager
+def _env(extra: Mapping[str, str]) -> Iterator[None]:
+    saved = {k: os.environ.get(k) for k in extra}
+    os.environ.update(extra)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 #: What the census asks the backend for at the end (the spawn server's config ``summary``):
@@ -109,7 +138,8 @@ class LocalRig(_Waits):
 
     def __init__(self, strategy: Strategy, transport: str, backend: str, timed: bool,
                  census: bool = False) -> None:  # fmt: skip
-        be = make_backend(backend)
+        with _env(timing_env() if timed else {}):
+            be = make_backend(backend)
         self.raw_backend = be
         # innermost: the backend's own entries timed (a strategy's server half is the pipe's)
         self.timed_backend = TimedBackend(be) if timed else None
@@ -201,7 +231,8 @@ class SpawnRig(_Waits):
         self.implemented = implemented_calls(backend)
         self.transport = SpawnTransport(
             backend, ring_capacity=RING_CAPACITY, stage_capacity=STAGE_CAPACITY,
-            config={"summary": CENSUS_SUMMARY if census else []})  # fmt: skip
+            config={"summary": CENSUS_SUMMARY if census else []},
+            env=None if census else timing_env())  # fmt: skip
         # Linux's process CPU clock id (MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED))
         self._clock: int | None = (~self.transport.child_pid << 3) | 2
         self.client = Client(None, self.transport.stage, transport=self.transport,  # type: ignore[arg-type]
