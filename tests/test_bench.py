@@ -301,6 +301,9 @@ def test_a_failed_cell_is_red():
     cells, _ = run(_plan(workloads=["NoChange"], strategies=["a"]), _quiet)
     broken = replace(cells[0], status="failed", reason="RuntimeError: planted")
     assert "cell-ran" in _bad(guard.structural([broken]))
+    # a backend that reports a validation message: red too
+    s = dict(cells[0].structure, backend_counters={"validation_messages": 1})
+    assert _bad(guard.structural([replace(cells[0], structure=s)])) == {"backend-validation-clean"}
 
 
 def test_spawn_server_summary_is_narrowed_and_checked():
@@ -354,3 +357,17 @@ def test_backend_facts_against_the_baseline_go_red(tmp_path: Path):
     doc["backends"]["BlendToggle/a/gles"]["gl_calls_per_draw"] -= 1  # one GL call fewer, planted
     base.write_text(json.dumps(doc))
     assert "baseline-gl_calls_per_draw" in _bad(guard.against_baseline(cells, base))
+
+
+def test_b_is_not_run_on_a_cso_keyed_backend_and_the_guard_sees_why():
+    cells, _ = run(_plan(sizes=VK, workloads=["BlendToggle"], strategies=["a", "b"],
+                         backends=["vulkan"]), _quiet)  # fmt: skip
+    b = {c.strategy: c for c in cells}["b"]
+    assert b.status == "not available" and b.reason.startswith("on vulkan: ")
+    # planted: (b) forced onto Vulkan draws with one pipeline where (a) needs two: red
+    planted = dict(STRATEGIES, b=replace(STRATEGIES["b"], binds_no_cso=False))
+    cells, _ = run(_plan(sizes=VK, workloads=["BlendToggle"], strategies=["a", "b"],
+                         backends=["vulkan"], strategy_table=planted), _quiet)  # fmt: skip
+    bad = [f for f in guard.structural(cells) if not f.ok]
+    assert [f.check for f in bad] == ["same-backend-work-as-a"]
+    assert "pipelines_created 1 against 2" in bad[0].detail

@@ -11,7 +11,9 @@ Structural facts (independent of the machine) are checked on every cell that ran
   count exceeds the cache capacity and values recur, at least that many);
 * steady-state wire bytes per draw of ``(a)`` are at most a tenth of ``(b)``'s where the
   workload's dynamic half stands still between draws (NoChange, MixedFrame);
-* every strategy delivers the same working block to every draw as ``(a)``;
+* every strategy delivers the same working block to every draw as ``(a)``, and the
+  backend does the same work for it: as many GL calls per draw, as many pipelines (but
+  ``(c)``);
 * a backend that counts pipelines (Vulkan) creates, where every draw runs one program,
   vertex layout and render pass, one pipeline per CSO: under ``(a)`` one per pipeline
   configuration, so BlendToggle exactly 2 at every size, and none in a steady frame
@@ -130,6 +132,7 @@ def structural(cells: Iterable[Cell], extra_sizes: Iterable[Cell] = ()) -> list[
         if da is not None and dc is not None:
             out.append(Finding("same-state-every-draw", _where(c), da == dc,
                                "working block at every draw " + ("matches" if da == dc else "differs from") + " (a)"))  # fmt: skip
+        out += _same_backend_work(c, a)
         if c.strategy == "b" and c.workload in QUIET_DYNAMIC:
             ba, bb = a.structure["wire_bytes_per_draw"], c.structure["wire_bytes_per_draw"]
             out.append(Finding("a-bytes-le-tenth-of-b", _where(a), ba * 10 <= bb,
@@ -160,6 +163,22 @@ def _pipelines(c: Cell) -> list[Finding]:
         out.append(Finding("pipeline-per-block-cso", w, made == s["csos_minted"],
                            f"created {made}, CSOs {s['csos_minted']}"))  # fmt: skip
     return out
+
+
+def _same_backend_work(c: Cell, a: Cell) -> list[Finding]:
+    """The backend does the same work for ``c`` as for (a): as many GL calls per draw, and
+    as many pipelines (but under (c), whose CSOs are per block by design)."""
+    s, sa, diff, n = c.structure, a.structure, [], 0
+    keys = ["gl_calls_per_draw"] + (["pipelines_created"] if c.strategy != "c" else [])
+    for k in keys:
+        if s.get(k) is not None or sa.get(k) is not None:
+            n += 1
+            if s.get(k) != sa.get(k):
+                diff.append(f"{k} {s.get(k)} against {sa.get(k)}")
+    if not n:
+        return []
+    return [Finding("same-backend-work-as-a", _where(c), not diff,
+                    "; ".join(diff) or f"{n} backend counts equal (a)'s")]
 
 
 def _same_as_monolith(c: Cell, mono: Cell) -> Finding:

@@ -305,7 +305,7 @@ def measure_cell(workload: Callable[..., Workload], strategy: Strategy, transpor
     """The cell with its census (timing passes are the runner's, interleaved)."""
     cell = Cell(workload.name, strategy.key, transport, backend, draws_per_frame=sizes.draws,
                 frames=sizes.frames)  # fmt: skip
-    why = strategy.unavailable() or strategy.unavailable_on(transport)
+    why = strategy.unavailable() or strategy.unavailable_on(transport, backend)
     if why:
         cell.status, cell.reason = "not available", why
         return cell

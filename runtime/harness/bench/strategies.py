@@ -30,7 +30,8 @@ from typing import Any
 
 from .pipe import NULL, Client, CsoStats, RenderState, RenderStateCsoCache
 
-__all__ = ["Strategy", "STRATEGIES", "BlockPush", "BlockPushServer", "install_per_setter"]
+__all__ = ["Strategy", "STRATEGIES", "BlockPush", "BlockPushServer", "install_per_setter",
+           "CSO_KEYED_BACKENDS"]  # fmt: skip
 
 RESIDUAL_CALL = "SetResidualValueState"
 
@@ -46,15 +47,35 @@ class Strategy:
     #: None when the strategy runs on this runtime, else why it does not.
     unavailable: Callable[[], str | None] = field(default=lambda: None)
 
-    def unavailable_on(self, transport: str) -> str | None:
-        """None when the strategy runs on ``transport``, else why it does not: a server
-        half that wraps the backend (``wrap_backend``) needs the backend in this process,
-        and the spawn server builds its backend by name from the registry (serve.py)
-        with no hook for a wrapper, so there it is not run rather than run without it."""
+    #: it binds no render-state CSO (the pipeline half reaches the backend only through
+    #: the working block)
+    binds_no_cso: bool = False
+
+    def unavailable_on(self, transport: str, backend: str) -> str | None:
+        """None when the strategy runs on ``transport`` / ``backend``, else why it does
+        not (it is then not run, rather than run without the part it needs):
+
+        * a server half that wraps the backend (``wrap_backend``) needs the backend in
+          this process; the spawn server builds its backend by name from the registry
+          (serve.py) with no hook for a wrapper;
+        * a strategy that binds no CSO cannot drive a backend whose pipelines are keyed
+          by the bound CSO (:data:`CSO_KEYED_BACKENDS`): it would draw every draw with
+          the first block's pipeline state."""
         if transport == "spawn" and self.wrap_backend is not None:
             return ("on spawn: its server half wraps the backend in this process; the "
                     "spawn server builds its backend by name and takes no wrapper")
+        if self.binds_no_cso and backend in CSO_KEYED_BACKENDS:
+            return (f"on {backend}: its pipelines are keyed by the bound render-state CSO, "
+                    "and this strategy binds none (every draw would run the first "
+                    "block's pipeline)")
         return None
+
+
+#: Backends whose pipelines are keyed by the bound render-state CSO (Vulkan: the renderer's
+#: ``PipelineKey(cso, shader, vertex layout, render pass, ...)``, decoded from the working
+#: block when the key is first seen). The guard's ``same-backend-work-as-a`` check catches
+#: a backend that does this and is missing here.
+CSO_KEYED_BACKENDS = ("vulkan",)
 
 
 # -- (b) whole-block push ---------------------------------------------------------
@@ -155,7 +176,7 @@ STRATEGIES: dict[str, Strategy] = {
     for s in (
         Strategy("a", "mgpipe", "CSO over the pipeline subset + dynamic state"),
         Strategy("b", "block-push", "whole 1168-byte block on every draw",
-                 install=_install_block_push, wrap_backend=BlockPushServer),
+                 install=_install_block_push, wrap_backend=BlockPushServer, binds_no_cso=True),
         Strategy("c", "block-cso", "a CSO per distinct whole block (bit 63 control)",
                  client_kwargs=lambda: {"whole_block": True}),
         Strategy("d", "per-setter", "a push per GL setter call", install=install_per_setter),
