@@ -177,8 +177,14 @@ def _same_backend_work(c: Cell, a: Cell) -> list[Finding]:
                 diff.append(f"{k} {s.get(k)} against {sa.get(k)}")
     if not n:
         return []
-    return [Finding("same-backend-work-as-a", _where(c), not diff,
-                    "; ".join(diff) or f"{n} backend counts equal (a)'s")]
+    return [
+        Finding(
+            "same-backend-work-as-a",
+            _where(c),
+            not diff,
+            "; ".join(diff) or f"{n} backend counts equal (a)'s",
+        )
+    ]
 
 
 def _same_as_monolith(c: Cell, mono: Cell) -> Finding:

@@ -183,10 +183,13 @@ def markdown(doc: dict[str, Any]) -> str:
             _n(s.get("pipelines_created")), _n(s.get("gl_calls_per_draw"), "{:.1f}"),
         ])  # fmt: skip
     lines += _md_table(head, rows)
-    lines += ["", "Spawn rows: the server's CPU is the server process's own (all its threads), per "
-              "steady frame; the backend's share is not observable there. "
-              f"{SESSION_MARK}: where its clock cannot be read from here, the whole session "
-              "its Report gives (frame 0 and the teardown included)."]
+    lines += [
+        "",
+        "Spawn rows: the server's CPU is the server process's own (all its threads), per "
+        "steady frame; the backend's share is not observable there. "
+        f"{SESSION_MARK}: where its clock cannot be read from here, the whole session "
+        "its Report gives (frame 0 and the teardown included).",
+    ]
     lines += ["", "### Client ns/draw relative to (a) (monolith / recorder, median frame)", ""]
     keys = [k for k in doc["strategies"] if k != "a"]
     lines += _md_table(["workload"] + [f"({k}) {names[k]}" for k in keys],

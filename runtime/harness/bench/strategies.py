@@ -62,12 +62,16 @@ class Strategy:
           by the bound CSO (:data:`CSO_KEYED_BACKENDS`): it would draw every draw with
           the first block's pipeline state."""
         if transport == "spawn" and self.wrap_backend is not None:
-            return ("on spawn: its server half wraps the backend in this process; the "
-                    "spawn server builds its backend by name and takes no wrapper")
+            return (
+                "on spawn: its server half wraps the backend in this process; the "
+                "spawn server builds its backend by name and takes no wrapper"
+            )
         if self.binds_no_cso and backend in CSO_KEYED_BACKENDS:
-            return (f"on {backend}: its pipelines are keyed by the bound render-state CSO, "
-                    "and this strategy binds none (every draw would run the first "
-                    "block's pipeline)")
+            return (
+                f"on {backend}: its pipelines are keyed by the bound render-state CSO, "
+                "and this strategy binds none (every draw would run the first "
+                "block's pipeline)"
+            )
         return None
 
 
