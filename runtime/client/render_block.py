@@ -19,6 +19,7 @@ bumps nothing.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -28,7 +29,7 @@ from ..schema import tables as _t
 from ..schema.layouts import dtype as struct_dtype
 from .setter_rows import SetterRow, row_for, rs_struct
 
-__all__ = ["PIPE_LOG_LIMIT", "RenderBlock", "row_patch_plan"]
+__all__ = ["BUMP", "PACK_ERRORS", "PIPE_LOG_LIMIT", "RenderBlock", "row_patch_plan"]
 
 _VERSION_FIELD = ("MGPBindRenderState", "Version")  # the wire width of the counters
 
@@ -38,7 +39,10 @@ def _counter_mask() -> int:
     return _t.field(*_VERSION_FIELD).max_value
 
 
-_BUMP = {"kBumpNone": 0, "kBumpVersion": 1, "kBumpConditional": 2, "kBumpBoth": 3}
+#: bump group -> 0 none, 1 m_version, 2 conditional, 3 both
+BUMP = {"kBumpNone": 0, "kBumpVersion": 1, "kBumpConditional": 2, "kBumpBoth": 3}
+#: what a precompiled packer raises for an argument the general path must take (or refuse)
+PACK_ERRORS = (struct.error, OverflowError, TypeError, ValueError, KeyError)
 #: setter arguments remembered per row for the patch memo (bounded: enums and flags only)
 _MEMO_LIMIT = 4096
 #: pipeline writes remembered between two validates before the log gives up (-> a hash)
@@ -161,7 +165,7 @@ class RenderBlock:
                 self._log_n += 1
             else:
                 self.pipe_log = None
-        bump = _BUMP[row.bump]
+        bump = BUMP[row.bump]
         if not bump:
             return
         mask = self._mask
@@ -170,6 +174,28 @@ class RenderBlock:
         if bump == 3 or (bump == 2 and pipe_moved):
             self.pipeline_version_wide += 1
             self.pipeline_version = self.pipeline_version_wide & mask
+
+    def _put_span(self, kit: tuple, args: tuple) -> bool:
+        """A span kit's run (dynamic bytes in one chunk, see ``setter_kits``) packed from
+        ``args``, compared and copied in one slice and accounted as :meth:`_apply` does (no
+        pipeline byte, no log); False, touching nothing, when the packer refuses ``args``."""
+        o, e, bit, bump, pack, repeat, suffix = kit
+        try:
+            data = pack(*args) * repeat + suffix
+        except PACK_ERRORS:
+            return False
+        buf = self._buf
+        if buf[o:e] == data:
+            return True
+        buf[o:e] = data
+        self.dyn_dirty |= bit
+        if bump:
+            self.version_wide += 1
+            self.version = self.version_wide & self._mask
+            if bump == 3:
+                self.pipeline_version_wide += 1
+                self.pipeline_version = self.pipeline_version_wide & self._mask
+        return True
 
     def _either(self, setter: str, args: tuple, row_of: Callable[[], SetterRow],
                 write: Callable[[SetterRow], None]) -> None:  # fmt: skip

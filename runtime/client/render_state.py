@@ -29,6 +29,7 @@ import numpy as np
 from ..schema import tables as _t
 from ..schema.layouts import dtype as struct_dtype
 from .render_block import PIPE_LOG_LIMIT, RenderBlock, row_patch_plan
+from .setter_kits import PACK_ERRORS, kit, scalar_span_kit, span_kit, sub_kit
 from .setter_rows import (
     B8,
     F32,
@@ -51,6 +52,7 @@ from .setter_rows import (
     SetterRow,
     StencilOpArg,
     ViewportIndex,
+    KITS,
     clear_cache,
     member,
     method_name,
@@ -65,6 +67,14 @@ __all__ = [
 ]  # fmt: skip
 
 _PIXEL_STORE = "PixelStoreParameters"
+_FACES = "<faces>"  # the KITS entry of the face -> elements map
+
+
+def _every_box_written(setter: str) -> tuple | None:
+    """``glScissor``'s span kit: the box in every element, every bit of the written mask."""
+    return span_kit(setter, lambda boxes: (_all_bits(boxes["count"]),))
+
+
 class RenderState(RenderBlock):
     """GL render state: the parameter block, the two counters and the pixel-store pair."""
 
@@ -110,6 +120,27 @@ class RenderState(RenderBlock):
 
         self._either(setter, tuple(members.items()), lambda: self._row(setter), write)
 
+    def _sub(self, setter: str, face: int | str, values: tuple) -> bool:
+        """A sub-member kit's patch (``setter_kits``) for the elements ``face`` names, through
+        the general accounting; False, touching nothing, when the kit refuses the call."""
+        k = KITS.get(setter) or kit(setter, sub_kit)
+        elems = (KITS.get(_FACES) or kit(_FACES, self._face_elements)).get(face)
+        if not k or elems is None:
+            return False
+        row, packs, enums, entries = k
+        try:
+            packed = [p(en[v] if type(v) is str else v) for p, en, v in zip(packs, enums, values)]
+        except PACK_ERRORS:
+            return False
+        buf = self._buf
+        self._apply(row, tuple([(o, e, packed[wi] if i in elems else bytes(buf[o:e]), pipe, bit)
+                                for o, e, pipe, bit, wi, i in entries]))  # fmt: skip
+        return True
+
+    def _face_elements(self, _: str) -> dict[int | str, tuple[int, ...]]:
+        """Every ``CullFaceMode`` name and value -> the elements :meth:`_faces` gives it."""
+        return {f: tuple(self._faces(f)) for kv in _t.enum("CullFaceMode").items() for f in kv}
+
     def _faces(self, face: int | str) -> list[int]:
         names = {v: k for k, v in _t.enum("CullFaceMode").items()}
         f = face if isinstance(face, str) else names.get(face, "")
@@ -117,6 +148,9 @@ class RenderState(RenderBlock):
 
     # -- group B ------------------------------------------------------------
     def set_viewport(self, x: F32, y: F32, w: F32, h: F32) -> None:
+        k = KITS.get("SetViewport") or kit("SetViewport", span_kit)
+        if k and self._put_span(k, (x, y, w, h)):
+            return
         self._commit(self._row("SetViewport"), lambda: _put(self.p["Viewports"]["V"], (x, y, w, h)))
 
     def set_viewport_indexed(self, index: ViewportIndex, x: F32, y: F32, w: F32, h: F32) -> None:
@@ -124,6 +158,9 @@ class RenderState(RenderBlock):
         self._commit(self._row("SetViewportIndexed"), lambda: _put(v[index], (x, y, w, h)))
 
     def set_line_width(self, width: F32) -> None:
+        k = KITS.get("SetLineWidth") or kit("SetLineWidth", scalar_span_kit)
+        if k and self._put_span(k, (width,)):
+            return
         self._set("SetLineWidth", LineWidth=width)
 
     def set_hint(self, target: Hint, mode: GLenum) -> None:
@@ -144,13 +181,22 @@ class RenderState(RenderBlock):
         self.restart_index = int(self.p["PrimitiveRestartIndex"])
 
     def set_point_size(self, size: F32) -> None:
+        k = KITS.get("SetPointSize") or kit("SetPointSize", scalar_span_kit)
+        if k and self._put_span(k, (size,)):
+            return
         self._set("SetPointSize", PointSize=size)
 
     def set_polygon_offset(self, factor: F32, units: F32) -> None:
+        k = KITS.get("SetPolygonOffset") or kit("SetPolygonOffset", scalar_span_kit)
+        if k and self._put_span(k, (factor, units, 0.0)):
+            return
         self._set("SetPolygonOffset", PolygonOffsetFactor=factor, PolygonOffsetUnits=units,
                   PolygonOffsetClamp=0.0)  # fmt: skip
 
     def set_polygon_offset_clamped(self, factor: F32, units: F32, clamp: F32) -> None:
+        k = KITS.get("SetPolygonOffsetClamped") or kit("SetPolygonOffsetClamped", scalar_span_kit)
+        if k and self._put_span(k, (factor, units, clamp)):
+            return
         self._set("SetPolygonOffsetClamped", PolygonOffsetFactor=factor,
                   PolygonOffsetUnits=units, PolygonOffsetClamp=clamp)  # fmt: skip
 
@@ -158,28 +204,42 @@ class RenderState(RenderBlock):
         self._set("SetClipControl", ClipOrigin=origin, ClipDepthMode=depth_mode)
 
     def set_stencil_mask(self, face: Face, mask: U32) -> None:
+        if self._sub("SetStencilMask", face, (mask,)):
+            return
         s = self.p["StencilStates"]
         self._commit(
             self._row("SetStencilMask"), lambda: _each(s, self._faces(face), WriteMask=mask)
         )
 
     def set_clear_color(self, r: F32, g: F32, b: F32, a: F32) -> None:
+        k = KITS.get("SetClearColor") or kit("SetClearColor", span_kit)
+        if k and self._put_span(k, (r, g, b, a)):
+            return
         self._commit(
             self._row("SetClearColor"), lambda: _put(self.p["ClearColor"]["V"], (r, g, b, a))
         )
 
     def set_clear_depth(self, depth: F32) -> None:
+        k = KITS.get("SetClearDepth") or kit("SetClearDepth", scalar_span_kit)
+        if k and self._put_span(k, (depth,)):
+            return
         self._set("SetClearDepth", ClearDepth=depth)
 
     def set_clear_stencil(self, s: U32) -> None:
         self._set("SetClearStencil", ClearStencil=s)
 
     def set_blend_color(self, r: F32, g: F32, b: F32, a: F32) -> None:
+        k = KITS.get("SetBlendColor") or kit("SetBlendColor", span_kit)
+        if k and self._put_span(k, (r, g, b, a)):
+            return
         self._commit(
             self._row("SetBlendColor"), lambda: _put(self.p["BlendColor"]["V"], (r, g, b, a))
         )
 
     def set_depth_range(self, near: F32, far: F32) -> None:
+        k = KITS.get("SetDepthRange") or kit("SetDepthRange", span_kit)
+        if k and self._put_span(k, (near, far)):
+            return
         self._commit(
             self._row("SetDepthRange"), lambda: _put(self.p["DepthRanges"]["V"], (near, far))
         )
@@ -189,6 +249,10 @@ class RenderState(RenderBlock):
         self._commit(self._row("SetDepthRangeIndexed"), lambda: _put(v[index], (near, far)))
 
     def set_scissor_box(self, x: I32, y: I32, w: I32, h: I32) -> None:
+        k = KITS.get("SetScissorBox") or kit("SetScissorBox", _every_box_written)
+        if k and self._put_span(k, (x, y, w, h)):
+            return
+
         def write() -> None:
             _put(self.p["ScissorBoxes"]["V"], (x, y, w, h))
             self.p["ScissorBoxWrittenMask"] = _all_bits(len(self.p["ScissorBoxes"]))
@@ -298,6 +362,8 @@ class RenderState(RenderBlock):
         self._set("SetDepthMask", DepthMask=enabled)
 
     def set_stencil_func(self, face: Face, func: DepthFuncArg, ref: I32, mask: U32) -> None:
+        if self._sub("SetStencilFunc", face, (func, ref, mask)):
+            return
         s = self.p["StencilStates"]
         subs = _coerce_subs("StencilStates", {"Func": func, "Ref": ref, "ValueMask": mask})
         self._commit(self._row("SetStencilFunc"), lambda: _each(s, self._faces(face), **subs))
@@ -305,6 +371,8 @@ class RenderState(RenderBlock):
     def set_stencil_op(self, face: Face, fail: StencilOpArg,
                        depth_fail: StencilOpArg,
                        depth_pass: StencilOpArg) -> None:  # fmt: skip
+        if self._sub("SetStencilOp", face, (fail, depth_fail, depth_pass)):
+            return
         s = self.p["StencilStates"]
         subs = _coerce_subs("StencilStates", {"FailOp": fail, "PassDepthFailOp": depth_fail,
                                 "PassDepthPassOp": depth_pass})  # fmt: skip

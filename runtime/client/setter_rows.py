@@ -16,8 +16,12 @@ from ..schema import tables as _t
 
 __all__ = [
     "Arg", "SetterRow", "setter_rows", "rows_of", "row_for", "method_name", "clear_cache",
-    "member", "RS_STRUCT", "rs_struct",
+    "member", "RS_STRUCT", "rs_struct", "KITS",
 ]  # fmt: skip
+
+#: per-setter patch kits compiled from these rows (``setter_kits``), by setter name;
+#: emptied with the rows by :func:`clear_cache`
+KITS: dict[str, object] = {}
 
 def rs_struct() -> str:
     """The render-state block, as the tables name it (``RENDER_STATE["struct"]``)."""
@@ -138,6 +142,7 @@ def setter_rows() -> tuple[SetterRow, ...]:
 def clear_cache() -> None:
     """Forget the resolved rows (after the tables module or its SETTERS was replaced)."""
     _schema.cache_clear()
+    KITS.clear()
 
 
 def rows_of(setter: str) -> tuple[SetterRow, ...]:
