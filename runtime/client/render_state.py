@@ -124,8 +124,10 @@ class RenderState(RenderBlock):
         """A sub-member kit's patch (``setter_kits``) for the elements ``face`` names, through
         the general accounting; False, touching nothing, when the kit refuses the call."""
         k = KITS.get(setter) or kit(setter, sub_kit)
+        if not k:
+            return False
         elems = (KITS.get(_FACES) or kit(_FACES, self._face_elements)).get(face)
-        if not k or elems is None:
+        if elems is None:
             return False
         row, packs, enums, entries = k
         try:
