@@ -13,8 +13,10 @@ accounts what moved: the dynamic chunks dirtied (``dyn_dirty``), the patch appen
 the pipeline log (``pipe_log``, the transition cache's key) and the counters per the
 row's bump group. A setter whose bytes depend on its arguments only derives its patch
 once per argument tuple (:meth:`RenderBlock._memo_commit`); any other runs its write
-and diffs (:meth:`RenderBlock._commit`). Guards are bitwise: a patch that moves no byte
-bumps nothing.
+and diffs (:meth:`RenderBlock._commit`); a setter with a precompiled kit (``setter_kits``)
+packs its bytes directly (:meth:`RenderBlock._put_span` for a dynamic run, else a patch
+into :meth:`RenderBlock._apply`). Guards are bitwise: a patch that moves no byte bumps
+nothing.
 """
 
 from __future__ import annotations
@@ -195,6 +197,20 @@ class RenderBlock:
             if bump == 3:
                 self.pipeline_version_wide += 1
                 self.pipeline_version = self.pipeline_version_wide & self._mask
+        return True
+
+    def _put_subs(self, kit: tuple, elems: tuple[int, ...], values: tuple) -> bool:
+        """A sub-member kit's patch (``setter_kits``): ``values`` (one per write, enumerator
+        names allowed) into the elements ``elems``, the other elements keeping their bytes,
+        through :meth:`_apply`; False, touching nothing, when a packer refuses a value."""
+        row, packs, enums, entries = kit
+        try:
+            packed = [p(en[v] if type(v) is str else v) for p, en, v in zip(packs, enums, values)]
+        except PACK_ERRORS:
+            return False
+        buf = self._buf
+        self._apply(row, tuple([(o, e, packed[wi] if i in elems else bytes(buf[o:e]), pipe, bit)
+                                for o, e, pipe, bit, wi, i in entries]))  # fmt: skip
         return True
 
     def _either(self, setter: str, args: tuple, row_of: Callable[[], SetterRow],

@@ -29,7 +29,7 @@ import numpy as np
 from ..schema import tables as _t
 from ..schema.layouts import dtype as struct_dtype
 from .render_block import PIPE_LOG_LIMIT, RenderBlock, row_patch_plan
-from .setter_kits import PACK_ERRORS, kit, scalar_span_kit, span_kit, sub_kit
+from .setter_kits import kit, scalar_span_kit, span_kit, sub_kit
 from .setter_rows import (
     B8,
     F32,
@@ -129,15 +129,7 @@ class RenderState(RenderBlock):
         elems = (KITS.get(_FACES) or kit(_FACES, self._face_elements)).get(face)
         if elems is None:
             return False
-        row, packs, enums, entries = k
-        try:
-            packed = [p(en[v] if type(v) is str else v) for p, en, v in zip(packs, enums, values)]
-        except PACK_ERRORS:
-            return False
-        buf = self._buf
-        self._apply(row, tuple([(o, e, packed[wi] if i in elems else bytes(buf[o:e]), pipe, bit)
-                                for o, e, pipe, bit, wi, i in entries]))  # fmt: skip
-        return True
+        return self._put_subs(k, elems, values)
 
     def _face_elements(self, _: str) -> dict[int | str, tuple[int, ...]]:
         """Every ``CullFaceMode`` name and value -> the elements :meth:`_faces` gives it."""

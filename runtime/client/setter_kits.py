@@ -33,10 +33,10 @@ import numpy as np
 
 from ..schema import tables as _t
 from ..schema.layouts import SCALAR_DTYPES
-from .render_block import BUMP, PACK_ERRORS, row_patch_plan
+from .render_block import BUMP, row_patch_plan
 from .setter_rows import KITS, member, row_for, rs_struct
 
-__all__ = ["PACK_ERRORS", "kit", "span_kit", "scalar_span_kit", "sub_kit"]
+__all__ = ["kit", "span_kit", "scalar_span_kit", "sub_kit"]
 
 
 
@@ -110,7 +110,9 @@ def span_kit(setter: str, tail: Callable[[dict], Sequence[Any]] = lambda m: ()) 
         return None
     first, rest = members[0], members[1:]
     fmt, values = _element_format(first), tuple(tail(first))
-    if fmt is None or len(values) != len(rest) or any(m["count"] != 1 or not m["scalar"] for m in rest):
+    if fmt is None or len(values) != len(rest):
+        return None
+    if any(m["count"] != 1 or not m["scalar"] for m in rest):
         return None
     suffix = struct.pack("<" + "".join(_code(m["scalar"]) for m in rest), *values)
     if struct.calcsize("<" + fmt) * first["count"] + len(suffix) != run[1] - run[0]:
