@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mgpipe.runtime.client import setter_rows
+from mgpipe.runtime.client import render_block, setter_rows
 from mgpipe.runtime.client.render_state import RenderState
 
 FLOATS = st.one_of(
@@ -23,6 +23,7 @@ INTS = st.one_of(st.integers(-(2**33), 2**33), st.booleans(), st.floats(-10, 10)
 FACE = st.sampled_from(["Front", "Back", "FrontAndBack", 0x404, 0x405, 0x408, 7])
 FUNC = st.sampled_from(["Never", "Always", "Less", 0x207, 12345, "NoSuchFunc"])
 OP = st.sampled_from(["Keep", "Zero", "Invert", 0x1E00, 3])
+CAP = st.sampled_from(["Blend", "DepthTest", "ScissorTest", "ClipDistance3", "StencilTest"])
 
 CALLS: dict[str, Any] = {
     "set_viewport": st.tuples(FLOATS, FLOATS, FLOATS, FLOATS),
@@ -38,6 +39,8 @@ CALLS: dict[str, Any] = {
     "set_stencil_mask": st.tuples(FACE, INTS),
     "set_stencil_func": st.tuples(FACE, FUNC, INTS, INTS),
     "set_stencil_op": st.tuples(FACE, OP, OP, OP),
+    "set_capability": st.tuples(CAP, st.booleans()),
+    "set_depth_func": st.tuples(FUNC),
 }
 
 
@@ -58,6 +61,7 @@ def _general(monkeypatch: pytest.MonkeyPatch) -> None:
     import mgpipe.runtime.client.setter_kits as kits_mod
 
     monkeypatch.setattr(rs_mod, "KITS", setter_rows.KITS)
+    monkeypatch.setattr(render_block, "_check", lambda patch: None)  # range by range
     monkeypatch.setattr(kits_mod, "KITS", setter_rows.KITS)
 
 

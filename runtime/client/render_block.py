@@ -24,6 +24,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable
 from functools import lru_cache
+from operator import itemgetter
 
 import numpy as np
 
@@ -71,6 +72,16 @@ def row_patch_plan(row: SetterRow) -> tuple[tuple[int, int, bool, int], ...]:
                 raise _t.TablesError(f"{row.label}: range {off}+{n} is in no dynamic chunk")
         out.append((off, off + n, cls == "kPipeline", bit))
     return tuple(out)
+
+
+def _check(patch: tuple) -> tuple | None:
+    """(getter, wanted) comparing every range of an all-pipeline ``patch`` in one call: the
+    getter takes the ranges' slices of the block, ``wanted`` is what the patch writes."""
+    if not patch or not all(pipe for _, _, _, pipe, _ in patch):
+        return None
+    getter = itemgetter(*[slice(o, e) for o, e, _, _, _ in patch])
+    wanted = tuple(b for _, _, b, _, _ in patch)
+    return getter, wanted if len(patch) > 1 else wanted[0]
 
 
 class RenderBlock:
@@ -135,31 +146,40 @@ class RenderBlock:
         """The fast path of a setter whose bytes depend on its arguments only: the patch is
         derived once per argument tuple (``key``), then only compared and copied."""
         try:
-            row, patch = self._memo[key]
+            row, patch, check = self._memo[key]
         except KeyError:
             row = row_of()
             patch = self._derive(row, lambda: write(row))
             if len(self._memo) >= _MEMO_LIMIT:
                 self._memo.clear()
-            self._memo[key] = (row, patch)
-        self._apply(row, patch)
+            check = _check(patch)
+            self._memo[key] = (row, patch, check)
+        self._apply(row, patch, check)
 
-    def _apply(self, row: SetterRow, patch: tuple) -> None:
+    def _apply(self, row: SetterRow, patch: tuple, check: tuple | None = None) -> None:
         """Write ``patch`` ((offset, end, bytes, is pipeline, chunk bit) per range); account
-        the moved bytes: dynamic chunk bits, the pipeline log, the counters."""
+        the moved bytes: dynamic chunk bits, the pipeline log, the counters. ``check``
+        (:func:`_check`, a remembered all-pipeline patch): every range compared in one call."""
         buf = self._buf
-        moved = pipe_moved = False
         dyn = 0
-        for o, e, b, pipe, bit in patch:
-            if buf[o:e] != b:
+        if check is not None:
+            if check[0](buf) == check[1]:
+                return
+            for o, e, b, _, _ in patch:
                 buf[o:e] = b
-                moved = True
-                if pipe:
-                    pipe_moved = True
-                else:
-                    dyn |= bit
-        if not moved:
-            return
+            pipe_moved = True
+        else:
+            moved = pipe_moved = False
+            for o, e, b, pipe, bit in patch:
+                if buf[o:e] != b:
+                    buf[o:e] = b
+                    moved = True
+                    if pipe:
+                        pipe_moved = True
+                    else:
+                        dyn |= bit
+            if not moved:
+                return
         self.dyn_dirty |= dyn
         if pipe_moved and self.pipe_log is not None:
             if self._log_n < PIPE_LOG_LIMIT:

@@ -277,7 +277,7 @@ class RenderState(RenderBlock):
 
     def set_capability(self, cap: Cap, enabled: B8) -> None:
         try:
-            row, patch = self._memo[("SetCapability", cap, enabled)]
+            row, patch, check = self._memo[("SetCapability", cap, enabled)]
         except KeyError:
             row = self._row("SetCapability", cap, "CapabilityInput")
             if self._cap_is_mask(row):  # a read-modify-write of a bit mask: no memo
@@ -286,7 +286,7 @@ class RenderState(RenderBlock):
             self._memo_commit(("SetCapability", cap, enabled), lambda: row,
                               lambda r: self._write_cap(r, None, enabled))  # fmt: skip
             return
-        self._apply(row, patch)
+        self._apply(row, patch, check)
 
     def _cap_is_mask(self, row: SetterRow) -> bool:
         head, _, sub = row.writes[0].partition(".")
