@@ -180,6 +180,11 @@ class RenderBlock:
                         dyn |= bit
             if not moved:
                 return
+        self._account(row, patch, pipe_moved, dyn)
+
+    def _account(self, row: SetterRow, patch: tuple | None, pipe_moved: bool, dyn: int) -> None:
+        """Bytes moved: the dynamic chunks dirtied, the patch logged if a pipeline byte moved,
+        the counters per the row's bump group."""
         self.dyn_dirty |= dyn
         if pipe_moved and self.pipe_log is not None:
             if self._log_n < PIPE_LOG_LIMIT:
@@ -222,15 +227,29 @@ class RenderBlock:
     def _put_subs(self, kit: tuple, elems: tuple[int, ...], values: tuple) -> bool:
         """A sub-member kit's patch (``setter_kits``): ``values`` (one per write, enumerator
         names allowed) into the elements ``elems``, the other elements keeping their bytes,
-        through :meth:`_apply`; False, touching nothing, when a packer refuses a value."""
+        accounted as :meth:`_apply` does; False, touching nothing, when a packer refuses a value."""
         row, packs, enums, entries = kit
         try:
             packed = [p(en[v] if type(v) is str else v) for p, en, v in zip(packs, enums, values)]
         except PACK_ERRORS:
             return False
         buf = self._buf
-        self._apply(row, tuple([(o, e, packed[wi] if i in elems else bytes(buf[o:e]), pipe, bit)
-                                for o, e, pipe, bit, wi, i in entries]))  # fmt: skip
+        moved = pipe_moved = False
+        dyn = 0
+        for o, e, pipe, bit, wi, i in entries:
+            if i in elems and buf[o:e] != packed[wi]:
+                buf[o:e] = packed[wi]
+                moved = True
+                if pipe:
+                    pipe_moved = True
+                else:
+                    dyn |= bit
+        if moved:  # the log's patch: every range as the call left it (as _derive gives it)
+            patch = None
+            if pipe_moved:
+                patch = tuple([(o, e, bytes(buf[o:e]), pipe, bit)
+                               for o, e, pipe, bit, _, _ in entries])  # fmt: skip
+            self._account(row, patch, pipe_moved, dyn)
         return True
 
     def _either(self, setter: str, args: tuple, row_of: Callable[[], SetterRow],
