@@ -53,7 +53,8 @@ def _parts(pkg: str) -> tuple[Any, Any, Any, Any]:
         return importlib.import_module(f"{pkg}.{name}")
 
     return (m("client.api").Client, m("wire.stage").StageSegment,
-            m("harness.bench.workloads").BlendToggle, m("client.render_state").RenderState)  # fmt: skip
+            m("harness.bench.workloads").BlendToggle,
+            m("client.render_state").RenderState)  # fmt: skip
 
 
 def _best(f: Any, rounds: int = 5) -> float:
@@ -112,7 +113,7 @@ def blend_toggle(parts: tuple, frames: int, per_frame: int = 48) -> tuple[float,
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--base", help="a tree whose runtime/ to measure alongside (mgpipe.runtime_base)")
+    ap.add_argument("--base", help="a tree whose runtime/ to measure alongside")
     ap.add_argument("--frames", type=int, default=30, help="BlendToggle frames of 48 draws (30)")
     args = ap.parse_args()
     trees = {"this": _parts("mgpipe.runtime")}
