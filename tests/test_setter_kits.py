@@ -58,19 +58,14 @@ def _general(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every setter without a kit: the general path only."""
     monkeypatch.setattr(setter_rows, "KITS", _NoKits())
     import mgpipe.runtime.client.render_state as rs_mod
-    import mgpipe.runtime.client.setter_kits as kits_mod
 
     monkeypatch.setattr(rs_mod, "KITS", setter_rows.KITS)
     monkeypatch.setattr(render_block, "_check", lambda patch: None)  # range by range
-    monkeypatch.setattr(kits_mod, "KITS", setter_rows.KITS)
 
 
 class _NoKits(dict):
-    def get(self, key: object, default: object = None) -> object:
+    def __getitem__(self, key: object) -> object:
         return ()
-
-    def __setitem__(self, key: object, value: object) -> None:
-        return None
 
 
 @pytest.mark.parametrize("method", sorted(CALLS))

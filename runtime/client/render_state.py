@@ -29,7 +29,7 @@ import numpy as np
 from ..schema import tables as _t
 from ..schema.layouts import dtype as struct_dtype
 from .render_block import PIPE_LOG_LIMIT, RenderBlock, row_patch_plan
-from .setter_kits import kit, scalar_span_kit, span_kit, sub_kit
+from .setter_kits import scalar_span_kit, span_kit, sub_kit
 from .setter_rows import (
     B8,
     F32,
@@ -73,6 +73,13 @@ _FACES = "<faces>"  # the KITS entry of the face -> elements map
 def _every_box_written(setter: str) -> tuple | None:
     """``glScissor``'s span kit: the box in every element, every bit of the written mask."""
     return span_kit(setter, lambda boxes: (_all_bits(boxes["count"]),))
+
+
+def _face_elements(_: str) -> dict[int | str, tuple[int, ...]]:
+    """Every ``CullFaceMode`` name and value -> the elements ``RenderState._faces`` gives it."""
+    faces = RenderState._faces
+    names = _t.enum("CullFaceMode").items()
+    return {f: tuple(faces(None, f)) for kv in names for f in kv}  # type: ignore[arg-type]
 
 
 class RenderState(RenderBlock):
@@ -123,17 +130,13 @@ class RenderState(RenderBlock):
     def _sub(self, setter: str, face: int | str, values: tuple) -> bool:
         """A sub-member kit's patch (``setter_kits``) for the elements ``face`` names, through
         the general accounting; False, touching nothing, when the kit refuses the call."""
-        k = KITS.get(setter) or kit(setter, sub_kit)
+        k = KITS[setter]
         if not k:
             return False
-        elems = (KITS.get(_FACES) or kit(_FACES, self._face_elements)).get(face)
+        elems = KITS[_FACES].get(face)
         if elems is None:
             return False
         return self._put_subs(k, elems, values)
-
-    def _face_elements(self, _: str) -> dict[int | str, tuple[int, ...]]:
-        """Every ``CullFaceMode`` name and value -> the elements :meth:`_faces` gives it."""
-        return {f: tuple(self._faces(f)) for kv in _t.enum("CullFaceMode").items() for f in kv}
 
     def _faces(self, face: int | str) -> list[int]:
         names = {v: k for k, v in _t.enum("CullFaceMode").items()}
@@ -142,7 +145,7 @@ class RenderState(RenderBlock):
 
     # -- group B ------------------------------------------------------------
     def set_viewport(self, x: F32, y: F32, w: F32, h: F32) -> None:
-        k = KITS.get("SetViewport") or kit("SetViewport", span_kit)
+        k = KITS["SetViewport"]
         if k and self._put_span(k, (x, y, w, h)):
             return
         self._commit(self._row("SetViewport"), lambda: _put(self.p["Viewports"]["V"], (x, y, w, h)))
@@ -152,7 +155,7 @@ class RenderState(RenderBlock):
         self._commit(self._row("SetViewportIndexed"), lambda: _put(v[index], (x, y, w, h)))
 
     def set_line_width(self, width: F32) -> None:
-        k = KITS.get("SetLineWidth") or kit("SetLineWidth", scalar_span_kit)
+        k = KITS["SetLineWidth"]
         if k and self._put_span(k, (width,)):
             return
         self._set("SetLineWidth", LineWidth=width)
@@ -175,20 +178,20 @@ class RenderState(RenderBlock):
         self.restart_index = int(self.p["PrimitiveRestartIndex"])
 
     def set_point_size(self, size: F32) -> None:
-        k = KITS.get("SetPointSize") or kit("SetPointSize", scalar_span_kit)
+        k = KITS["SetPointSize"]
         if k and self._put_span(k, (size,)):
             return
         self._set("SetPointSize", PointSize=size)
 
     def set_polygon_offset(self, factor: F32, units: F32) -> None:
-        k = KITS.get("SetPolygonOffset") or kit("SetPolygonOffset", scalar_span_kit)
+        k = KITS["SetPolygonOffset"]
         if k and self._put_span(k, (factor, units, 0.0)):
             return
         self._set("SetPolygonOffset", PolygonOffsetFactor=factor, PolygonOffsetUnits=units,
                   PolygonOffsetClamp=0.0)  # fmt: skip
 
     def set_polygon_offset_clamped(self, factor: F32, units: F32, clamp: F32) -> None:
-        k = KITS.get("SetPolygonOffsetClamped") or kit("SetPolygonOffsetClamped", scalar_span_kit)
+        k = KITS["SetPolygonOffsetClamped"]
         if k and self._put_span(k, (factor, units, clamp)):
             return
         self._set("SetPolygonOffsetClamped", PolygonOffsetFactor=factor,
@@ -206,7 +209,7 @@ class RenderState(RenderBlock):
         )
 
     def set_clear_color(self, r: F32, g: F32, b: F32, a: F32) -> None:
-        k = KITS.get("SetClearColor") or kit("SetClearColor", span_kit)
+        k = KITS["SetClearColor"]
         if k and self._put_span(k, (r, g, b, a)):
             return
         self._commit(
@@ -214,7 +217,7 @@ class RenderState(RenderBlock):
         )
 
     def set_clear_depth(self, depth: F32) -> None:
-        k = KITS.get("SetClearDepth") or kit("SetClearDepth", scalar_span_kit)
+        k = KITS["SetClearDepth"]
         if k and self._put_span(k, (depth,)):
             return
         self._set("SetClearDepth", ClearDepth=depth)
@@ -223,7 +226,7 @@ class RenderState(RenderBlock):
         self._set("SetClearStencil", ClearStencil=s)
 
     def set_blend_color(self, r: F32, g: F32, b: F32, a: F32) -> None:
-        k = KITS.get("SetBlendColor") or kit("SetBlendColor", span_kit)
+        k = KITS["SetBlendColor"]
         if k and self._put_span(k, (r, g, b, a)):
             return
         self._commit(
@@ -231,7 +234,7 @@ class RenderState(RenderBlock):
         )
 
     def set_depth_range(self, near: F32, far: F32) -> None:
-        k = KITS.get("SetDepthRange") or kit("SetDepthRange", span_kit)
+        k = KITS["SetDepthRange"]
         if k and self._put_span(k, (near, far)):
             return
         self._commit(
@@ -243,7 +246,7 @@ class RenderState(RenderBlock):
         self._commit(self._row("SetDepthRangeIndexed"), lambda: _put(v[index], (near, far)))
 
     def set_scissor_box(self, x: I32, y: I32, w: I32, h: I32) -> None:
-        k = KITS.get("SetScissorBox") or kit("SetScissorBox", _every_box_written)
+        k = KITS["SetScissorBox"]
         if k and self._put_span(k, (x, y, w, h)):
             return
 
@@ -435,3 +438,14 @@ def _all_bits(n: int) -> int:
 
 def _bad(what: str, value: object) -> list[int]:
     raise ValueError(f"bad {what}: {value!r}")
+
+
+KITS.builders.update({
+    "SetViewport": span_kit, "SetClearColor": span_kit, "SetBlendColor": span_kit,
+    "SetDepthRange": span_kit, "SetScissorBox": _every_box_written,
+    "SetLineWidth": scalar_span_kit, "SetPointSize": scalar_span_kit,
+    "SetPolygonOffset": scalar_span_kit, "SetPolygonOffsetClamped": scalar_span_kit,
+    "SetClearDepth": scalar_span_kit,
+    "SetStencilFunc": sub_kit, "SetStencilOp": sub_kit, "SetStencilMask": sub_kit,
+    _FACES: _face_elements,
+})  # fmt: skip

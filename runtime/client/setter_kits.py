@@ -2,10 +2,10 @@
 
 A kit is compiled once per setter, at its first call, from the setter's ``SETTERS`` row
 and the ``RenderStateParameters`` layout (offsets, element counts, scalar codes: all from
-the generated tables), and kept in :data:`~.setter_rows.KITS` (emptied with the rows by
-``clear_cache``). A setter with a kit packs its arguments with a precompiled
-``struct.Struct`` instead of writing through the numpy view and diffing; anything the
-packer refuses (a float out of ``f32`` range, an enumerator name, a value out of an
+the generated tables), and kept in :data:`~.setter_rows.KITS` (a setter's call reads it
+with one subscript; emptied with the rows by ``clear_cache``). A setter with a kit packs
+its arguments with a precompiled ``struct.Struct`` instead of writing through the numpy
+view and diffing; anything the packer refuses (a float out of ``f32`` range, an enumerator name, a value out of an
 integer's range) takes the setter's general path, so every result stays the general
 path's byte for byte. The scalar codes are numpy's own for each dtype (``b8`` is a byte,
 as the block's view writes it).
@@ -34,18 +34,10 @@ import numpy as np
 from ..schema import tables as _t
 from ..schema.layouts import SCALAR_DTYPES
 from .render_block import BUMP, row_patch_plan
-from .setter_rows import KITS, member, row_for, rs_struct
+from .setter_rows import member, row_for, rs_struct
 
-__all__ = ["kit", "span_kit", "scalar_span_kit", "sub_kit"]
+__all__ = ["span_kit", "scalar_span_kit", "sub_kit"]
 
-
-
-def kit(setter: str, build: Callable[[str], tuple | None]) -> tuple:
-    """The setter's kit, compiled on first use; ``()`` where its row has no kit shape."""
-    k = KITS.get(setter)
-    if k is None:
-        k = KITS[setter] = build(setter) or ()
-    return k  # type: ignore[return-value]
 
 
 def _code(scalar: str) -> str:
