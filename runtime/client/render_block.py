@@ -180,7 +180,23 @@ class RenderBlock:
                         dyn |= bit
             if not moved:
                 return
-        self._account(row, patch, pipe_moved, dyn)
+        # what _account does, inline: a remembered toggle stays one Python call
+        self.dyn_dirty |= dyn
+        if pipe_moved and self.pipe_log is not None:
+            if self._log_n < PIPE_LOG_LIMIT:
+                self.pipe_log += (patch,)
+                self._log_n += 1
+            else:
+                self.pipe_log = None
+        bump = BUMP[row.bump]
+        if not bump:
+            return
+        mask = self._mask
+        self.version_wide += 1
+        self.version = self.version_wide & mask
+        if bump == 3 or (bump == 2 and pipe_moved):
+            self.pipeline_version_wide += 1
+            self.pipeline_version = self.pipeline_version_wide & mask
 
     def _account(self, row: SetterRow, patch: tuple | None, pipe_moved: bool, dyn: int) -> None:
         """Bytes moved: the dynamic chunks dirtied, the patch logged if a pipeline byte moved,
