@@ -41,6 +41,10 @@ CALLS: dict[str, Any] = {
     "set_stencil_op": st.tuples(FACE, OP, OP, OP),
     "set_capability": st.tuples(CAP, st.booleans()),
     "set_depth_func": st.tuples(FUNC),
+    "set_depth_mask": st.tuples(INTS),
+    "set_cull_face_mode": st.tuples(FACE),
+    "set_polygon_mode": st.tuples(INTS, INTS),
+    "set_sample_mask_value": st.tuples(INTS),
 }
 
 

@@ -240,6 +240,21 @@ class RenderBlock:
                 self.pipeline_version = self.pipeline_version_wide & self._mask
         return True
 
+    def _put_scalars(self, kit: tuple, values: tuple) -> bool:
+        """A scalar patch kit (``setter_kits``): one value per member (enumerator names
+        allowed) through :meth:`_apply`; False, touching nothing, when there is no kit or a
+        packer refuses a value."""
+        if not kit:
+            return False
+        row, packs, enums, plan = kit
+        try:
+            packed = [p(en[v] if type(v) is str else v) for p, en, v in zip(packs, enums, values)]
+        except PACK_ERRORS:
+            return False
+        self._apply(row, tuple([(o, e, b, pipe, bit)
+                                for (o, e, pipe, bit), b in zip(plan, packed)]))  # fmt: skip
+        return True
+
     def _put_subs(self, kit: tuple, elems: tuple[int, ...], values: tuple) -> bool:
         """A sub-member kit's patch (``setter_kits``): ``values`` (one per write, enumerator
         names allowed) into the elements ``elems``, the other elements keeping their bytes,

@@ -29,7 +29,7 @@ import numpy as np
 from ..schema import tables as _t
 from ..schema.layouts import dtype as struct_dtype
 from .render_block import PIPE_LOG_LIMIT, RenderBlock, row_patch_plan
-from .setter_kits import scalar_span_kit, span_kit, sub_kit
+from .setter_kits import scalar_patch_kit, scalar_span_kit, span_kit, sub_kit
 from .setter_rows import (
     B8,
     F32,
@@ -265,9 +265,13 @@ class RenderState(RenderBlock):
 
     # -- group A ------------------------------------------------------------
     def set_polygon_mode(self, front: GLenum, back: GLenum) -> None:
+        if self._put_scalars(KITS["SetPolygonMode"], (front, back)):
+            return
         self._set("SetPolygonMode", PolygonModeFront=front, PolygonModeBack=back)
 
     def set_patch_vertices(self, count: U32) -> None:
+        if self._put_scalars(KITS["SetPatchVertices"], (count,)):
+            return
         self._set("SetPatchVertices", PatchVertices=count)
 
     def set_patch_default_outer_level(self, x: F32, y: F32, z: F32, w: F32) -> None:
@@ -350,12 +354,18 @@ class RenderState(RenderBlock):
                      lambda r: _each(states, rows, **_coerce_subs("BlendStates", subs)))
 
     def set_logic_op(self, op: LogicOpArg) -> None:
+        if self._put_scalars(KITS["SetLogicOp"], (op,)):
+            return
         self._set("SetLogicOp", LogicOp=op)
 
     def set_depth_func(self, func: DepthFuncArg) -> None:
+        if self._put_scalars(KITS["SetDepthFunc"], (func,)):
+            return
         self._set("SetDepthFunc", DepthFunc=func)
 
     def set_depth_mask(self, enabled: B8) -> None:
+        if self._put_scalars(KITS["SetDepthMask"], (enabled,)):
+            return
         self._set("SetDepthMask", DepthMask=enabled)
 
     def set_stencil_func(self, face: Face, func: DepthFuncArg, ref: I32, mask: U32) -> None:
@@ -388,18 +398,26 @@ class RenderState(RenderBlock):
         self._set("SetSampleCoverage", SampleCoverageValue=value, SampleCoverageInvert=invert)
 
     def set_sample_mask_value(self, mask: U32) -> None:
+        if self._put_scalars(KITS["SetSampleMaskValue"], (mask,)):
+            return
         self._set("SetSampleMaskValue", SampleMaskValue=mask)
 
     def set_min_sample_shading_value(self, value: F32) -> None:
         self._set("SetMinSampleShadingValue", MinSampleShadingValue=value)
 
     def set_cull_face_mode(self, mode: CullFaceArg) -> None:
+        if self._put_scalars(KITS["SetCullFaceMode"], (mode,)):
+            return
         self._set("SetCullFaceMode", CullFaceModeSetting=mode)
 
     def set_front_face_mode(self, mode: FrontFaceArg) -> None:
+        if self._put_scalars(KITS["SetFrontFaceMode"], (mode,)):
+            return
         self._set("SetFrontFaceMode", FrontFaceModeSetting=mode)
 
     def set_provoking_vertex_mode(self, mode: ProvokingArg) -> None:
+        if self._put_scalars(KITS["SetProvokingVertexMode"], (mode,)):
+            return
         self._set("SetProvokingVertexMode", ProvokingVertexModeSetting=mode)
 
     # -- group D ------------------------------------------------------------
@@ -447,5 +465,10 @@ KITS.builders.update({
     "SetPolygonOffset": scalar_span_kit, "SetPolygonOffsetClamped": scalar_span_kit,
     "SetClearDepth": scalar_span_kit,
     "SetStencilFunc": sub_kit, "SetStencilOp": sub_kit, "SetStencilMask": sub_kit,
+    "SetLogicOp": scalar_patch_kit, "SetDepthFunc": scalar_patch_kit,
+    "SetDepthMask": scalar_patch_kit, "SetCullFaceMode": scalar_patch_kit,
+    "SetFrontFaceMode": scalar_patch_kit, "SetProvokingVertexMode": scalar_patch_kit,
+    "SetSampleMaskValue": scalar_patch_kit, "SetPatchVertices": scalar_patch_kit,
+    "SetPolygonMode": scalar_patch_kit,
     _FACES: _face_elements,
 })  # fmt: skip

@@ -5,12 +5,12 @@ and the ``RenderStateParameters`` layout (offsets, element counts, scalar codes:
 the generated tables), and kept in :data:`~.setter_rows.KITS` (a setter's call reads it
 with one subscript; emptied with the rows by ``clear_cache``). A setter with a kit packs
 its arguments with a precompiled ``struct.Struct`` instead of writing through the numpy
-view and diffing; anything the packer refuses (a float out of ``f32`` range, an enumerator name, a value out of an
-integer's range) takes the setter's general path, so every result stays the general
+view and diffing; anything the packer refuses (a float out of ``f32`` range, an enumerator
+name, a value out of an integer's range) takes the setter's general path, so every result stays the general
 path's byte for byte. The scalar codes are numpy's own for each dtype (``b8`` is a byte,
 as the block's view writes it).
 
-Two shapes:
+Three shapes:
 
 - a **span** kit (:func:`span_kit`): the row writes one gapless run of dynamic bytes in
   one dynamic chunk; the packed run is compared and copied in one slice
@@ -18,9 +18,13 @@ Two shapes:
   argument tuple in every element (``glViewport`` sets every viewport); members after it
   are constants the setter names at compile time (``ScissorBoxWrittenMask``);
 - a **sub-member** kit (:func:`sub_kit`): the row writes sub-members of one array of
-  structs (``StencilStates.Func`` ...); the patch is built per range in the row's own
-  order, elements a call leaves alone keeping their bytes, and goes through the general
-  accounting (:meth:`~.render_block.RenderBlock._apply`).
+  structs (``StencilStates.Func`` ...); each range the call writes is compared and copied
+  in place, elements a call leaves alone keeping their bytes, and accounted as
+  :meth:`~.render_block.RenderBlock._apply` accounts (the log's patch, per range in the
+  row's own order, built only when a pipeline byte moved);
+- a **scalar patch** kit (:func:`scalar_patch_kit`): the row writes whole scalar members
+  (``DepthFunc``, ``PolygonModeFront``/``Back`` ...), any class; one range per member,
+  through the general accounting.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from ..schema.layouts import SCALAR_DTYPES
 from .render_block import BUMP, row_patch_plan
 from .setter_rows import member, row_for, rs_struct
 
-__all__ = ["span_kit", "scalar_span_kit", "sub_kit"]
+__all__ = ["span_kit", "scalar_span_kit", "scalar_patch_kit", "sub_kit"]
 
 
 
@@ -121,6 +125,21 @@ def scalar_span_kit(setter: str) -> tuple | None:
         return None
     packer = struct.Struct("<" + "".join(_code(m["scalar"]) for m in members))
     return (*run, packer.pack, 1, b"") if packer.size == run[1] - run[0] else None
+
+
+def scalar_patch_kit(setter: str) -> tuple | None:
+    """(row, packs, enums, plan): per write a packer and its enumerator names (or None), and
+    the row's ranges; None unless every write is a whole scalar member. The patch goes
+    through the general accounting (pipeline members: the log, the conditional bump)."""
+    row = row_for(setter, None)
+    members = _whole_members(row) if row is not None and row.writes else None
+    if not members or any(m["count"] != 1 or not m["scalar"] for m in members):
+        return None
+    plan = row_patch_plan(row)
+    if [p[0] for p in plan] != [m["offset"] for m in members]:
+        return None
+    packs = tuple(struct.Struct("<" + _code(m["scalar"])).pack for m in members)
+    return row, packs, tuple(_enum_or_none(m["type"]) for m in members), plan
 
 
 def sub_kit(setter: str) -> tuple | None:
