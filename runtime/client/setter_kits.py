@@ -6,9 +6,9 @@ the generated tables), and kept in :data:`~.setter_rows.KITS` (a setter's call r
 with one subscript; emptied with the rows by ``clear_cache``). A setter with a kit packs
 its arguments with a precompiled ``struct.Struct`` instead of writing through the numpy
 view and diffing; anything the packer refuses (a float out of ``f32`` range, an enumerator
-name, a value out of an integer's range) takes the setter's general path, so every result stays the general
-path's byte for byte. The scalar codes are numpy's own for each dtype (``b8`` is a byte,
-as the block's view writes it).
+name, a value out of an integer's range) takes the setter's general path, so every result
+stays the general path's byte for byte. The scalar codes are numpy's own for each dtype
+(``b8`` is a byte, as the block's view writes it).
 
 Three shapes:
 
