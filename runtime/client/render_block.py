@@ -221,7 +221,10 @@ class RenderBlock:
     def _put_span(self, kit: tuple, args: tuple) -> bool:
         """A span kit's run (dynamic bytes in one chunk, see ``setter_kits``) packed from
         ``args``, compared and copied in one slice and accounted as :meth:`_apply` does (no
-        pipeline byte, no log); False, touching nothing, when the packer refuses ``args``."""
+        pipeline byte, no log); False, touching nothing, when there is no kit or the packer
+        refuses ``args``."""
+        if not kit:
+            return False
         o, e, bit, bump, pack, repeat, suffix = kit
         try:
             data = pack(*args) * repeat + suffix

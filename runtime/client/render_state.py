@@ -145,8 +145,7 @@ class RenderState(RenderBlock):
 
     # -- group B ------------------------------------------------------------
     def set_viewport(self, x: F32, y: F32, w: F32, h: F32) -> None:
-        k = KITS["SetViewport"]
-        if k and self._put_span(k, (x, y, w, h)):
+        if self._put_span(KITS["SetViewport"], (x, y, w, h)):
             return
         self._commit(self._row("SetViewport"), lambda: _put(self.p["Viewports"]["V"], (x, y, w, h)))
 
@@ -155,8 +154,7 @@ class RenderState(RenderBlock):
         self._commit(self._row("SetViewportIndexed"), lambda: _put(v[index], (x, y, w, h)))
 
     def set_line_width(self, width: F32) -> None:
-        k = KITS["SetLineWidth"]
-        if k and self._put_span(k, (width,)):
+        if self._put_span(KITS["SetLineWidth"], (width,)):
             return
         self._set("SetLineWidth", LineWidth=width)
 
@@ -178,21 +176,18 @@ class RenderState(RenderBlock):
         self.restart_index = int(self.p["PrimitiveRestartIndex"])
 
     def set_point_size(self, size: F32) -> None:
-        k = KITS["SetPointSize"]
-        if k and self._put_span(k, (size,)):
+        if self._put_span(KITS["SetPointSize"], (size,)):
             return
         self._set("SetPointSize", PointSize=size)
 
     def set_polygon_offset(self, factor: F32, units: F32) -> None:
-        k = KITS["SetPolygonOffset"]
-        if k and self._put_span(k, (factor, units, 0.0)):
+        if self._put_span(KITS["SetPolygonOffset"], (factor, units, 0.0)):
             return
         self._set("SetPolygonOffset", PolygonOffsetFactor=factor, PolygonOffsetUnits=units,
                   PolygonOffsetClamp=0.0)  # fmt: skip
 
     def set_polygon_offset_clamped(self, factor: F32, units: F32, clamp: F32) -> None:
-        k = KITS["SetPolygonOffsetClamped"]
-        if k and self._put_span(k, (factor, units, clamp)):
+        if self._put_span(KITS["SetPolygonOffsetClamped"], (factor, units, clamp)):
             return
         self._set("SetPolygonOffsetClamped", PolygonOffsetFactor=factor,
                   PolygonOffsetUnits=units, PolygonOffsetClamp=clamp)  # fmt: skip
@@ -209,16 +204,14 @@ class RenderState(RenderBlock):
         )
 
     def set_clear_color(self, r: F32, g: F32, b: F32, a: F32) -> None:
-        k = KITS["SetClearColor"]
-        if k and self._put_span(k, (r, g, b, a)):
+        if self._put_span(KITS["SetClearColor"], (r, g, b, a)):
             return
         self._commit(
             self._row("SetClearColor"), lambda: _put(self.p["ClearColor"]["V"], (r, g, b, a))
         )
 
     def set_clear_depth(self, depth: F32) -> None:
-        k = KITS["SetClearDepth"]
-        if k and self._put_span(k, (depth,)):
+        if self._put_span(KITS["SetClearDepth"], (depth,)):
             return
         self._set("SetClearDepth", ClearDepth=depth)
 
@@ -226,16 +219,14 @@ class RenderState(RenderBlock):
         self._set("SetClearStencil", ClearStencil=s)
 
     def set_blend_color(self, r: F32, g: F32, b: F32, a: F32) -> None:
-        k = KITS["SetBlendColor"]
-        if k and self._put_span(k, (r, g, b, a)):
+        if self._put_span(KITS["SetBlendColor"], (r, g, b, a)):
             return
         self._commit(
             self._row("SetBlendColor"), lambda: _put(self.p["BlendColor"]["V"], (r, g, b, a))
         )
 
     def set_depth_range(self, near: F32, far: F32) -> None:
-        k = KITS["SetDepthRange"]
-        if k and self._put_span(k, (near, far)):
+        if self._put_span(KITS["SetDepthRange"], (near, far)):
             return
         self._commit(
             self._row("SetDepthRange"), lambda: _put(self.p["DepthRanges"]["V"], (near, far))
@@ -246,8 +237,7 @@ class RenderState(RenderBlock):
         self._commit(self._row("SetDepthRangeIndexed"), lambda: _put(v[index], (near, far)))
 
     def set_scissor_box(self, x: I32, y: I32, w: I32, h: I32) -> None:
-        k = KITS["SetScissorBox"]
-        if k and self._put_span(k, (x, y, w, h)):
+        if self._put_span(KITS["SetScissorBox"], (x, y, w, h)):
             return
 
         def write() -> None:
