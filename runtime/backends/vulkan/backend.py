@@ -295,9 +295,10 @@ class VulkanBackend:
         """The counters, plus how many validation messages are waiting (not consumed)."""
         return dict(self.counters.snapshot(), validation_messages=len(self.dev.messages))
 
-    def stats(self) -> dict[str, int | float]:
+    def stats(self) -> dict[str, int | float | str]:
         """Flat counters (docs/BACKENDS.md §6): pipelines, ``vkCmdSet*`` (total and
-        ``cmd_set_<name>``), tail gate hits, passes, draws, frames, per-frame CPU."""
+        ``cmd_set_<name>``), tail gate hits, passes, draws, frames, per-frame CPU, GPU time
+        (``gpu_time`` availability, ``gpu_frames``, ``gpu_ns_total``)."""
         return self.counters.flat(len(self.dev.messages))
 
     def info(self) -> dict[str, Any]:
