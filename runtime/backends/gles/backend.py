@@ -120,13 +120,16 @@ class GlesBackend:
 
     def gpu_stats(self) -> dict[str, Any]:
         """``gpu_time`` (``"available"`` or ``"gpu time not available: <reason>"``),
-        ``gpu_ns_per_frame`` (frames read so far, in order), ``gpu_dropped_disjoint`` and
+        ``gpu_ns_per_frame`` (frames read so far, in order; ``gpu_frame_index``: which
+        presented frame each is), ``gpu_dropped_disjoint`` and
         ``gpu_dropped_implausible``."""
         g = self.gpu
         if g is None:
             return {"gpu_time": "gpu time not available: no context yet", "gpu_ns_per_frame": [],
+                    "gpu_frame_index": [],
                     "gpu_dropped_disjoint": 0, "gpu_dropped_implausible": 0}  # fmt: skip
         return {"gpu_time": g.available, "gpu_ns_per_frame": list(g.frame_ns),
+                "gpu_frame_index": list(g.frame_index),
                 "gpu_dropped_disjoint": g.dropped_disjoint,
                 "gpu_dropped_implausible": g.dropped_implausible}  # fmt: skip
 

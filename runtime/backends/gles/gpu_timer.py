@@ -57,8 +57,9 @@ class GlesGpuTimer:
         self._all: list[int] = []
         self._active: int | None = None
         self._begun = 0  # wall-clock ns at the active query's begin
-        self._pending: deque[tuple[int, int]] = deque()  # (query, begun), frame order
+        self._pending: deque[tuple[int, int, int]] = deque()  # (query, begun, frame), in order
         self.frame_ns: list[int] = []
+        self.frame_index: list[int] = []  # the presented frame (0, 1, ...) each result timed
         self.dropped_disjoint = 0
         self.dropped_implausible = 0
         self.frames_ended = 0
@@ -88,7 +89,7 @@ class GlesGpuTimer:
             return
         self.frame_begin()  # a frame with no entry before its Present still has a query
         self.gl.glEndQueryEXT(GL_TIME_ELAPSED_EXT)
-        self._pending.append((self._active, self._begun))  # type: ignore[arg-type]
+        self._pending.append((self._active, self._begun, self.frames_ended))  # type: ignore[arg-type]
         self._active = None
         self.frames_ended += 1
         self.collect(wait=False)
@@ -102,20 +103,21 @@ class GlesGpuTimer:
         a round that saw a disjoint event is dropped."""
         got = []
         while self._pending and (wait or self._ready(self._pending[0][0])):
-            q, begun = self._pending.popleft()
+            q, begun, frame = self._pending.popleft()
             self.gl.glGetQueryObjectui64vEXT(q, GL_QUERY_RESULT_EXT, ctypes.byref(self._u64))
-            got.append((int(self._u64.value), time.monotonic_ns() - begun))
+            got.append((int(self._u64.value), time.monotonic_ns() - begun, frame))
             self._free.append(q)
         if not got:
             return
         if int(self.gl.glGetIntegerv(GL_GPU_DISJOINT_EXT)):
             self.dropped_disjoint += len(got)
             return
-        for ns, wall in got:
+        for ns, wall, frame in got:
             if ns > wall:
                 self.dropped_implausible += 1
             else:
                 self.frame_ns.append(ns)
+                self.frame_index.append(frame)
 
     def close(self) -> None:
         """Before the context goes: a frame never presented is not timed; the rest are read."""

@@ -301,6 +301,12 @@ class VulkanBackend:
         (``gpu_time`` availability, ``gpu_frames``, ``gpu_ns_total``)."""
         return self.counters.flat(len(self.dev.messages))
 
+    def gpu_stats(self) -> dict[str, Any]:
+        """``gpu_time`` (``"available"`` or ``"gpu time not available: <reason>"``) and
+        ``gpu_ns_per_frame`` (presented frames whose submissions have retired, in order)."""
+        snap = self.counters.snapshot()
+        return {"gpu_time": snap["gpu_time"], "gpu_ns_per_frame": snap["gpu_ns_per_frame"]}
+
     def info(self) -> dict[str, Any]:
         """Which device ran, and whether the validation layer watched it."""
         return {"vulkan_device": self.dev.name, "vulkan_validation": self.dev.validation}
