@@ -158,7 +158,9 @@ def test_gpu_frame_benchmark_reports_cpu_split_and_gpu_time(backend, capsys):
     frame, client, server = r["frame_cpu_ms"], r["client_cpu_ms"], r["server_cpu_ms"]
     assert frame["median"] > 0 and client["median"] > 0 and server["median"] > 0
     assert 0 < r["pipe_share_of_cpu_frame"] < 1
-    assert r["backend_share_of_cpu_frame"] + r["pipe_share_of_cpu_frame"] == pytest.approx(1, abs=0.01)
+    assert r["backend_share_of_cpu_frame"] + r["pipe_share_of_cpu_frame"] == pytest.approx(
+        1, abs=0.01
+    )
     if r["gpu_time"] == "available":
         assert r["gpu_frames_timed"] == 2 and r["gpu_ms"]["median"] > 0
     else:
