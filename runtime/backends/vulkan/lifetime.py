@@ -7,7 +7,8 @@ and submits it. :meth:`defer` queues a destroy function against the serial being
 recorded now: it runs only once that serial's fence has signalled (and every earlier
 one), so no object is destroyed while a command buffer in flight may use it. The
 ``DeleteRenderState`` pipelines, retired framebuffers, buffers and images all go through
-here.
+here. A :attr:`FrameRing.timer` (:class:`~.gpu_timer.GpuTimer`) is told when a command
+buffer begins, when it is closed, and when its fence has been seen signalled.
 """
 
 from __future__ import annotations
