@@ -99,9 +99,8 @@ class GlesBackend:
 
     def _open_frame(self) -> None:
         """The frame's first rendering verb (clear or draw) opens its GPU timer query."""
-        if not self._frame_open:
-            self.gpu.frame_begin()  # type: ignore[union-attr]
-            self._frame_open = True
+        self.gpu.frame_begin()  # type: ignore[union-attr]
+        self._frame_open = True
 
     def close(self) -> None:
         """Read the GPU timer's last frames, then destroy the context (every GL object goes
@@ -279,7 +278,8 @@ class GlesBackend:
 
     def Clear(self, ctx: Any, d: Any) -> None:
         self._ready()
-        self._open_frame()
+        if not self._frame_open:  # checked here: no extra Python call per draw
+            self._open_frame()
         if int(d.payload.Kind) != self._clear_mask:
             raise DriverRefused(f"{d.name}.Kind", "gles clears by mask only (glClear)")
         self._sync(ctx)
@@ -287,7 +287,8 @@ class GlesBackend:
 
     def DrawVbo(self, ctx: Any, d: Any) -> None:
         self._ready()
-        self._open_frame()
+        if not self._frame_open:  # checked here: no extra Python call per draw
+            self._open_frame()
         p = d.payload
         what = d.name
         prog = self._bound_program
