@@ -122,10 +122,10 @@ class Client:
         self.tr.rs.set_capability(cap, False)
 
     def viewport(self, x: float, y: float, w: float, h: float) -> None:
-        self.state.set_viewport(x, y, w, h)
+        self.tr.rs.set_viewport(x, y, w, h)
 
     def scissor(self, x: int, y: int, w: int, h: int) -> None:
-        self.state.set_scissor_box(x, y, w, h)
+        self.tr.rs.set_scissor_box(x, y, w, h)
 
     def clear_color(self, r: float, g: float, b: float, a: float) -> None:
         self.state.set_clear_color(r, g, b, a)

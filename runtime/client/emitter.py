@@ -55,7 +55,9 @@ class Emitter:
 
     def stage_blob(self, data: bytes) -> BlobRef:
         """Stage a blob a fast record names (room first: the stage reset rule)."""
-        self.room(len(data))
+        stage = self.stage
+        if stage.capacity - stage.used < len(data) + 8:  # ``stage.free``, without the call
+            self.room(len(data))
         self.staged_bytes += len(data)
         return self.stage.stage(data)
 

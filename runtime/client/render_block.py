@@ -13,14 +13,18 @@ accounts what moved: the dynamic chunks dirtied (``dyn_dirty``), the patch appen
 the pipeline log (``pipe_log``, the transition cache's key) and the counters per the
 row's bump group. A setter whose bytes depend on its arguments only derives its patch
 once per argument tuple (:meth:`RenderBlock._memo_commit`); any other runs its write
-and diffs (:meth:`RenderBlock._commit`). Guards are bitwise: a patch that moves no byte
-bumps nothing.
+and diffs (:meth:`RenderBlock._commit`); a setter with a precompiled kit (``setter_kits``)
+packs its bytes directly (:meth:`RenderBlock._put_span` for a dynamic run, else a patch
+into :meth:`RenderBlock._apply`). Guards are bitwise: a patch that moves no byte bumps
+nothing.
 """
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 from functools import lru_cache
+from operator import itemgetter
 
 import numpy as np
 
@@ -28,7 +32,7 @@ from ..schema import tables as _t
 from ..schema.layouts import dtype as struct_dtype
 from .setter_rows import SetterRow, row_for, rs_struct
 
-__all__ = ["PIPE_LOG_LIMIT", "RenderBlock", "row_patch_plan"]
+__all__ = ["BUMP", "PACK_ERRORS", "PIPE_LOG_LIMIT", "RenderBlock", "row_patch_plan"]
 
 _VERSION_FIELD = ("MGPBindRenderState", "Version")  # the wire width of the counters
 
@@ -38,7 +42,10 @@ def _counter_mask() -> int:
     return _t.field(*_VERSION_FIELD).max_value
 
 
-_BUMP = {"kBumpNone": 0, "kBumpVersion": 1, "kBumpConditional": 2, "kBumpBoth": 3}
+#: bump group -> 0 none, 1 m_version, 2 conditional, 3 both
+BUMP = {"kBumpNone": 0, "kBumpVersion": 1, "kBumpConditional": 2, "kBumpBoth": 3}
+#: what a precompiled packer raises for an argument the general path must take (or refuse)
+PACK_ERRORS = (struct.error, OverflowError, TypeError, ValueError, KeyError)
 #: setter arguments remembered per row for the patch memo (bounded: enums and flags only)
 _MEMO_LIMIT = 4096
 #: pipeline writes remembered between two validates before the log gives up (-> a hash)
@@ -65,6 +72,16 @@ def row_patch_plan(row: SetterRow) -> tuple[tuple[int, int, bool, int], ...]:
                 raise _t.TablesError(f"{row.label}: range {off}+{n} is in no dynamic chunk")
         out.append((off, off + n, cls == "kPipeline", bit))
     return tuple(out)
+
+
+def _check(patch: tuple) -> tuple | None:
+    """(getter, wanted) comparing every range of an all-pipeline ``patch`` in one call: the
+    getter takes the ranges' slices of the block, ``wanted`` is what the patch writes."""
+    if not patch or not all(pipe for _, _, _, pipe, _ in patch):
+        return None
+    getter = itemgetter(*[slice(o, e) for o, e, _, _, _ in patch])
+    wanted = tuple(b for _, _, b, _, _ in patch)
+    return getter, wanted if len(patch) > 1 else wanted[0]
 
 
 class RenderBlock:
@@ -129,31 +146,41 @@ class RenderBlock:
         """The fast path of a setter whose bytes depend on its arguments only: the patch is
         derived once per argument tuple (``key``), then only compared and copied."""
         try:
-            row, patch = self._memo[key]
+            row, patch, check = self._memo[key]
         except KeyError:
             row = row_of()
             patch = self._derive(row, lambda: write(row))
             if len(self._memo) >= _MEMO_LIMIT:
                 self._memo.clear()
-            self._memo[key] = (row, patch)
-        self._apply(row, patch)
+            check = _check(patch)
+            self._memo[key] = (row, patch, check)
+        self._apply(row, patch, check)
 
-    def _apply(self, row: SetterRow, patch: tuple) -> None:
+    def _apply(self, row: SetterRow, patch: tuple, check: tuple | None = None) -> None:
         """Write ``patch`` ((offset, end, bytes, is pipeline, chunk bit) per range); account
-        the moved bytes: dynamic chunk bits, the pipeline log, the counters."""
+        the moved bytes: dynamic chunk bits, the pipeline log, the counters. ``check``
+        (:func:`_check`, a remembered all-pipeline patch): every range compared in one call."""
         buf = self._buf
-        moved = pipe_moved = False
         dyn = 0
-        for o, e, b, pipe, bit in patch:
-            if buf[o:e] != b:
+        if check is not None:
+            if check[0](buf) == check[1]:
+                return
+            for o, e, b, _, _ in patch:
                 buf[o:e] = b
-                moved = True
-                if pipe:
-                    pipe_moved = True
-                else:
-                    dyn |= bit
-        if not moved:
-            return
+            pipe_moved = True
+        else:
+            moved = pipe_moved = False
+            for o, e, b, pipe, bit in patch:
+                if buf[o:e] != b:
+                    buf[o:e] = b
+                    moved = True
+                    if pipe:
+                        pipe_moved = True
+                    else:
+                        dyn |= bit
+            if not moved:
+                return
+        # what _account does, inline: a remembered toggle stays one Python call
         self.dyn_dirty |= dyn
         if pipe_moved and self.pipe_log is not None:
             if self._log_n < PIPE_LOG_LIMIT:
@@ -161,7 +188,7 @@ class RenderBlock:
                 self._log_n += 1
             else:
                 self.pipe_log = None
-        bump = _BUMP[row.bump]
+        bump = BUMP[row.bump]
         if not bump:
             return
         mask = self._mask
@@ -170,6 +197,94 @@ class RenderBlock:
         if bump == 3 or (bump == 2 and pipe_moved):
             self.pipeline_version_wide += 1
             self.pipeline_version = self.pipeline_version_wide & mask
+
+    def _account(self, row: SetterRow, patch: tuple | None, pipe_moved: bool, dyn: int) -> None:
+        """Bytes moved: the dynamic chunks dirtied, the patch logged if a pipeline byte moved,
+        the counters per the row's bump group."""
+        self.dyn_dirty |= dyn
+        if pipe_moved and self.pipe_log is not None:
+            if self._log_n < PIPE_LOG_LIMIT:
+                self.pipe_log += (patch,)
+                self._log_n += 1
+            else:
+                self.pipe_log = None
+        bump = BUMP[row.bump]
+        if not bump:
+            return
+        mask = self._mask
+        self.version_wide += 1
+        self.version = self.version_wide & mask
+        if bump == 3 or (bump == 2 and pipe_moved):
+            self.pipeline_version_wide += 1
+            self.pipeline_version = self.pipeline_version_wide & mask
+
+    def _put_span(self, kit: tuple, args: tuple) -> bool:
+        """A span kit's run (dynamic bytes in one chunk, see ``setter_kits``) packed from
+        ``args``, compared and copied in one slice and accounted as :meth:`_apply` does (no
+        pipeline byte, no log); False, touching nothing, when there is no kit or the packer
+        refuses ``args``."""
+        if not kit:
+            return False
+        o, e, bit, bump, pack, repeat, suffix = kit
+        try:
+            data = pack(*args) * repeat + suffix
+        except PACK_ERRORS:
+            return False
+        buf = self._buf
+        if buf[o:e] == data:
+            return True
+        buf[o:e] = data
+        self.dyn_dirty |= bit
+        if bump:
+            self.version_wide += 1
+            self.version = self.version_wide & self._mask
+            if bump == 3:
+                self.pipeline_version_wide += 1
+                self.pipeline_version = self.pipeline_version_wide & self._mask
+        return True
+
+    def _put_scalars(self, kit: tuple, values: tuple) -> bool:
+        """A scalar patch kit (``setter_kits``): one value per member (enumerator names
+        allowed) through :meth:`_apply`; False, touching nothing, when there is no kit or a
+        packer refuses a value."""
+        if not kit:
+            return False
+        row, packs, enums, plan = kit
+        try:
+            packed = [p(en[v] if type(v) is str else v) for p, en, v in zip(packs, enums, values)]
+        except PACK_ERRORS:
+            return False
+        self._apply(row, tuple([(o, e, b, pipe, bit)
+                                for (o, e, pipe, bit), b in zip(plan, packed)]))  # fmt: skip
+        return True
+
+    def _put_subs(self, kit: tuple, elems: tuple[int, ...], values: tuple) -> bool:
+        """A sub-member kit's patch (``setter_kits``): ``values`` (one per write, enumerator
+        names allowed) into the elements ``elems``, the other elements keeping their bytes,
+        accounted as :meth:`_apply` does; False, touching nothing, when a packer refuses a value."""
+        row, packs, enums, entries = kit
+        try:
+            packed = [p(en[v] if type(v) is str else v) for p, en, v in zip(packs, enums, values)]
+        except PACK_ERRORS:
+            return False
+        buf = self._buf
+        moved = pipe_moved = False
+        dyn = 0
+        for o, e, pipe, bit, wi, i in entries:
+            if i in elems and buf[o:e] != packed[wi]:
+                buf[o:e] = packed[wi]
+                moved = True
+                if pipe:
+                    pipe_moved = True
+                else:
+                    dyn |= bit
+        if moved:  # the log's patch: every range as the call left it (as _derive gives it)
+            patch = None
+            if pipe_moved:
+                patch = tuple([(o, e, bytes(buf[o:e]), pipe, bit)
+                               for o, e, pipe, bit, _, _ in entries])  # fmt: skip
+            self._account(row, patch, pipe_moved, dyn)
+        return True
 
     def _either(self, setter: str, args: tuple, row_of: Callable[[], SetterRow],
                 write: Callable[[SetterRow], None]) -> None:  # fmt: skip

@@ -29,6 +29,7 @@ import numpy as np
 from ..schema import tables as _t
 from ..schema.layouts import dtype as struct_dtype
 from .render_block import PIPE_LOG_LIMIT, RenderBlock, row_patch_plan
+from .setter_kits import scalar_patch_kit, scalar_span_kit, span_kit, sub_kit
 from .setter_rows import (
     B8,
     F32,
@@ -51,6 +52,7 @@ from .setter_rows import (
     SetterRow,
     StencilOpArg,
     ViewportIndex,
+    KITS,
     clear_cache,
     member,
     method_name,
@@ -65,6 +67,21 @@ __all__ = [
 ]  # fmt: skip
 
 _PIXEL_STORE = "PixelStoreParameters"
+_FACES = "<faces>"  # the KITS entry of the face -> elements map
+
+
+def _every_box_written(setter: str) -> tuple | None:
+    """``glScissor``'s span kit: the box in every element, every bit of the written mask."""
+    return span_kit(setter, lambda boxes: (_all_bits(boxes["count"]),))
+
+
+def _face_elements(_: str) -> dict[int | str, tuple[int, ...]]:
+    """Every ``CullFaceMode`` name and value -> the elements ``RenderState._faces`` gives it."""
+    faces = RenderState._faces
+    names = _t.enum("CullFaceMode").items()
+    return {f: tuple(faces(None, f)) for kv in names for f in kv}  # type: ignore[arg-type]
+
+
 class RenderState(RenderBlock):
     """GL render state: the parameter block, the two counters and the pixel-store pair."""
 
@@ -110,6 +127,17 @@ class RenderState(RenderBlock):
 
         self._either(setter, tuple(members.items()), lambda: self._row(setter), write)
 
+    def _sub(self, setter: str, face: int | str, values: tuple) -> bool:
+        """A sub-member kit's patch (``setter_kits``) for the elements ``face`` names, through
+        the general accounting; False, touching nothing, when the kit refuses the call."""
+        k = KITS[setter]
+        if not k:
+            return False
+        elems = KITS[_FACES].get(face)
+        if elems is None:
+            return False
+        return self._put_subs(k, elems, values)
+
     def _faces(self, face: int | str) -> list[int]:
         names = {v: k for k, v in _t.enum("CullFaceMode").items()}
         f = face if isinstance(face, str) else names.get(face, "")
@@ -117,6 +145,8 @@ class RenderState(RenderBlock):
 
     # -- group B ------------------------------------------------------------
     def set_viewport(self, x: F32, y: F32, w: F32, h: F32) -> None:
+        if self._put_span(KITS["SetViewport"], (x, y, w, h)):
+            return
         self._commit(self._row("SetViewport"), lambda: _put(self.p["Viewports"]["V"], (x, y, w, h)))
 
     def set_viewport_indexed(self, index: ViewportIndex, x: F32, y: F32, w: F32, h: F32) -> None:
@@ -124,6 +154,8 @@ class RenderState(RenderBlock):
         self._commit(self._row("SetViewportIndexed"), lambda: _put(v[index], (x, y, w, h)))
 
     def set_line_width(self, width: F32) -> None:
+        if self._put_span(KITS["SetLineWidth"], (width,)):
+            return
         self._set("SetLineWidth", LineWidth=width)
 
     def set_hint(self, target: Hint, mode: GLenum) -> None:
@@ -144,13 +176,19 @@ class RenderState(RenderBlock):
         self.restart_index = int(self.p["PrimitiveRestartIndex"])
 
     def set_point_size(self, size: F32) -> None:
+        if self._put_span(KITS["SetPointSize"], (size,)):
+            return
         self._set("SetPointSize", PointSize=size)
 
     def set_polygon_offset(self, factor: F32, units: F32) -> None:
+        if self._put_span(KITS["SetPolygonOffset"], (factor, units, 0.0)):
+            return
         self._set("SetPolygonOffset", PolygonOffsetFactor=factor, PolygonOffsetUnits=units,
                   PolygonOffsetClamp=0.0)  # fmt: skip
 
     def set_polygon_offset_clamped(self, factor: F32, units: F32, clamp: F32) -> None:
+        if self._put_span(KITS["SetPolygonOffsetClamped"], (factor, units, clamp)):
+            return
         self._set("SetPolygonOffsetClamped", PolygonOffsetFactor=factor,
                   PolygonOffsetUnits=units, PolygonOffsetClamp=clamp)  # fmt: skip
 
@@ -158,28 +196,38 @@ class RenderState(RenderBlock):
         self._set("SetClipControl", ClipOrigin=origin, ClipDepthMode=depth_mode)
 
     def set_stencil_mask(self, face: Face, mask: U32) -> None:
+        if self._sub("SetStencilMask", face, (mask,)):
+            return
         s = self.p["StencilStates"]
         self._commit(
             self._row("SetStencilMask"), lambda: _each(s, self._faces(face), WriteMask=mask)
         )
 
     def set_clear_color(self, r: F32, g: F32, b: F32, a: F32) -> None:
+        if self._put_span(KITS["SetClearColor"], (r, g, b, a)):
+            return
         self._commit(
             self._row("SetClearColor"), lambda: _put(self.p["ClearColor"]["V"], (r, g, b, a))
         )
 
     def set_clear_depth(self, depth: F32) -> None:
+        if self._put_span(KITS["SetClearDepth"], (depth,)):
+            return
         self._set("SetClearDepth", ClearDepth=depth)
 
     def set_clear_stencil(self, s: U32) -> None:
         self._set("SetClearStencil", ClearStencil=s)
 
     def set_blend_color(self, r: F32, g: F32, b: F32, a: F32) -> None:
+        if self._put_span(KITS["SetBlendColor"], (r, g, b, a)):
+            return
         self._commit(
             self._row("SetBlendColor"), lambda: _put(self.p["BlendColor"]["V"], (r, g, b, a))
         )
 
     def set_depth_range(self, near: F32, far: F32) -> None:
+        if self._put_span(KITS["SetDepthRange"], (near, far)):
+            return
         self._commit(
             self._row("SetDepthRange"), lambda: _put(self.p["DepthRanges"]["V"], (near, far))
         )
@@ -189,6 +237,9 @@ class RenderState(RenderBlock):
         self._commit(self._row("SetDepthRangeIndexed"), lambda: _put(v[index], (near, far)))
 
     def set_scissor_box(self, x: I32, y: I32, w: I32, h: I32) -> None:
+        if self._put_span(KITS["SetScissorBox"], (x, y, w, h)):
+            return
+
         def write() -> None:
             _put(self.p["ScissorBoxes"]["V"], (x, y, w, h))
             self.p["ScissorBoxWrittenMask"] = _all_bits(len(self.p["ScissorBoxes"]))
@@ -204,9 +255,13 @@ class RenderState(RenderBlock):
 
     # -- group A ------------------------------------------------------------
     def set_polygon_mode(self, front: GLenum, back: GLenum) -> None:
+        if self._put_scalars(KITS["SetPolygonMode"], (front, back)):
+            return
         self._set("SetPolygonMode", PolygonModeFront=front, PolygonModeBack=back)
 
     def set_patch_vertices(self, count: U32) -> None:
+        if self._put_scalars(KITS["SetPatchVertices"], (count,)):
+            return
         self._set("SetPatchVertices", PatchVertices=count)
 
     def set_patch_default_outer_level(self, x: F32, y: F32, z: F32, w: F32) -> None:
@@ -219,7 +274,7 @@ class RenderState(RenderBlock):
 
     def set_capability(self, cap: Cap, enabled: B8) -> None:
         try:
-            row, patch = self._memo[("SetCapability", cap, enabled)]
+            row, patch, check = self._memo[("SetCapability", cap, enabled)]
         except KeyError:
             row = self._row("SetCapability", cap, "CapabilityInput")
             if self._cap_is_mask(row):  # a read-modify-write of a bit mask: no memo
@@ -228,7 +283,7 @@ class RenderState(RenderBlock):
             self._memo_commit(("SetCapability", cap, enabled), lambda: row,
                               lambda r: self._write_cap(r, None, enabled))  # fmt: skip
             return
-        self._apply(row, patch)
+        self._apply(row, patch, check)
 
     def _cap_is_mask(self, row: SetterRow) -> bool:
         head, _, sub = row.writes[0].partition(".")
@@ -289,15 +344,23 @@ class RenderState(RenderBlock):
                      lambda r: _each(states, rows, **_coerce_subs("BlendStates", subs)))
 
     def set_logic_op(self, op: LogicOpArg) -> None:
+        if self._put_scalars(KITS["SetLogicOp"], (op,)):
+            return
         self._set("SetLogicOp", LogicOp=op)
 
     def set_depth_func(self, func: DepthFuncArg) -> None:
+        if self._put_scalars(KITS["SetDepthFunc"], (func,)):
+            return
         self._set("SetDepthFunc", DepthFunc=func)
 
     def set_depth_mask(self, enabled: B8) -> None:
+        if self._put_scalars(KITS["SetDepthMask"], (enabled,)):
+            return
         self._set("SetDepthMask", DepthMask=enabled)
 
     def set_stencil_func(self, face: Face, func: DepthFuncArg, ref: I32, mask: U32) -> None:
+        if self._sub("SetStencilFunc", face, (func, ref, mask)):
+            return
         s = self.p["StencilStates"]
         subs = _coerce_subs("StencilStates", {"Func": func, "Ref": ref, "ValueMask": mask})
         self._commit(self._row("SetStencilFunc"), lambda: _each(s, self._faces(face), **subs))
@@ -305,6 +368,8 @@ class RenderState(RenderBlock):
     def set_stencil_op(self, face: Face, fail: StencilOpArg,
                        depth_fail: StencilOpArg,
                        depth_pass: StencilOpArg) -> None:  # fmt: skip
+        if self._sub("SetStencilOp", face, (fail, depth_fail, depth_pass)):
+            return
         s = self.p["StencilStates"]
         subs = _coerce_subs("StencilStates", {"FailOp": fail, "PassDepthFailOp": depth_fail,
                                 "PassDepthPassOp": depth_pass})  # fmt: skip
@@ -323,18 +388,26 @@ class RenderState(RenderBlock):
         self._set("SetSampleCoverage", SampleCoverageValue=value, SampleCoverageInvert=invert)
 
     def set_sample_mask_value(self, mask: U32) -> None:
+        if self._put_scalars(KITS["SetSampleMaskValue"], (mask,)):
+            return
         self._set("SetSampleMaskValue", SampleMaskValue=mask)
 
     def set_min_sample_shading_value(self, value: F32) -> None:
         self._set("SetMinSampleShadingValue", MinSampleShadingValue=value)
 
     def set_cull_face_mode(self, mode: CullFaceArg) -> None:
+        if self._put_scalars(KITS["SetCullFaceMode"], (mode,)):
+            return
         self._set("SetCullFaceMode", CullFaceModeSetting=mode)
 
     def set_front_face_mode(self, mode: FrontFaceArg) -> None:
+        if self._put_scalars(KITS["SetFrontFaceMode"], (mode,)):
+            return
         self._set("SetFrontFaceMode", FrontFaceModeSetting=mode)
 
     def set_provoking_vertex_mode(self, mode: ProvokingArg) -> None:
+        if self._put_scalars(KITS["SetProvokingVertexMode"], (mode,)):
+            return
         self._set("SetProvokingVertexMode", ProvokingVertexModeSetting=mode)
 
     # -- group D ------------------------------------------------------------
@@ -373,3 +446,19 @@ def _all_bits(n: int) -> int:
 
 def _bad(what: str, value: object) -> list[int]:
     raise ValueError(f"bad {what}: {value!r}")
+
+
+KITS.builders.update({
+    "SetViewport": span_kit, "SetClearColor": span_kit, "SetBlendColor": span_kit,
+    "SetDepthRange": span_kit, "SetScissorBox": _every_box_written,
+    "SetLineWidth": scalar_span_kit, "SetPointSize": scalar_span_kit,
+    "SetPolygonOffset": scalar_span_kit, "SetPolygonOffsetClamped": scalar_span_kit,
+    "SetClearDepth": scalar_span_kit,
+    "SetStencilFunc": sub_kit, "SetStencilOp": sub_kit, "SetStencilMask": sub_kit,
+    "SetLogicOp": scalar_patch_kit, "SetDepthFunc": scalar_patch_kit,
+    "SetDepthMask": scalar_patch_kit, "SetCullFaceMode": scalar_patch_kit,
+    "SetFrontFaceMode": scalar_patch_kit, "SetProvokingVertexMode": scalar_patch_kit,
+    "SetSampleMaskValue": scalar_patch_kit, "SetPatchVertices": scalar_patch_kit,
+    "SetPolygonMode": scalar_patch_kit,
+    _FACES: _face_elements,
+})  # fmt: skip

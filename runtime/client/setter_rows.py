@@ -8,6 +8,7 @@ from the generated tables.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Annotated, Any
@@ -16,8 +17,27 @@ from ..schema import tables as _t
 
 __all__ = [
     "Arg", "SetterRow", "setter_rows", "rows_of", "row_for", "method_name", "clear_cache",
-    "member", "RS_STRUCT", "rs_struct",
+    "member", "RS_STRUCT", "rs_struct", "KITS",
 ]  # fmt: skip
+
+
+
+class Kits(dict):
+    """Per-setter patch kits (``setter_kits``) by setter name, each compiled at its first
+    subscript by the builder registered for it in :attr:`builders` (``()``: no kit, the
+    general path); emptied with the rows by :func:`clear_cache`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.builders: dict[str, Callable[[str], tuple | None]] = {}
+
+    def __missing__(self, setter: str) -> tuple:
+        build = self.builders.get(setter)
+        k = self[setter] = (build(setter) if build is not None else None) or ()
+        return k
+
+
+KITS = Kits()
 
 def rs_struct() -> str:
     """The render-state block, as the tables name it (``RENDER_STATE["struct"]``)."""
@@ -138,6 +158,7 @@ def setter_rows() -> tuple[SetterRow, ...]:
 def clear_cache() -> None:
     """Forget the resolved rows (after the tables module or its SETTERS was replaced)."""
     _schema.cache_clear()
+    KITS.clear()
 
 
 def rows_of(setter: str) -> tuple[SetterRow, ...]:

@@ -43,7 +43,9 @@ class Child:
     def __init__(self, control_fd: int, env: Mapping[str, str],
                  argv: list[str] | None = None) -> None:  # fmt: skip
         """``argv`` replaces ``python -m`` :data:`SERVER_MODULE` (a test's own peer)."""
-        argv = argv or [sys.executable, "-m", SERVER_MODULE]
+        # -P: the child's sys.path does not start with the current directory, so a source
+        # checkout's mgpipe/ directory never shadows the installed package.
+        argv = argv or [sys.executable, "-P", "-m", SERVER_MODULE]
         self.pid = os.posix_spawn(
             argv[0], argv, dict(env),
             file_actions=[(os.POSIX_SPAWN_DUP2, control_fd, CONTROL_FD)],

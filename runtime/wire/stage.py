@@ -95,15 +95,17 @@ class StageSegment:
 
     def stage(self, data: bytes | bytearray | memoryview) -> BlobRef:
         """Copy ``data`` in; returns its ``(Offset, Size, Seg)``."""
-        raw = memoryview(data).cast("B")
+        raw = data if type(data) is bytes else memoryview(data).cast("B")
         size = len(raw)
         offset = self.used
         end = offset + size
         if end > self.capacity:
             raise StageOverflow(f"Stage.{size}B")
         self._buf[offset:end] = raw
-        self.used = min(self.capacity, end + (-end % self._align))
-        self.high_water = max(self.high_water, self.used)
+        used = end + (-end % self._align)
+        self.used = used = used if used < self.capacity else self.capacity
+        if used > self.high_water:
+            self.high_water = used
         return offset, size, self.seg
 
     def view(self, ref: Any, what: str = "Blob", writable: bool = False) -> memoryview:

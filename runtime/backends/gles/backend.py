@@ -14,15 +14,17 @@ every GL call; :meth:`GlesBackend.stats` reports them with the sync gate counter
 from __future__ import annotations
 
 import ctypes
+import threading
 from typing import Any
 
 import numpy as np
 
 from ...schema import tables as _t
-from .egl import EglContext
+from .egl import EglContext, EglError
 from .errors import DriverRefused
 from .framebuffer import Framebuffers, GlFramebuffer
 from .gl import GL, CountedGL, gl_string, has_entry
+from .gpu_timer import GlesGpuTimer
 from .program import GlProgram, build_program
 from .resources import PIXEL_FORMATS, GlBuffer, Limits, Resources
 from .sync import RenderStateSync
@@ -64,6 +66,8 @@ class GlesBackend:
         self._clear_mask = int(_t.enum("MGPClearKind")["kClearMask"])
         self._program = 0
         self._bound_program: GlProgram | None = None
+        self.gpu: GlesGpuTimer | None = None  # made with the context
+        self._frame_open = False  # the GPU timer's query of this frame is begun
 
     # -- life --------------------------------------------------------------------------
     def _start(self) -> None:
@@ -87,20 +91,53 @@ class GlesBackend:
         self.vtx = VertexInput(gl, self.limits.max_vertex_attribs)
         self.sync = RenderStateSync(gl, indexed)
         self._pack_alignment = 4  # GL's initial value
+        self.gpu = GlesGpuTimer(exts)
 
     def _ready(self) -> None:
         if self.egl is None:
             self._start()
 
+    def _open_frame(self) -> None:
+        """The frame's first rendering verb (clear or draw) opens its GPU timer query."""
+        self.gpu.frame_begin()  # type: ignore[union-attr]
+        self._frame_open = True
+
     def close(self) -> None:
-        """Destroy the context (every GL object goes with it)."""
+        """Read the GPU timer's last frames, then destroy the context (every GL object goes
+        with it). Under ``inproc`` the apply thread has released the context at its exit; if
+        it cannot be made current here, the unread frames stay unreported."""
         if self.egl is not None:
+            if self.gpu is not None:
+                try:
+                    if threading.get_ident() != self.egl.thread:
+                        self.egl.make_current()
+                    self.gpu.close()
+                except EglError:
+                    pass
             self.egl.destroy()
             self.egl = None
 
-    def stats(self) -> dict[str, int | float]:
-        """Flat counters: GL calls, draws, frames and the sync gate (``sync_<gate>``)."""
-        out: dict[str, int | float] = {
+    def gpu_stats(self) -> dict[str, Any]:
+        """``gpu_time`` (``"available"`` or ``"gpu time not available: <reason>"``),
+        ``gpu_ns_per_frame`` (frames read so far, in order; ``gpu_frame_index``: which
+        presented frame each is), ``gpu_dropped_disjoint`` and
+        ``gpu_dropped_implausible``."""
+        g = self.gpu
+        if g is None:
+            return {"gpu_time": "gpu time not available: no context yet", "gpu_ns_per_frame": [],
+                    "gpu_frame_index": [],
+                    "gpu_dropped_disjoint": 0, "gpu_dropped_implausible": 0}  # fmt: skip
+        return {"gpu_time": g.available, "gpu_ns_per_frame": list(g.frame_ns),
+                "gpu_frame_index": list(g.frame_index),
+                "gpu_dropped_disjoint": g.dropped_disjoint,
+                "gpu_dropped_implausible": g.dropped_implausible}  # fmt: skip
+
+    def stats(self) -> dict[str, int | float | str]:
+        """Flat counters: GL calls, draws, frames, the sync gate (``sync_<gate>``) and the
+        GPU timer (``gpu_time`` availability, ``gpu_frames``, ``gpu_ns_total``,
+        ``gpu_dropped_disjoint``, ``gpu_dropped_implausible``; its own GL calls are not in
+        ``gl_calls``)."""
+        out: dict[str, int | float | str] = {
             "gl_calls": self.gl.total(),
             "draws": self.draws,
             "frames": self.frames,
@@ -108,6 +145,11 @@ class GlesBackend:
         }
         if hasattr(self, "sync"):
             out.update((f"sync_{k}", v) for k, v in sorted(self.sync.stats.items()))
+        g = self.gpu_stats()
+        out.update(gpu_time=g["gpu_time"], gpu_frames=len(g["gpu_ns_per_frame"]),
+                   gpu_ns_total=sum(g["gpu_ns_per_frame"]),
+                   gpu_dropped_disjoint=g["gpu_dropped_disjoint"],
+                   gpu_dropped_implausible=g["gpu_dropped_implausible"])  # fmt: skip
         return out
 
     def info(self) -> dict[str, Any]:
@@ -236,6 +278,8 @@ class GlesBackend:
 
     def Clear(self, ctx: Any, d: Any) -> None:
         self._ready()
+        if not self._frame_open:  # checked here: no extra Python call per draw
+            self._open_frame()
         if int(d.payload.Kind) != self._clear_mask:
             raise DriverRefused(f"{d.name}.Kind", "gles clears by mask only (glClear)")
         self._sync(ctx)
@@ -243,6 +287,8 @@ class GlesBackend:
 
     def DrawVbo(self, ctx: Any, d: Any) -> None:
         self._ready()
+        if not self._frame_open:  # checked here: no extra Python call per draw
+            self._open_frame()
         p = d.payload
         what = d.name
         prog = self._bound_program
@@ -334,6 +380,8 @@ class GlesBackend:
 
     def Present(self, ctx: Any, d: Any) -> None:
         self._ready()
+        self.gpu.frame_end()  # type: ignore[union-attr]
+        self._frame_open = False
         self.gl.glFlush()
         self.frames += 1
         self._no_error(d.name)

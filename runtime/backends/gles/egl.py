@@ -222,10 +222,16 @@ class EglContext:
 
     def __init__(self) -> None:
         self._display = _get_display()
+        # Another API of this process may have torn the display down since it was found
+        # (NVIDIA's Vulkan driver terminates the shared EGL device display when its device
+        # goes away: the next eglCreateContext then fails with EGL_NOT_INITIALIZED), so it
+        # is initialised again here; on a display that is initialised this changes nothing.
+        _initialise(self._display.handle)
         ctx = _new_context(self._display.handle)
         if ctx is None:
             raise EglError(
-                f"eglCreateContext (GLES 3) failed on the {self._display.platform} display"
+                f"eglCreateContext (GLES 3) failed on the {self._display.platform} display "
+                f"(EGL error {EGL.eglGetError():#x})"
             )
         self._ctx = ctx
         self.thread = threading.get_ident()

@@ -21,15 +21,21 @@ from OpenGL import EGL  # noqa: E402
 
 __all__ = ["GL", "CountedGL", "gl_string", "has_entry"]
 
-_u, _b = ctypes.c_uint, ctypes.c_ubyte
-#: GLES 3.2 entry points PyOpenGL's GLES3 module lacks: loaded with eglGetProcAddress
-#: (argument types from the GLES 3.2 prototypes; all return void).
+_u, _b, _i = ctypes.c_uint, ctypes.c_ubyte, ctypes.c_int
+_pu, _pu64 = ctypes.POINTER(_u), ctypes.POINTER(ctypes.c_uint64)
+#: Entry points PyOpenGL's GLES3 module lacks (GLES 3.2, GL_EXT_disjoint_timer_query):
+#: loaded with eglGetProcAddress (argument types from the Khronos prototypes; all return
+#: void).
 _PROC_ARGS: dict[str, tuple] = {
     "glEnablei": (_u, _u), "glDisablei": (_u, _u),
     "glColorMaski": (_u, _b, _b, _b, _b),
     "glBlendFuncSeparatei": (_u, _u, _u, _u, _u),
     "glBlendEquationSeparatei": (_u, _u, _u),
+    "glGenQueriesEXT": (_i, _pu), "glDeleteQueriesEXT": (_i, _pu),
+    "glBeginQueryEXT": (_u, _u), "glEndQueryEXT": (_u,),
+    "glGetQueryObjectuivEXT": (_u, _u, _pu), "glGetQueryObjectui64vEXT": (_u, _u, _pu64),
 }  # fmt: skip
+
 _procs: dict[str, Callable[..., Any] | None] = {}
 
 

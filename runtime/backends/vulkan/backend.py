@@ -295,10 +295,17 @@ class VulkanBackend:
         """The counters, plus how many validation messages are waiting (not consumed)."""
         return dict(self.counters.snapshot(), validation_messages=len(self.dev.messages))
 
-    def stats(self) -> dict[str, int | float]:
+    def stats(self) -> dict[str, int | float | str]:
         """Flat counters (docs/BACKENDS.md §6): pipelines, ``vkCmdSet*`` (total and
-        ``cmd_set_<name>``), tail gate hits, passes, draws, frames, per-frame CPU."""
+        ``cmd_set_<name>``), tail gate hits, passes, draws, frames, per-frame CPU, GPU time
+        (``gpu_time`` availability, ``gpu_frames``, ``gpu_ns_total``)."""
         return self.counters.flat(len(self.dev.messages))
+
+    def gpu_stats(self) -> dict[str, Any]:
+        """``gpu_time`` (``"available"`` or ``"gpu time not available: <reason>"``) and
+        ``gpu_ns_per_frame`` (presented frames whose submissions have retired, in order)."""
+        snap = self.counters.snapshot()
+        return {"gpu_time": snap["gpu_time"], "gpu_ns_per_frame": snap["gpu_ns_per_frame"]}
 
     def info(self) -> dict[str, Any]:
         """Which device ran, and whether the validation layer watched it."""

@@ -7,7 +7,10 @@
 - ``render_passes``: render-pass objects made (one per (formats, load ops) key);
 - ``frame_cpu_ns``: thread CPU time between consecutive presents (the thread that runs
   the backend: the client's too under ``monolith``, the apply thread under ``inproc``);
-- ``draws``, ``frames``, ``submits``, ``deferred_destroyed``.
+- ``draws``, ``frames``, ``submits``, ``deferred_destroyed``;
+- ``gpu_time``: ``"available"`` or ``"gpu time not available: <reason>"``;
+  ``gpu_ns_per_frame``: GPU ns per presented frame whose submissions have all been read
+  (timestamp queries, :mod:`.gpu_timer`); flat: ``gpu_frames``, ``gpu_ns_total``.
 """
 
 from __future__ import annotations
@@ -39,15 +42,20 @@ class Counters:
             "submits": r.ring.submits,
             "deferred_destroyed": r.ring.destroyed,
             "frame_cpu_ns": list(r.frame_cpu_ns),
+            "gpu_time": r.gpu.available,
+            "gpu_ns_per_frame": r.gpu.per_frame(r.frames),
         }
 
-    def flat(self, validation_messages: int) -> dict[str, int | float]:
-        """The numbers only, one level (``cmd_set_<name>``; ``frame_cpu_ms_mean``)."""
+    def flat(self, validation_messages: int) -> dict[str, int | float | str]:
+        """The numbers, one level (``cmd_set_<name>``; ``frame_cpu_ms_mean``; ``gpu_frames``,
+        ``gpu_ns_total``), plus the ``gpu_time`` availability line."""
         snap = self.snapshot()
-        out: dict[str, int | float] = {k: v for k, v in snap.items()
+        out: dict[str, int | float | str] = {k: v for k, v in snap.items()
                                        if isinstance(v, int) and not isinstance(v, bool)}  # fmt: skip
         out.update((f"cmd_set_{k}", v) for k, v in snap["cmd_set"].items())
         frames = snap["frame_cpu_ns"]
         out["frame_cpu_ms_mean"] = round(sum(frames) / len(frames) / 1e6, 3) if frames else 0.0
         out["validation_messages"] = validation_messages
+        gpu = snap["gpu_ns_per_frame"]
+        out.update(gpu_time=snap["gpu_time"], gpu_frames=len(gpu), gpu_ns_total=sum(gpu))
         return out

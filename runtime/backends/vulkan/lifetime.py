@@ -7,7 +7,8 @@ and submits it. :meth:`defer` queues a destroy function against the serial being
 recorded now: it runs only once that serial's fence has signalled (and every earlier
 one), so no object is destroyed while a command buffer in flight may use it. The
 ``DeleteRenderState`` pipelines, retired framebuffers, buffers and images all go through
-here.
+here. A :attr:`FrameRing.timer` (:class:`~.gpu_timer.GpuTimer`) is told when a command
+buffer begins, when it is closed, and when its fence has been seen signalled.
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ class FrameRing:
         self._recording: Any = None
         self.submits = 0
         self.destroyed = 0
+        #: timestamps around every command buffer (:class:`~.gpu_timer.GpuTimer`), or None
+        self.timer: Any = None
 
     @property
     def slot(self) -> int:
@@ -76,6 +79,8 @@ class FrameRing:
                 cmd,
                 vk.VkCommandBufferBeginInfo(flags=vk.VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT),
             )
+            if self.timer is not None:
+                self.timer.begin(cmd, slot)
             self._recording = cmd
         return self._recording
 
@@ -86,6 +91,8 @@ class FrameRing:
                 self.wait_idle()
             return self.serial - 1
         cmd, slot, serial = self._recording, self.slot, self.serial
+        if self.timer is not None:
+            self.timer.end(cmd, slot, serial)
         vk.vkEndCommandBuffer(cmd)
         vk.vkQueueSubmit(
             self.dev.queue, 1, [vk.VkSubmitInfo(commandBufferCount=1, pCommandBuffers=[cmd])],
@@ -122,6 +129,7 @@ class FrameRing:
                 break
             self._inflight.popleft()
             self.completed = serial
+            self._retired(serial, slot)
         self._run_retired(self.completed)
         return self.completed
 
@@ -130,7 +138,13 @@ class FrameRing:
             s, slot = self._inflight.popleft()
             vk.vkWaitForFences(self.dev.device, 1, [self.fences[slot]], vk.VK_TRUE, _FOREVER)
             self.completed = s
+            self._retired(s, slot)
         self._run_retired(self.completed)
+
+    def _retired(self, serial: int, slot: int) -> None:
+        """``serial``'s fence signalled: what it wrote may be read (before the slot is reused)."""
+        if self.timer is not None:
+            self.timer.retired(serial, slot)
 
     def _run_retired(self, through: int) -> None:
         while self._deferred and self._deferred[0][0] <= through:

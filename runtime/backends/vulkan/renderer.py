@@ -24,6 +24,7 @@ import vulkan._vulkan as _vulkan_module
 
 from .device import VulkanDevice
 from .dynamic_tail import DynamicTail, scissor_rect, tail_key
+from .gpu_timer import GpuTimer
 from .lifetime import FrameRing
 from .pipeline_state import decode
 from .masked_clear import MaskedClear
@@ -70,6 +71,8 @@ class VulkanRenderer:
                  validation: str | bool | None = None) -> None:  # fmt: skip
         self.dev = dev or VulkanDevice(device=device, validation=validation)
         self.ring = FrameRing(self.dev, frames)
+        self.gpu = GpuTimer(self.dev, frames, lambda: self.ring.completed, lambda: self.frames)
+        self.ring.timer = self.gpu
         self.passes = RenderPassCache(self.dev)
         self.memo = PipelineMemo(self.dev, self.ring.defer)
         self.tail = DynamicTail(self.dev.limits, self.dev.features)
@@ -310,5 +313,6 @@ class VulkanRenderer:
         self.attrib_defaults.destroy()
         self.masked.destroy()
         self.ring.close()
+        self.gpu.destroy()
         self.default.destroy()
         self.passes.destroy()

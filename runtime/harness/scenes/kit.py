@@ -20,7 +20,7 @@ from ...client.api import Client
 from ...client.tracker import Buffer, Program
 from ..shaders.programs import load
 
-__all__ = ["GL", "Image", "Probe", "unorm", "px", "quad", "quad_cw", "setup", "capture",
+__all__ = ["GL", "Image", "Probe", "unorm", "px", "allowed", "quad", "quad_cw", "setup", "capture",
            "VERTEX_FLOATS", "STRIDE"]  # fmt: skip
 
 
@@ -66,7 +66,8 @@ class Probe:
 
     def check(self, images: list[Image]) -> str | None:
         got = images[self.image].pixel(self.x, self.y)
-        if all(abs(g - w) <= self.tol for g, w in zip(got, self.rgba)):
+        if all(lo - self.tol <= g <= hi + self.tol
+               for g, (lo, hi) in zip(got, allowed(self.rgba))):  # fmt: skip
             return None
         return (f"{self.what or 'probe'} image {self.image} ({self.x},{self.y}): got {got}, "
                 f"expected {self.rgba} +-{self.tol}")  # fmt: skip
@@ -77,8 +78,30 @@ def unorm(f: float) -> int:
     return int(math.floor(min(max(f, 0.0), 1.0) * 255.0 + 0.5))
 
 
+class Rgba8(tuple):
+    """An expected 8-bit colour that remembers the real values it was rounded from.
+
+    GLES 3.0 §2.1.6.1 (and Vulkan's UNORM conversion) let a float colour ``c`` be stored
+    as either of the two integers closest to ``c * 255`` ("rounding to nearest is
+    preferred"): ``0.5`` may read back as 127 or 128 (llvmpipe gives 128, NVIDIA 127).
+    A probe built from such a colour accepts exactly those two values, nothing else."""
+
+    real: tuple[float, ...]
+
+
 def px(rgba: tuple[float, float, float, float]) -> tuple[int, int, int, int]:
-    return tuple(unorm(c) for c in rgba)  # type: ignore[return-value]
+    out = Rgba8(unorm(c) for c in rgba)
+    out.real = tuple(min(max(c, 0.0), 1.0) * 255.0 for c in rgba)
+    return out  # type: ignore[return-value]
+
+
+def allowed(rgba: tuple[int, ...]) -> list[tuple[int, int]]:
+    """Per channel, the lowest and highest value a driver may store for ``rgba``: the two
+    integers closest to the real value for a :func:`px` colour, else the value itself."""
+    real = getattr(rgba, "real", None)
+    if real is None:
+        return [(v, v) for v in rgba]
+    return [(math.floor(r), math.ceil(r)) for r in real]
 
 
 def quad(x0: float, y0: float, x1: float, y1: float, z: float,
