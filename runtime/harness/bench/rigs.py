@@ -256,9 +256,18 @@ class SpawnRig(_Waits):
             self._clock = None
             return None
 
-    def drain(self) -> None:
-        """Wait until the server has applied every record (the frame's end, for its clock)."""
-        self.client.transport.wait_applied()
+    def drain(self, settle_s: float = 1.0) -> None:
+        """Wait until the server has applied every record and parked (the frame's end, for
+        its clock: a running process's CPU clock, read from another, moves in scheduler
+        ticks; once it blocks, its time is booked). ``settle_s`` bounds the wait for the
+        park (a measurement aid, not a liveness rule: a late park only shifts time to
+        the next frame)."""
+        t = self.transport
+        t.wait_applied()
+        bell, end = t.bell, time.monotonic() + settle_s
+        while not t.lost and not bell.page.load(bell.peer_parked) and time.monotonic() < end:
+            time.sleep(0)
+        time.sleep(0)  # the park's flag goes up just before its poll blocks
 
     def finish(self, summary: bool = True) -> dict[str, Any]:
         """Close the client; the server's Report (its CPU since ``Welcome``, its summary)."""
