@@ -29,13 +29,12 @@ import json
 import statistics
 import sys
 import time
-from collections.abc import Callable
 from typing import Any
 
+from mgpipe.runtime.harness.bench.rigs import TimedBackend
 from mgpipe.runtime.harness.bench.workloads import WORKLOADS
 from mgpipe.runtime.backends.registry import make_backend
 from mgpipe.runtime.client.api import Client
-from mgpipe.runtime.schema import tables
 from mgpipe.runtime.server.applier import Applier
 from mgpipe.runtime.wire.stage import StageSegment
 
@@ -44,29 +43,6 @@ STAGE = 64 << 20
 RING = 32 << 20
 
 
-class TimedBackend:
-    """The backend with every entry timed (CPU ns inside the backend, per thread)."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.ns = 0
-        for row in tables.tables().CALLS:
-            entry = getattr(inner, str(row["name"]), None)
-            if entry is not None:
-                setattr(self, str(row["name"]), self._wrap(entry))
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-    def _wrap(self, entry: Callable[[Any, Any], object]) -> Callable[[Any, Any], object]:
-        def timed(ctx: Any, d: Any) -> object:
-            t0 = _tt()
-            try:
-                return entry(ctx, d)
-            finally:
-                self.ns += _tt() - t0
-
-        return timed
 
 
 def _backend(name: str, validation: str) -> Any:

@@ -26,6 +26,7 @@ import numpy as np
 from . import tables as _t
 
 __all__ = [
+    "SCALAR_CODES",
     "SCALAR_DTYPES",
     "scalar_dtype",
     "dtype",
@@ -43,12 +44,16 @@ __all__ = [
     "path_name",
 ]
 
-#: Scalar codes of docs/TABLES.md -> little-endian numpy dtypes (b8 is a byte, see above).
-SCALAR_DTYPES: dict[str, str] = {
-    "u8": "<u1", "u16": "<u2", "u32": "<u4", "u64": "<u8",
-    "i8": "<i1", "i16": "<i2", "i32": "<i4", "i64": "<i8",
-    "f32": "<f4", "f64": "<f8", "b8": "<u1",
+#: Scalar codes of docs/TABLES.md -> struct-module codes (``b8`` is an unsigned byte). The
+#: one place these are spelt: the numpy dtypes below and the wire codec derive from it.
+SCALAR_CODES: dict[str, str] = {
+    "u8": "B", "u16": "H", "u32": "I", "u64": "Q",
+    "i8": "b", "i16": "h", "i32": "i", "i64": "q",
+    "f32": "f", "f64": "d", "b8": "B",
 }  # fmt: skip
+
+#: The same codes as little-endian numpy dtype strings.
+SCALAR_DTYPES: dict[str, str] = {k: np.dtype("<" + v).str for k, v in SCALAR_CODES.items()}
 
 
 def scalar_dtype(code: str) -> np.dtype:

@@ -28,6 +28,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..schema import tables as _t
+from ..schema.layouts import SCALAR_CODES
 from .handle import Handle
 
 __all__ = [
@@ -44,12 +45,6 @@ __all__ = [
     "is_record",
 ]
 
-#: Scalar codes of docs/TABLES.md -> struct-module codes (``b8`` is an unsigned byte).
-SCALAR_CODES: dict[str, str] = {
-    "u8": "B", "u16": "H", "u32": "I", "u64": "Q",
-    "i8": "b", "i16": "h", "i32": "i", "i64": "q",
-    "f32": "f", "f64": "d", "b8": "B",
-}  # fmt: skip
 
 _HANDLE = "MGPipeHandle"
 _HANDLE_MEMBERS = ("Slot", "Gen")  # in the order of Handle's fields (slot, gen)

@@ -13,26 +13,9 @@ its condition holds; its element count is the payload's count field, or exactly 
 ``Size`` includes the header and is a multiple of 8. ``Flags`` is ring framing: the
 encoder writes 0 and the decoder ignores it (R-17).
 
-:class:`ReferenceDecoder` validates every byte it relies on before
-it touches it and refuses with ``ProtocolCorruption(reason)`` only:
-
-=====================================  =================================
-fault                                   reason
-=====================================  =================================
-fewer bytes than a header               ``Wire.Header``
-Size < header, not 8-aligned, > bytes   ``Wire.Size``
-Op 0 (wrap pad) or not a catalogue row  ``Wire.Op``
-Size below the fixed record, or not     ``<Call>.Size``
-exactly it for a non-kVarTail call
-count over its bound, or a window       ``<Call>.<CountField>``
-Start + Count past its bound
-tails do not fill Size exactly          ``<Call>.Tail``
-blob outside SEG_STAGE                  ``<Call>.Blob``
-semantic checks (seed 002 §1)           ``SetShaderBuffers.Class``,
-                                        ``Present.FrameSerial``,
-                                        ``ImageView.Access``,
-                                        ``SetVertexAttribDefaults.Count``
-=====================================  =================================
+:class:`ReferenceDecoder` validates every byte it relies on before it touches it and
+refuses with ``ProtocolCorruption(reason)`` only, with the reasons of :mod:`.codec`'s fault
+table (the fuzzer's differential oracle holds the two to the same contract).
 
 The decoded payload and tails are zero-copy numpy views over the record buffer (valid
 while the buffer is); the blob is a view into the stage segment.
