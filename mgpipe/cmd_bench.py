@@ -7,8 +7,9 @@ The runtime is imported only when the command runs (``mgpipe gen`` never needs i
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
+
+from mgpipe.refusal import refusal
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -41,8 +42,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _refuse(what: str) -> int:
-    print(f"mgpipe bench: {what}", file=sys.stderr)
-    return 2
+    """A bad argument: the one-line refusal (``<command line>:1:1: BAD-ARGUMENT: ...``)."""
+    raise refusal("BAD-ARGUMENT", what)
 
 
 def run(args: argparse.Namespace) -> int:

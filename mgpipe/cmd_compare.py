@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
+
+from mgpipe.refusal import refusal, unknown
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,22 +37,18 @@ def run(args: argparse.Namespace) -> int:
 
     for which in (args.a, args.b):
         if which not in BACKENDS:
-            print(f"mgpipe compare: unknown backend {which!r} "
-                  f"(registered: {', '.join(sorted(BACKENDS))})", file=sys.stderr)  # fmt: skip
-            return 2
+            raise unknown("UNKNOWN-BACKEND", "backend", which, sorted(BACKENDS))
     pixel = [n for n, s in SCENES.items() if s.probes is not None]
     if args.scene != "all" and args.scene not in SCENES:
-        print(f"mgpipe compare: unknown scene {args.scene!r} "
-              f"(expected one of: all, {', '.join(SCENES)})", file=sys.stderr)  # fmt: skip
-        return 2
+        raise unknown("UNKNOWN-SCENE", "scene", args.scene, ["all", *SCENES])
     names = pixel if args.scene == "all" else [args.scene]
     results = []
     for name in names:
         try:
             cmp = compare_scene(name, args.a, args.b, args.transport)
         except (PipeFatal, RuntimeError, OSError, ValueError) as exc:
-            print(f"mgpipe compare: {name}: {exc}", file=sys.stderr)
-            return 2
+            raise refusal("SCENE-REFUSED", f"scene {name!r} on {args.a} / {args.b}: {exc}, "
+                                           "expected both backends to run it to its end") from None
         if args.out is not None:
             write_pngs(args.out, cmp)
         results.append(cmp)

@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 import os
 import stat
-import sys
+
+from mgpipe.refusal import refusal
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -29,9 +30,8 @@ def run(args: argparse.Namespace) -> int:
     except OSError:
         is_socket = False
     if not is_socket:
-        print(f"mgpipe serve: no control socket on descriptor {CONTROL_FD}, expected the spawn "
-              "transport to start this process", file=sys.stderr)  # fmt: skip
-        return 2
+        raise refusal("NO-CONTROL-SOCKET", f"no control socket on descriptor {CONTROL_FD}, "
+                                           "expected the spawn transport to start this process")
     from mgpipe.runtime.transport.serve import main
 
     return main()

@@ -84,7 +84,7 @@ def test_compare_cli_writes_side_by_side_and_difference_pngs(tmp_path, capsys):
 
 def test_compare_cli_refuses_unknown_names(capsys):
     assert main(["compare", "no-such-scene"]) == 2
-    assert "unknown scene 'no-such-scene'" in capsys.readouterr().err
+    assert "UNKNOWN-SCENE: no scene named 'no-such-scene'" in capsys.readouterr().err
     assert main(["compare", "scissor", "--b", "metal"]) == 2
     assert "unknown backend 'metal'" in capsys.readouterr().err
 
