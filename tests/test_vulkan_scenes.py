@@ -86,7 +86,7 @@ def test_compare_cli_refuses_unknown_names(capsys):
     assert main(["compare", "no-such-scene"]) == 2
     assert "UNKNOWN-SCENE: no scene named 'no-such-scene'" in capsys.readouterr().err
     assert main(["compare", "scissor", "--b", "metal"]) == 2
-    assert "unknown backend 'metal'" in capsys.readouterr().err
+    assert "UNKNOWN-BACKEND: no backend named 'metal'" in capsys.readouterr().err
 
 
 def test_run_backend_vulkan(tmp_path, capsys):
