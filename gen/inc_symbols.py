@@ -880,6 +880,9 @@ def _difference(real: Symbol, ours: Symbol) -> str | None:
         for k, (a, b) in enumerate(zip(real.elements, ours.elements)):
             if a != b:
                 return f"element {k}: {a!r}, ours {b!r}"
+        head_a, head_b = real.value.split(" = {")[0], ours.value.split(" = {")[0]
+        if (real.cond, head_a) != (ours.cond, head_b):
+            return f"{real.cond} {head_a!r}, ours {ours.cond} {head_b!r}".replace("  ", " ")
     return f"{real.meaning()!r}, ours {ours.meaning()!r}"
 
 
