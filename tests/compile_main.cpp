@@ -1,5 +1,6 @@
 // The runtime half of the compile test: the generated checks, run on crafted inputs.
 // (Appended after the headers and every generated .inc by tests/test_generator.py.)
+#include "PipeWireLayout.inc"  // not in the TU's list of outputs: its rows are checked below
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -86,6 +87,23 @@ static void CheckPoison() {
     EXPECT(Same(MGPipeCheckRead(p, kMGPipeInput_m_renderState), "GetRenderStateParameters"));
 }
 
+static void CheckWireLayout() {
+    // every call's row carries the columns the per-opcode tables hold
+    for (const auto& c : kMGPipeWireCallLayouts) {
+        const auto op = static_cast<MGPWireOp>(c.Op);
+        EXPECT(c.Flags == MGPipeCallFlagsFor(op));
+        EXPECT(c.Wait == static_cast<Uint64>(MGPipeWaitClassFor(op)));
+        EXPECT(Same(c.Name, kMGPipeCallName[c.Op]));
+    }
+    EXPECT(sizeof(kMGPipeWireCallLayouts) / sizeof(kMGPipeWireCallLayouts[0]) == kMGPipeCallCount);
+    // a struct row is followed by its members, each inside it
+    Uint64 size = 0;
+    for (const auto& m : kMGPipeWireLayoutMembers) {
+        if (std::strchr(m.Name, '.') == nullptr) size = m.Size;
+        else EXPECT(m.Offset + m.Size <= size);
+    }
+}
+
 static void CheckSpans() {
     Uint32 covered = 0;
     for (const auto& c : kMGPipeRenderStateChunks) covered += c.Length;
@@ -101,6 +119,7 @@ int main() {
     CheckVerify();
     CheckPoison();
     CheckSpans();
+    CheckWireLayout();
     if (g_failures) return 1;
     std::printf("all runtime checks passed\n");
     return 0;
