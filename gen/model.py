@@ -124,8 +124,32 @@ class PipeInput(Frozen):
     lifetime: str
     ownership: str
     call: str  # answering call, or kClientResolved
-    type: str
+    type: str  # "" where the tree declares no PipeInputs struct (MobileGL's MG_Pipe)
     fill_classes: tuple[str, ...]
+    phase: str | None = None  # the retiring phase (FieldOwnership.def), "-" for none
+    why: str | None = None  # the row's reason, or how the class was derived
+    emitted_by: str | None = None  # the call Coverage.def's emitted list names, if any
+
+
+class Verb(Frozen):
+    """A frontend verb (FillPoints.def MGP_FILL_VERB_LIST) and its validate class."""
+
+    name: str
+    cls: str
+
+
+class Named(Frozen):
+    """A row of one of MobileGL's free-standing lists: a key, its values, its reason.
+
+    ``list`` names the list (``MGP_VERB_OP_LIST``, ``MGP_DIRTY_SURFACE_LIST``, ...);
+    ``key`` is the row's first column, ``values`` the middle columns as written (a flag
+    column as its ``|``-separated parts), ``why`` the reason string where the list has one.
+    """
+
+    list: str
+    key: str
+    values: tuple[str, ...]
+    why: str | None = None
 
 
 class FieldList(Frozen):
@@ -146,6 +170,12 @@ class InputFile(Frozen):
 
 HEADERS = "include/"
 
+
+def is_header(name: str) -> bool:
+    """A catalogue input that is a C++ header: under ``include/`` (bundled) or beside the
+    .def files (MobileGL's tree)."""
+    return name.startswith(HEADERS) or name.endswith((".h", ".hh", ".hpp"))
+
 #: Which catalogue inputs each model field is computed from ("include/" = every header:
 #: the headers are one translation unit, so any of them can move any layout). An output's
 #: provenance header lists exactly the inputs of the fields it reads (its ``READS``).
@@ -163,6 +193,13 @@ SOURCES: dict[str, tuple[str, ...]] = {
     "validate_classes": (HEADERS,),
     "ownership_classes": (HEADERS,),
     "fill_points": ("FillPoints.def", HEADERS),
+    "shape": (),
+    "names": (),
+    "documented_count": ("PipeCalls.def",),
+    "verbs": ("FillPoints.def", HEADERS),
+    "lists": ("PipeFields.def", "Coverage.def", "FieldOwnership.def", "DirtySurface.def",
+              "FatalFamilies.def", "SubsystemDeps.def"),
+    "abi_fingerprint": ("PipeCalls.def", "PipeFields.def", HEADERS),
 }
 
 
@@ -183,12 +220,35 @@ class Model(Frozen):
     validate_classes: tuple[str, ...]
     ownership_classes: tuple[str, ...]
     fill_points: tuple[tuple[str, tuple[str, ...]], ...]
+    #: "bundled" or "mobilegl" (see :mod:`mgpipe.gen.vocabulary`)
+    shape: str = "bundled"
+    #: role -> the header spelling of that role (``flag_enum`` -> ``MGPipeCallFlags``)
+    names: tuple[tuple[str, str], ...] = ()
+    #: MGP_CALL_LIST_DOCUMENTED_COUNT (MobileGL's tree), None where the catalogue has none
+    documented_count: int | None = None
+    #: the frontend verbs in GLFunctionsTable order (MobileGL's FillPoints.def)
+    verbs: tuple[Verb, ...] = ()
+    #: MobileGL's other lists, row by row: MGP_VERIFY_PAYLOAD_LIST, MGP_COVERAGE_STICKY_LIST,
+    #: MGP_COVERAGE_DELTA_LIST, MGP_COVERAGE_EMITTED_LIST, MGP_FIELD_OWNERSHIP_FORWARD_LIST,
+    #: MGP_FIELD_OWNERSHIP_ARG_LIST, MGP_VERB_OP_LIST, MGP_VERB_OP_EXEMPT_LIST,
+    #: MGP_DIRTY_SURFACE_LIST, MGL_FATAL_FAMILY_LIST, MGL_SUBSYSTEM_DEPENDENCY_LIST
+    lists: tuple[Named, ...] = ()
+    #: xxh64 over the ABI (rows, members, chunk table), never over a file's text
+    abi_fingerprint: str = ""
+
+    def name_of(self, role: str) -> str:
+        """The header spelling of a vocabulary role (``model.name_of("flag_enum")``)."""
+        return dict(self.names)[role]
+
+    def rows_of(self, list_name: str) -> tuple[Named, ...]:
+        """The rows of one of MobileGL's lists by its real name (empty when absent)."""
+        return tuple(r for r in self.lists if r.list == list_name)
 
     def inputs_of(self, reads: tuple[str, ...]) -> tuple[InputFile, ...]:
         """The inputs the model fields ``reads`` are computed from (see :data:`SOURCES`)."""
         wanted = {src for field in reads for src in SOURCES[field]}
         return tuple(f for f in self.inputs
-                     if f.name in wanted or (HEADERS in wanted and f.name.startswith(HEADERS)))
+                     if f.name in wanted or (HEADERS in wanted and is_header(f.name)))
 
     def struct(self, name: str) -> Struct:
         for s in self.structs:
@@ -220,6 +280,9 @@ __all__ = [
     "InputFile",
     "Member",
     "Model",
+    "Named",
+    "Verb",
+    "is_header",
     "PipeInput",
     "SOURCES",
     "RenderState",

@@ -60,6 +60,7 @@ def outputs() -> list[ModuleType]:
 #: model methods -> the fields they read
 _METHOD_READS: dict[str, tuple[str, ...]] = {
     "struct": ("structs",), "enum": ("enums",), "payload_structs": ("calls", "structs"),
+    "name_of": ("names",), "rows_of": ("lists",),
 }
 
 
