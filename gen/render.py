@@ -24,6 +24,7 @@ OUTPUT_MODULES: tuple[str, ...] = (
     "mgpipe.gen.g1_tables",
     "mgpipe.gen.g2_thunks",
     "mgpipe.gen.g3_wire",
+    "mgpipe.gen.g3b_wire_layout",
     "mgpipe.gen.g4_verify",
     "mgpipe.gen.g5_filled",
     "mgpipe.gen.g6_coverage",
