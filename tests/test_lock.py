@@ -102,3 +102,73 @@ def test_removals_reads_a_renumbering_as_a_removal() -> None:
     log = "@@commit abc1234 renumber\n-    L(Foo, 13) \\\n+    L(Foo, 14) \\\n"
     (r,) = removals(log)
     assert (r.commit, r.name, r.opcode) == ("abc1234", "Foo", 13)
+
+
+MARK = "// ABI-REBASE: MobileGL MG_Pipe (84 rows) @ 4ed1c9cef26320aac42ce1e9ec00aed74864a5c2\n"
+
+
+def _lock_errors(repo: Path) -> str:
+    from mgpipe.gen.errors import GenErrors
+
+    with pytest.raises(GenErrors) as exc:
+        check(repo)
+    return str(exc.value)
+
+
+def test_a_documented_abi_rebase_may_renumber_once_and_only_in_its_own_commit(tmp_path: Path) -> None:
+    _git(tmp_path, "init", "-q")
+    _commit_lock(tmp_path, "    L(A, 1) \\\n    L(B, 2) \\\n    L(C, 3)\n", "first")
+    _commit_lock(tmp_path, "    L(B, 1) \\\n    L(A, 2) \\\n    L(C, 3) \\\n    L(D, 4)\n", "re-base")
+    # the same renumbering without the marker is refused (the negative control of the marker)
+    text = _lock_errors(tmp_path)
+    assert "removed L(A, 1)" in text and "removed L(B, 2)" in text and "'re-base'" in text
+    _git(tmp_path, "reset", "-q", "--hard", "HEAD~1")
+    body = "    L(B, 1) \\\n    L(A, 2) \\\n    L(C, 3) \\\n    L(D, 4)\n"
+    lock = tmp_path / "catalogue" / "PipeCalls.lock"
+    lock.write_text(MARK + "#define MGP_CALL_LOCK(L) \\\n" + body)
+    _git(tmp_path, "commit", "-qam", "re-base onto MobileGL")
+    assert check(tmp_path) == 2
+    from mgpipe.gen.lockhistory import rebases, git_log
+
+    (rb,) = rebases(git_log(tmp_path, "catalogue/PipeCalls.lock"))
+    assert rb.onto.startswith("4ed1c9ce") and rb.problem is None
+    # realigning the lock (marker removed and re-added unchanged) is no second re-base
+    lock.write_text("// a note\n" + MARK + "#define MGP_CALL_LOCK(L) \\\n" + body.replace(" 1)", "  1)"))
+    _git(tmp_path, "commit", "-qam", "realign")
+    assert check(tmp_path) == 3
+    # after the re-base the lock is append-only again: the marker licenses nothing later
+    lock.write_text(MARK + "#define MGP_CALL_LOCK(L) \\\n    L(A, 1) \\\n    L(B, 2) \\\n    L(C, 3) \\\n    L(D, 4)\n")
+    _git(tmp_path, "commit", "-qam", "renumber later")
+    text = _lock_errors(tmp_path)
+    assert "'renumber later'" in text and "removed L(B, 1)" in text and "'re-base onto MobileGL'" not in text
+
+
+@pytest.mark.parametrize("mark, why", [
+    ("// ABI-REBASE: MobileGL\n", "malformed marker"),
+    ("// ABI-REBASE: MobileGL @ 4ed1c9ce\n", "malformed marker"),
+    (MARK + MARK.replace("84 rows", "again"), "2 ABI-REBASE markers"),
+])
+def test_a_malformed_or_doubled_rebase_marker_licenses_nothing(tmp_path: Path, mark: str, why: str) -> None:
+    _git(tmp_path, "init", "-q")
+    _commit_lock(tmp_path, "    L(A, 1) \\\n    L(B, 2)\n", "first")
+    lock = tmp_path / "catalogue" / "PipeCalls.lock"
+    lock.write_text(mark + "#define MGP_CALL_LOCK(L) \\\n    L(B, 1) \\\n    L(A, 2)\n")
+    _git(tmp_path, "commit", "-qam", "re-base")
+    text = _lock_errors(tmp_path)
+    assert why in text and "removed L(A, 1)" in text
+    assert all(line.startswith("catalogue/PipeCalls.lock:1:1: LOCK-HISTORY: ") for line in text.splitlines())
+
+
+def test_a_second_rebase_onto_the_same_abi_is_refused(tmp_path: Path) -> None:
+    _git(tmp_path, "init", "-q")
+    _commit_lock(tmp_path, "    L(A, 1) \\\n    L(B, 2)\n", "first")
+    lock = tmp_path / "catalogue" / "PipeCalls.lock"
+    lock.write_text(MARK + "#define MGP_CALL_LOCK(L) \\\n    L(B, 1) \\\n    L(A, 2)\n")
+    _git(tmp_path, "commit", "-qam", "re-base")
+    assert check(tmp_path) == 2
+    lock.write_text("#define MGP_CALL_LOCK(L) \\\n    L(A, 1) \\\n    L(B, 2)\n")
+    _git(tmp_path, "commit", "-qam", "drop the marker")
+    lock.write_text(MARK + "#define MGP_CALL_LOCK(L) \\\n    L(B, 1) \\\n    L(A, 2)\n")
+    _git(tmp_path, "commit", "-qam", "re-base again")
+    text = _lock_errors(tmp_path)
+    assert "re-bases again onto 4ed1c9cef263" in text and "'drop the marker'" in text
