@@ -1,0 +1,151 @@
+"""The bundled catalogue's MobileGL-shaped tree (catalogue/MG_Pipe) is MGPipe's ABI.
+
+Without a snapshot the tree must build on its own (84 rows, its pins, its chunk table) and
+the comparison must catch a planted ABI change. With ``MGPIPE_MOBILEGL`` naming a MobileGL
+snapshot root, ``mgpipe calls --json`` of the bundled tree equals the snapshot's 84 rows,
+every wire struct equals the real one member by member (name, type, offset, size), the
+pins and the chunk table are the real ones, and the importer that wrote the tree writes it
+again byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mgpipe import cli
+from mgpipe.gen.build import build
+
+REPO = Path(__file__).resolve().parents[1]
+TREE = REPO / "catalogue" / "MG_Pipe"
+ROOT = os.environ.get("MGPIPE_MOBILEGL")
+needs_snapshot = pytest.mark.skipif(
+    not ROOT or not (Path(ROOT) / "MobileGL" / "MG_Pipe" / "PipeCalls.def").is_file(),
+    reason="MGPIPE_MOBILEGL is not set to a MobileGL snapshot root (conformance test)",
+)
+INCLUDE = ("_stubs/override", "_stubs/missing", "_thirdparty", "MobileGL", "MobileGL/MG_Pipe")
+#: the joins the snapshot leaves open between files of different commits (MANIFEST.txt)
+CROSS_COMMIT = frozenset({"ownership", "verb-stamps"})
+#: the two rows the bundled tree adds to close them (catalogue/import_abi.py COMPLETIONS)
+COMPLETED_STAMPS = {"DeleteStreamOutput", "ReadPixelsToBuffer"}
+
+
+def abi_differences(mine, real) -> list[str]:  # type: ignore[no-untyped-def]
+    """Every way two models' ABI differ: rows, struct members, pins, chunks (empty: equal)."""
+    out: list[str] = []
+    keys = ("opcode", "name", "payload", "cls", "flags", "flag_bits", "wait_class", "payload_size")
+    a = [tuple(getattr(c, k) for k in keys) for c in mine.calls]
+    b = [tuple(getattr(c, k) for k in keys) for c in real.calls]
+    out += [f"call row {x} != {y}" for x, y in zip(a, b) if x != y]
+    if len(a) != len(b):
+        out.append(f"{len(a)} call rows != {len(b)}")
+    ms, rs = {s.name: s for s in mine.structs}, {s.name: s for s in real.structs}
+    out += [f"struct {n} missing" for n in rs if n not in ms]
+    out += [f"struct {n} not in the real ABI" for n in ms if n not in rs]
+    for n, r in rs.items():
+        m = ms.get(n)
+        if m is None:
+            continue
+        if (m.size, m.align, m.pinned_size) != (r.size, r.align, r.pinned_size):
+            out.append(f"struct {n}: size/align/pin {(m.size, m.align, m.pinned_size)} != "
+                       f"{(r.size, r.align, r.pinned_size)}")
+        mm = [(x.name, x.type, x.offset, x.size, x.count) for x in m.members]
+        rm = [(x.name, x.type, x.offset, x.size, x.count) for x in r.members]
+        out += [f"struct {n}: member {x} != {y}" for x, y in zip(mm, rm) if x != y]
+        if len(mm) != len(rm):
+            out.append(f"struct {n}: {len(mm)} members != {len(rm)}")
+    ca = [(c.offset, c.length, c.cls) for c in mine.render_state.chunks]
+    cb = [(c.offset, c.length, c.cls) for c in real.render_state.chunks]
+    if ca != cb:
+        out.append(f"chunk table {ca} != {cb}")
+    if mine.abi_fingerprint != real.abi_fingerprint:
+        out.append(f"ABI fingerprint {mine.abi_fingerprint} != {real.abi_fingerprint}")
+    return out
+
+
+@pytest.fixture(scope="module")
+def bundled():  # type: ignore[no-untyped-def]
+    return build(TREE).model
+
+
+@pytest.fixture(scope="module")
+def snapshot():  # type: ignore[no-untyped-def]
+    root = Path(ROOT or "")
+    return build(root / "MobileGL" / "MG_Pipe", disabled=CROSS_COMMIT,
+                 include_dirs=tuple(root / d for d in INCLUDE)).model
+
+
+def test_the_bundled_tree_builds_with_every_real_gate_on(bundled) -> None:  # type: ignore[no-untyped-def]
+    assert bundled.shape == "mobilegl" and bundled.documented_count == len(bundled.calls) == 84
+    sizes = {s.name: (s.size, s.pinned_size) for s in bundled.structs}
+    assert all(pin is None or pin == size for size, pin in sizes.values())
+    assert sizes["MGPHandleOnly"] == (16, 16) and sizes["MGPSubData"] == (88, 88)
+    assert sum(c.length for c in bundled.render_state.chunks) == bundled.render_state.size == 1168
+    ops = {c.name: c.opcode for c in bundled.calls}
+    assert sorted(ops[n] for n in ("FenceWaitServer", "QueryTimestamp", "QueryCounter")) == [69, 70, 71]
+    assert ops["SetShaderBuffers"] == 38 and ops["BindContext"] == 84
+
+
+def test_calls_json_of_the_bundled_tree_lists_84_rows(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert cli.main(["calls", "--json", "--catalogue", str(TREE)]) == 0
+    rows = json.loads(capsys.readouterr().out)["calls"]
+    assert [r["opcode"] for r in rows] == list(range(1, 85))
+    assert rows[0]["name"] == "GetCaps" and set(rows[0]["flags"]) == {"kReplySlot", "kHasBlob"}
+
+
+def test_a_planted_member_reorder_is_an_abi_difference(tmp_path: Path, bundled) -> None:  # type: ignore[no-untyped-def]
+    """The negative control of the comparison: swap two members of MGPHandleOnly."""
+    for name in ("MG_Pipe", "MG_Util", "MG_Backend"):
+        shutil.copytree(REPO / "catalogue" / name, tmp_path / "catalogue" / name)
+    f = tmp_path / "catalogue" / "MG_Pipe" / "PipeFields.def"
+    fields = f.read_text()
+    assert "#define MGP_FIELDS_MGPHandleOnly(F) \\\n    F(Handle) F(Kind)\n" in fields
+    f.write_text(fields.replace("MGPHandleOnly(F) \\\n    F(Handle) F(Kind)", "MGPHandleOnly(F) \\\n    F(Kind) F(Handle)"))
+    h = tmp_path / "catalogue" / "MG_Pipe" / "MGPipeTypes.h"
+    text = h.read_text()
+    old = "        MGPipeHandle Handle;\n        Uint32 Kind;\n"
+    assert old in text
+    h.write_text(text.replace(old, "        Uint32 Kind;\n        MGPipeHandle Handle;\n", 1))
+    planted = build(tmp_path / "catalogue" / "MG_Pipe", use_cache=False).model
+    diffs = abi_differences(planted, bundled)
+    assert any(d.startswith("struct MGPHandleOnly: member ('Kind'") for d in diffs), diffs
+    assert any(d.startswith("ABI fingerprint") for d in diffs)
+
+
+@needs_snapshot
+def test_the_bundled_tree_is_the_snapshots_abi(bundled, snapshot) -> None:  # type: ignore[no-untyped-def]
+    assert abi_differences(bundled, snapshot) == []
+    got = {c.name: c.validate_class for c in bundled.calls}
+    want = {c.name: c.validate_class for c in snapshot.calls}
+    assert {n for n in got if got[n] != want[n]} == COMPLETED_STAMPS
+
+
+def _rows(model) -> list[dict]:  # type: ignore[no-untyped-def, type-arg]
+    """A model's rows in the shape ``mgpipe calls --json`` prints."""
+    return [{"opcode": c.opcode, "name": c.name, "payload": c.payload, "class": c.cls,
+             "flags": list(c.flags), "wait_class": c.wait_class} for c in model.calls]
+
+
+@needs_snapshot
+def test_calls_json_equals_the_snapshots_rows(bundled, snapshot, capsys) -> None:  # type: ignore[no-untyped-def]
+    # the snapshot itself is refused by two cross-commit gates, so its rows come from its model
+    assert cli.main(["calls", "--json", "--catalogue", str(TREE)]) == 0
+    printed = json.loads(capsys.readouterr().out)["calls"]
+    assert printed == _rows(bundled) == _rows(snapshot)
+
+
+@needs_snapshot
+def test_the_importer_writes_the_committed_tree_again(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "mgpipe.catalogue.import_abi", ROOT or "",
+                           "--out", str(tmp_path)], capture_output=True, text=True, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+    for p in sorted(tmp_path.rglob("*")):
+        if p.is_file():
+            rel = p.relative_to(tmp_path)
+            assert p.read_bytes() == (REPO / "catalogue" / rel).read_bytes(), rel
