@@ -79,12 +79,12 @@ static void CheckVerify() {
 static void CheckPoison() {
     static MGPipePoison p{};
     MGPipeEnterVerb(p, static_cast<Uint16>(MGPWireOp::DrawVbo));
-    EXPECT(MGPipeCheckRead(p, kMGPipeInput_m_renderState) == nullptr);
-    EXPECT(Same(MGPipeCheckRead(p, kMGPipeInput_m_clearColor), "GetClearColor"));
+    EXPECT(MGPipeCheckRead(p, MGPipeInputField::GetRenderStateParameters) == nullptr);
+    EXPECT(Same(MGPipeCheckRead(p, MGPipeInputField::GetClearColor), "GetClearColor"));
     MGPipeEnterVerb(p, static_cast<Uint16>(MGPWireOp::Clear));
-    EXPECT(MGPipeCheckRead(p, kMGPipeInput_m_clearColor) == nullptr);
+    EXPECT(MGPipeCheckRead(p, MGPipeInputField::GetClearColor) == nullptr);
     MGPipeEnterVerb(p, static_cast<Uint16>(MGPWireOp::Flush));  // validates nothing: every per-verb read is stale
-    EXPECT(Same(MGPipeCheckRead(p, kMGPipeInput_m_renderState), "GetRenderStateParameters"));
+    EXPECT(Same(MGPipeCheckRead(p, MGPipeInputField::GetRenderStateParameters), "GetRenderStateParameters"));
 }
 
 static void CheckWireLayout() {
