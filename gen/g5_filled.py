@@ -11,7 +11,7 @@ FILE = "PipeFilled.inc"
 TEMPLATE = "PipeFilled.inc.j2"
 TITLE = "G5: PipeInputs field ids, per-verb fill table and poison generations"
 #: the model fields this output reads: its header lists exactly their inputs
-READS = ("calls", "pipe_inputs", "fill_points", "validate_classes", "lists")
+READS = ("calls", "pipe_inputs", "fill_points", "validate_classes", "lists", "enums")
 NO_CLASS = "kMGPipeNoValidateClass"
 STICKY = "kSticky"  # the lifetime of a field valid across verbs
 STICKY_LIST = "MGP_COVERAGE_STICKY_LIST"  # where a tree argues each sticky field
@@ -31,7 +31,12 @@ def context(model: Model) -> dict:
     verbs = [(c.name, c.validate_class or NO_CLASS) for c in model.calls]
     why = {r.key: r.why for r in model.rows_of(STICKY_LIST)}
     emitters = sorted({f.emitted_by for f in fields if f.emitted_by})
+    # the per-opcode class table is spelt in the headers' validate-class enum; a tree whose
+    # classes are declared by PipeFillPoints.inc instead (MobileGL's) has its own verb entry
+    classes = set(model.validate_classes)
+    project_poison = any(classes <= {n for n, _ in e.values} for e in model.enums)
     return {
+        "project_poison": project_poison,
         "fields": [(f, f.lifetime == STICKY, why.get(f.accessor)) for f in fields],
         "sticky_count": sum(1 for f in fields if f.lifetime == STICKY),
         "emitters": [NO_EMITTER, *emitters],
