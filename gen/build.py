@@ -226,8 +226,14 @@ def _build_mobilegl(cat: Catalogue, roots: ErrorCollector, include_dirs: tuple[P
     classes = {}
     model = real.model_of(cat, lay, vocab, lambda s, pins: _struct(lay, s, pins, classes),
                           {a: own.get(a, ("", "-", "")) for a in real.accessors(cat)}, inputs, fp)
-    model = model.model_copy(update={"names": _names(vocab)})
+    model = model.model_copy(update={"names": _names(vocab), "abi_fingerprint": _abi(model)})
     return Built(model, cat, lay, "")
+
+
+def _abi(model: Model) -> str:
+    from mgpipe.gen.identity import abi_fingerprint
+
+    return abi_fingerprint(model.calls, model.structs, model.render_state.chunks)
 
 
 def _names(vocab) -> tuple[tuple[str, str], ...]:  # type: ignore[no-untyped-def]
@@ -289,7 +295,8 @@ def build(catalogue_dir: Path, disabled: frozenset[str] = frozenset(), use_cache
                        f"without it, expected the gate enabled")
     from mgpipe.gen.vocabulary import BUNDLED
 
-    model = _model(cat, lay, rs).model_copy(update={"names": _names(BUNDLED)})
+    model = _model(cat, lay, rs)
+    model = model.model_copy(update={"names": _names(BUNDLED), "abi_fingerprint": _abi(model)})
     return Built(model, cat, lay, lock_text(cat))
 
 

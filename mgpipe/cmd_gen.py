@@ -95,6 +95,10 @@ def check(files: dict[Path, str], stream=None) -> list[Path]:  # type: ignore[no
 def run(args: argparse.Namespace) -> int:
     catalogue = catalogue_of(args)
     out = args.out if args.out is not None else catalogue.parent / "generated"
+    fell_back = args.catalogue is None and not (Path("catalogue") / "PipeCalls.def").is_file()
+    where = (" (the bundled catalogue: there is no ./catalogue here; --catalogue DIR names another)"
+             if fell_back else "")
+    print(f"catalogue {catalogue}{where} -> {out}", file=sys.stderr)
     check_out_dir(out, must_exist=args.check)
     files = planned_files(catalogue, out, init_lock=args.init_lock,
                           include_dirs=include_dirs_of(args))
