@@ -132,7 +132,7 @@ def display(path: Path, root: Path, shown_root: str | None = None) -> str:
 
 def _tok(arg: DefArg, path: str) -> Tok:
     parts = tuple(arg.parts) if arg.kind == "flags" else (str(arg.value),)
-    return Tok(str(arg.value), parts, arg.kind, Loc(path, arg.line, arg.col))
+    return Tok(str(arg.value), parts, arg.kind, Loc(path, arg.line, arg.col), arg.text)
 
 
 def _rows(lst: DefList, row_type: type, errors: ErrorCollector) -> tuple:  # type: ignore[type-arg]
@@ -247,8 +247,11 @@ def _load_file(
 
 
 def is_mobilegl_tree(root: Path) -> bool:
-    """A MobileGL-shaped tree keeps its headers beside the .def files (no ``include/``)."""
-    return (Path(root) / "PipeCalls.def").is_file() and not (Path(root) / "include").is_dir()
+    """A MobileGL-shaped tree keeps its headers beside the .def files: it has no ``include/``
+    and none of the bundled shape's own lists (``PayloadSizes.def``, ``PipeInputs.def``)."""
+    r = Path(root)
+    return ((r / "PipeCalls.def").is_file() and not (r / "include").is_dir()
+            and not (r / "PayloadSizes.def").is_file() and not (r / "PipeInputs.def").is_file())
 
 
 def _load_mobilegl(root: Path, shown_root: str, errors: ErrorCollector) -> Catalogue:

@@ -13,7 +13,7 @@ FILE = "PipeTables.inc"
 TEMPLATE = "PipeTables.inc.j2"
 TITLE = "G1: MGPipeScreen / MGPipeContext function-pointer tables, one member per call"
 #: the model fields this output reads: its header lists exactly their inputs
-READS = ("calls", "structs", "constants")
+READS = ("calls", "structs", "documented_count")
 
 #: the parameters of a call's entry point, in this order: (flag that adds them or None for
 #: every call, declaration, argument names). The payload parameter's ``{payload}`` is the
@@ -57,8 +57,8 @@ def context(model: Model) -> dict:
     return {
         "tables": rows,
         "call_count": len(model.calls),
-        # asserted where the tree documents the count (the model carries the macro's value)
-        "documented_count": DOCUMENTED_COUNT if DOCUMENTED_COUNT in dict(model.constants) else None,
+        # asserted where the tree documents the count
+        "documented_count": DOCUMENTED_COUNT if model.documented_count is not None else None,
         # a reply slot is only ever passed by pointer: a tree that does not declare the struct
         # still gets a table that compiles
         "declare_reply": REPLY_STRUCT if REPLY_STRUCT not in known else None,

@@ -15,7 +15,7 @@ FILE = "PipeWire.inc"
 TEMPLATE = "PipeWire.inc.j2"
 TITLE = "G3: wire opcodes, per-call flag/class/wait tables, records, decoder bounds checks"
 #: the model fields this output reads: its header lists exactly their inputs
-READS = ("calls", "structs", "constants", "enums", "field_lists")
+READS = ("calls", "structs", "constants", "enums", "field_lists", "shape")
 HEADER_STRUCT = "MGPWireRecHeader"
 OP_ENUM = "MGPWireOp"
 #: the opcode enum's own entries: opcode 0 and the table size (the lock's witness reads them)
@@ -26,8 +26,36 @@ RECORD_ALIGN = "kMGPipeRecordAlign"  # the record granularity constant
 FLAGS_CELL, CLASS_CELL, WAIT_CELL = "Uint32", "Uint8", "Uint8"
 #: the build option under which a split build installs its record decoder
 SPLIT_BUILD = "MOBILEGL_BUILD_DISAGGREGATED"
-#: the ratchet: a block whose size may only go down, pinned by a constant of the headers
+#: the ratchet: a block whose size may only go down, pinned by a macro of MobileGL's headers
 RATCHET = ("ResidualValueBlock", "MGL_RESIDUAL_BLOCK_SIZE")
+RATCHET_SHAPE = "mobilegl"  # the tree shape whose headers define the ratchet's macro
+
+
+def wire_header(model: Model) -> tuple[object, int]:
+    """(the record header struct, the record granularity).
+
+    Both are mgpipe's own facts where a tree does not state them: MobileGL's MG_Pipe tree
+    declares neither (its generator writes the header), so they are read from the bundled
+    catalogue's headers, mgpipe's own, until the front end carries its overlay.
+    """
+    constants = dict(model.constants)
+    if RECORD_ALIGN in constants and any(s.name == HEADER_STRUCT for s in model.structs):
+        return model.struct(HEADER_STRUCT), constants[RECORD_ALIGN]
+    return _own_header()
+
+
+def _own_header():  # type: ignore[no-untyped-def]
+    global _OWN
+    if _OWN is None:
+        from mgpipe.gen import CATALOGUE_DIR
+        from mgpipe.gen.build import build
+
+        own = build(CATALOGUE_DIR).model
+        _OWN = (own.struct(HEADER_STRUCT), dict(own.constants)[RECORD_ALIGN])
+    return _OWN
+
+
+_OWN = None
 
 
 def _align(n: int, to: int) -> int:
@@ -53,9 +81,8 @@ def sentinel(e: Enum, used: set[str]) -> tuple[str | None, int]:
 
 
 def context(model: Model) -> dict:
-    header = model.struct(HEADER_STRUCT)
+    header, align = wire_header(model)
     constants = dict(model.constants)
-    align = constants[RECORD_ALIGN]
     used_flags = {f for c in model.calls for f in c.flags}
     flag_enum = enum_holding(model, used_flags)
     zero = next(n for n, v in flag_enum.values if v == 0)
@@ -69,7 +96,7 @@ def context(model: Model) -> dict:
              "fixed_record": _align(header.size + c.payload_size, align)} for c in model.calls]
     ratchet = None
     fl = {f.struct: f.fields for f in model.field_lists}
-    if RATCHET[0] in fl and RATCHET[1] in constants and fl[RATCHET[0]]:
+    if RATCHET[0] in fl and fl[RATCHET[0]] and (RATCHET[1] in constants or model.shape == RATCHET_SHAPE):
         ratchet = (RATCHET[0], fl[RATCHET[0]][0], RATCHET[1])
     return {
         "rows": rows,

@@ -140,15 +140,26 @@ def _load_cache(cache_file: Path, root: Path) -> Layouts | None:
         return None
     try:
         data = json.loads(text)
-        if data.get("display_root") != str(root.resolve()):
+        # An entry whose every path is relative to its display root names the same files for
+        # any tree of the same content (the key covers the content); one that holds an
+        # absolute path is only ever reported for the tree it was made for.
+        if data.get("display_root") != str(root.resolve()) and not data.get("relative"):
             return None
         return Layouts.from_json(data["layouts"])
     except (ValueError, KeyError, TypeError):
         return None
 
 
+def _paths_relative(layouts: Layouts) -> bool:
+    paths = [s.path for s in layouts.structs.values()] + [e.path for e in layouts.enums.values()]
+    paths += [c.path for c in layouts.constants.values()] + [p.path for p in layouts.pins.values()]
+    paths += [v.path for v in layouts.values.values()] + list(layouts.headers)
+    return all(not p.startswith("/") and ".." not in Path(p).parts for p in paths)
+
+
 def _store_cache(cache_file: Path, layouts: Layouts, root: Path) -> None:
-    payload = {"display_root": str(root.resolve()), "layouts": layouts.to_json()}
+    payload = {"display_root": str(root.resolve()), "relative": _paths_relative(layouts),
+               "layouts": layouts.to_json()}
     cache.write(cache_file, json.dumps(payload, sort_keys=True))
 
 
@@ -263,8 +274,6 @@ def _locate(diag, inc: Path, umbrella: Path, headers: list[str], root: Path) -> 
 
 
 PROBE_NAMESPACE = "mgpipe_probe"
-
-
 def _parse_with_libclang(include_dir: Path, headers: list[str], root: Path, fp: str,
                          options: Options) -> Layouts:
     from clang import cindex
@@ -283,7 +292,8 @@ def _parse_with_libclang(include_dir: Path, headers: list[str], root: Path, fp: 
     parse_opts = cindex.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD if options.pin_macros else 0
     try:
         tu = cindex.TranslationUnit.from_source(
-            str(umbrella), args=args, unsaved_files=[(str(umbrella), text)], options=parse_opts
+            str(umbrella), args=args, unsaved_files=[(str(umbrella), text)],
+            options=parse_opts
         )
     except cindex.TranslationUnitLoadError as exc:
         raise GenError(_display(inc, root), 1, 1, "HEADER-COMPILE", f"libclang failed: {exc}")

@@ -60,11 +60,13 @@ def derive(cat: Catalogue, vocab: Vocabulary, refused: tuple[tuple[str, ...], st
         if cls not in classes:
             errors.add(r.ownership.loc.error(
                 "OWNERSHIP-CLASS", f"{f} is in class {cls!r}, expected {one_of(classes[1:], '-')}"))
+            own.setdefault(f, (cls, phase, r.why.text))  # classified, wrongly: not also missing
             continue
         if cls == vocab.record_supplied:
             errors.add(r.ownership.loc.error(
                 "OWNERSHIP-CLASS", f"{f} is listed {cls}, which is derived (the emitted list minus "
                 f"the frontend's refusals) and never written by hand, expected another class"))
+            own.setdefault(f, (cls, phase, r.why.text))
             continue
         if f in own:
             first = ("the derivation (Coverage.def's emitted list)" if own[f][0] == vocab.record_supplied

@@ -27,6 +27,7 @@ OUTPUT_MODULES: tuple[str, ...] = (
     "mgpipe.gen.g3b_wire_layout",
     "mgpipe.gen.g4_verify",
     "mgpipe.gen.g5_filled",
+    "mgpipe.gen.g5b_fill_points",
     "mgpipe.gen.g6_coverage",
     "mgpipe.gen.g7_spans",
     "mgpipe.gen.g8_ownership",

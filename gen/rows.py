@@ -28,8 +28,9 @@ class Tok:
 
     text: str
     parts: tuple[str, ...]
-    kind: str  # ident | flags | int | string | dash
+    kind: str  # ident | flags | int | string | dash | text
     loc: Loc
+    raw: str = ""  # the argument exactly as written in the file (where plants edit it)
 
 
 @dataclass(frozen=True, slots=True)

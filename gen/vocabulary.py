@@ -31,6 +31,8 @@ class Vocabulary:
     reply_wait: str = "kWaitReply"
     blob_flag: str = "kHasBlob"
     var_tail_flag: str = "kVarTail"
+    #: a flag no other column or member is checked against (a table entry may be null)
+    free_flag: str = "kOptional"
     #: the C++ language standard the headers are written in
     std: str = "c++17"
     #: macros whose ``M(T, N)`` pins ``sizeof(T) == N`` in the headers ("" where the

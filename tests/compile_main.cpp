@@ -1,6 +1,7 @@
 // The runtime half of the compile test: the generated checks, run on crafted inputs.
 // (Appended after the headers and every generated .inc by tests/test_generator.py.)
 #include "PipeWireLayout.inc"  // not in the TU's list of outputs: its rows are checked below
+#include "PipeFillPoints.inc"
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -79,12 +80,12 @@ static void CheckVerify() {
 static void CheckPoison() {
     static MGPipePoison p{};
     MGPipeEnterVerb(p, static_cast<Uint16>(MGPWireOp::DrawVbo));
-    EXPECT(MGPipeCheckRead(p, kMGPipeInput_m_renderState) == nullptr);
-    EXPECT(Same(MGPipeCheckRead(p, kMGPipeInput_m_clearColor), "GetClearColor"));
+    EXPECT(MGPipeCheckRead(p, MGPipeInputField::GetRenderStateParameters) == nullptr);
+    EXPECT(Same(MGPipeCheckRead(p, MGPipeInputField::GetClearColor), "GetClearColor"));
     MGPipeEnterVerb(p, static_cast<Uint16>(MGPWireOp::Clear));
-    EXPECT(MGPipeCheckRead(p, kMGPipeInput_m_clearColor) == nullptr);
+    EXPECT(MGPipeCheckRead(p, MGPipeInputField::GetClearColor) == nullptr);
     MGPipeEnterVerb(p, static_cast<Uint16>(MGPWireOp::Flush));  // validates nothing: every per-verb read is stale
-    EXPECT(Same(MGPipeCheckRead(p, kMGPipeInput_m_renderState), "GetRenderStateParameters"));
+    EXPECT(Same(MGPipeCheckRead(p, MGPipeInputField::GetRenderStateParameters), "GetRenderStateParameters"));
 }
 
 static void CheckWireLayout() {
@@ -104,6 +105,19 @@ static void CheckWireLayout() {
     }
 }
 
+static void CheckFillPoints() {
+    // a class may read every sticky field, and a verb's class is one of the classes
+    for (SizeT c = 0; c < kMGPipeVerbClassCount; ++c)
+        for (SizeT f = 0; f < kMGPipeInputFieldCount; ++f)
+            if (kMGPipeInputFieldSticky[f])
+                EXPECT(MGPipeFieldMaskHas(kMGPipeClassFieldMask[c], static_cast<MGPipeInputField>(f)));
+    for (SizeT v = 0; v < kMGPipeVerbCount; ++v)
+        EXPECT(static_cast<SizeT>(kMGPipeVerbClass[v]) < kMGPipeVerbClassCount);
+    EXPECT(MGPipeFieldMaskHas(kMGPipeClassFieldMask[static_cast<SizeT>(kMGPipeVerbClass[0])],
+                              MGPipeInputField::GetRenderStateParameters) ==
+           (kMGPipeVerbClass[0] == MGPipeVerbClass::kDraw));
+}
+
 static void CheckSpans() {
     Uint32 covered = 0;
     for (const auto& c : kMGPipeRenderStateChunks) covered += c.Length;
@@ -120,6 +134,7 @@ int main() {
     CheckPoison();
     CheckSpans();
     CheckWireLayout();
+    CheckFillPoints();
     if (g_failures) return 1;
     std::printf("all runtime checks passed\n");
     return 0;

@@ -15,7 +15,7 @@ from mgpipe.gen import CATALOGUE_DIR, GENERATED_DIR, REPO_ROOT
 from mgpipe.gen.render import ModelView, outputs
 
 CALL_OUTPUTS = {"PipeTables.inc", "PipeThunks.inc", "PipeWire.inc", "PipeWireLayout.inc",
-                "PipeFilled.inc", "PipeCoverage.inc", "pipe_tables.py"}
+                "PipeFilled.inc", "PipeFillPoints.inc", "PipeCoverage.inc", "pipe_tables.py"}
 
 
 @pytest.mark.parametrize("where", ["/", "catalogue", "tmp"])
