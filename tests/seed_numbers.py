@@ -53,3 +53,30 @@ SEED_OFFSETS = {
     "ScissorBoxes": 904, "ScissorBoxWrittenMask": 1160, "ClipDistanceEnabledMask": 1164,
     "FramebufferSrgbEnabled": 581, "DepthClampEnabled": 582, "TextureCubeMapSeamlessEnabled": 583,
 }
+
+# Where MobileGL's own ABI (the snapshot the bundled catalogue/MG_Pipe tree is re-based on:
+# MobileGL 4ed1c9ce, PipeCalls.def with 84 rows) moved past the seeds, the snapshot stands.
+# Row by row: what moved, the seed's figure, MobileGL's figure, and where the seed states it.
+# The DOCUMENTED_* / SEED_002_APPENDED / SEED_SIZES figures above stay the seeds' own and
+# describe the older catalogue/ shape; tests of the re-based tree read the ABI column.
+ABI_MOVED = {
+    "documented calls": (76, 84, "seed 001 §3.2 MGP_CALL_LIST_DOCUMENTED_COUNT"),
+    "kScreen calls": (11, 13, "seed 001 §3.2 (+ApplierReset, +BindContext)"),
+    "kCtxState calls": (17, 19, "seed 001 §3.2 (+SetContextValues, +SetProgramBindings)"),
+    "kCtxObject calls": (9, 11, "seed 001 §3.2 (+ObjectDeath, +GetTextureImageToBuffer)"),
+    "kCtxVerb calls": (18, 20, "seed 001 §3.2 (+DeleteStreamOutput, +ReadPixelsToBuffer)"),
+    "ApplierReset class": ("kCtxState", "kScreen", "seed 002 (the appended rows)"),
+    "ApplierReset opcode": (78, 77, "seed 002: ObjectDeath, ApplierReset, ... appended in that order"),
+    "ObjectDeath opcode": (77, 78, "seed 002: ObjectDeath, ApplierReset, ... appended in that order"),
+    "MGPSubData bytes": (72, 88, "seed 001 §4.1 payload table (+LevelWidth/Height/Depth/Pad)"),
+    "MGPShaderBuffers bytes": (32, 40, "seed 001 §4.1 payload table (WritableMask widened to 12 B)"),
+}
+#: the snapshot's class counts and appended order, as the re-based tree holds them
+ABI_CLASS_COUNTS = {"kScreen": 13, "kCtxQuery": 8, "kCtxCso": 13, "kCtxState": 19,
+                    "kCtxObject": 11, "kCtxVerb": 20}
+ABI_APPENDED = {"FenceWaitServer": 71, "QueryTimestamp": 69, "QueryCounter": 70,
+                "ApplierReset": 77, "ObjectDeath": 78, "SetContextValues": 79,
+                "SetProgramBindings": 80, "DeleteStreamOutput": 81, "ReadPixelsToBuffer": 82,
+                "GetTextureImageToBuffer": 83, "BindContext": 84}
+#: seed 003 cites SetShaderBuffers as wire op 38; MobileGL's list agrees
+SEED_003_SET_SHADER_BUFFERS_OP = 38

@@ -149,3 +149,45 @@ def test_the_importer_writes_the_committed_tree_again(tmp_path: Path) -> None:
         if p.is_file():
             rel = p.relative_to(tmp_path)
             assert p.read_bytes() == (REPO / "catalogue" / rel).read_bytes(), rel
+
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from seed_numbers import (  # noqa: E402 - the seeds' numbers and where the ABI moved past them
+    ABI_APPENDED, ABI_CLASS_COUNTS, ABI_MOVED, SEED_003_SET_SHADER_BUFFERS_OP, SEED_SIZES,
+)
+
+
+def _figure(model, key: str):  # type: ignore[no-untyped-def]
+    """The model's figure for one ABI_MOVED row."""
+    what, _, unit = key.rpartition(" ")
+    if key == "documented calls":
+        return model.documented_count
+    if unit == "calls":
+        return sum(1 for c in model.calls if c.cls == what)
+    call = {c.name: c for c in model.calls}
+    if unit == "class":
+        return call[what].cls
+    if unit == "opcode":
+        return call[what].opcode
+    if unit == "bytes":
+        return {s.name: s.size for s in model.structs}[what]
+    raise KeyError(key)
+
+
+def test_the_rebased_tree_holds_mobilegls_figure_where_the_abi_moved_past_the_seeds(bundled) -> None:  # type: ignore[no-untyped-def]
+    for key, (seed, abi, where) in ABI_MOVED.items():
+        assert seed != abi, key
+        assert _figure(bundled, key) == abi, f"{key}: {where}"
+    assert {c: sum(1 for x in bundled.calls if x.cls == c) for c in ABI_CLASS_COUNTS} == ABI_CLASS_COUNTS
+    assert {c.name: c.opcode for c in bundled.calls if c.name in ABI_APPENDED} == ABI_APPENDED
+    assert {c.name: c.opcode for c in bundled.calls}["SetShaderBuffers"] == SEED_003_SET_SHADER_BUFFERS_OP
+    # every other seed size the re-based tree declares is the seed's own
+    sizes = {s.name: s.size for s in bundled.structs}
+    moved = {k.rpartition(" ")[0] for k in ABI_MOVED if k.endswith(" bytes")}
+    assert {n: sizes[n] for n in SEED_SIZES if n in sizes and n not in moved} == {
+        n: v for n, v in SEED_SIZES.items() if n in sizes and n not in moved}
+
+
+@needs_snapshot
+def test_the_snapshot_holds_the_abi_column_of_every_moved_row(snapshot) -> None:  # type: ignore[no-untyped-def]
+    assert {k: _figure(snapshot, k) for k in ABI_MOVED} == {k: abi for k, (_, abi, _) in ABI_MOVED.items()}
