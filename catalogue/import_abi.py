@@ -186,6 +186,40 @@ namespace MobileGL {
 """
 
 
+WIDTH = {"Uint8": 8, "Uint16": 16, "Uint32": 32, "Uint": 32, "Uint64": 64, "SizeT": 64, "Int32": 32}
+_CONST = re.compile(r"^\s*inline constexpr (\w+) (k\w+) = ([^;]+);", re.M)
+_LIT = re.compile(r"(0[xX][0-9a-fA-F]+|\d+)[uUlL]*")
+
+
+def _value(expr: str, bits: int) -> int | None:
+    """An integer constant's value, where it is spelt as a literal, ``1u << N`` or ``~0u``."""
+    e = expr.strip()
+    m = _LIT.fullmatch(e)
+    if m:
+        return int(m.group(1), 0)
+    m = re.fullmatch(r"1[uUlL]*\s*<<\s*(\d+)", e)
+    if m:
+        return 1 << int(m.group(1))
+    if re.fullmatch(r"~0[uUlL]*", e):
+        return (1 << bits) - 1
+    return None
+
+
+def constants_of(header: Path) -> list[tuple[int, str, str, int]]:
+    """(line, type, name, value) of every integer ``inline constexpr`` a header spells as a
+    literal: the limits and codes the rows and the runtime read (kMGPipeMaxImageUnits, ...)."""
+    text = header.read_text(encoding="utf-8", errors="replace")
+    out = []
+    for m in _CONST.finditer(text):
+        typ, name, expr = m.groups()
+        if typ not in WIDTH:
+            continue
+        v = _value(expr, WIDTH[typ])
+        if v is not None:
+            out.append((text.count("\n", 0, m.start()) + 1, typ, name, v))
+    return out
+
+
 def _names_in(text: str) -> set[str]:
     return set(re.findall(r"[A-Za-z_]\w*", text))
 
@@ -228,6 +262,15 @@ def write_headers(built, out: Path) -> list[str]:  # type: ignore[no-untyped-def
             text += f"\n    MGP_ASSERT_POD({s.name}, {lay.pins[s.name].size});"
         uses = _names_in(body) & (declared | set(enum_under))
         by_file.setdefault(s.path, []).append((s.line, s.name, text, uses - {s.name}))
+    imported: set[str] = set()
+    for path in list(by_file):
+        real = built.catalogue.root.parent / path
+        if path.startswith("MG_Pipe/") and real.is_file():
+            for line, typ, name, v in constants_of(real):
+                # an enumerator of its own anonymous enum: the reader keeps it as a constant
+                by_file[path].append((line, name, f"    enum : {typ} {{ {name} = {v if v < 1 << 16 else hex(v)} }};", set()))
+                imported.add(name)
+    consts = {c: v for c, v in consts.items() if c not in imported}
     where = {n: f for f, ds in by_file.items() for _, n, _, _ in ds}
     for c in consts:
         where[c] = "MG_Pipe/MGPipeValueTypes.h"

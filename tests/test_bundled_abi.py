@@ -90,6 +90,9 @@ def test_the_bundled_tree_builds_with_every_real_gate_on(bundled) -> None:  # ty
     ops = {c.name: c.opcode for c in bundled.calls}
     assert sorted(ops[n] for n in ("FenceWaitServer", "QueryTimestamp", "QueryCounter")) == [69, 70, 71]
     assert ops["SetShaderBuffers"] == 38 and ops["BindContext"] == 84
+    consts = dict(bundled.constants)  # MobileGL's literal constexpr limits, read as constants
+    assert (consts["kMGPipeMaxImageUnits"], consts["kMGPipeMaxTextureUnits"]) == (192, 192)
+    assert consts["kMGPipeMaxBufferBindingPoints"] == 84 and consts["kMGPipeWholeBuffer"] == 2**64 - 1
 
 
 def test_calls_json_of_the_bundled_tree_lists_84_rows(capsys) -> None:  # type: ignore[no-untyped-def]

@@ -29,4 +29,8 @@ namespace MobileGL {
         Uint32 Gen;
     };
     MGP_ASSERT_POD(MGPipeHandle, 8);
+
+    enum : Uint32 { kMGPipeFirstAllocatableSlot = 1 };
+
+    enum : Uint32 { kMGPipeShaderCsoSlotLimit = 0x100000 };
 } // namespace MobileGL

@@ -6,6 +6,10 @@
 #include "MG_Util/Types.h"
 
 namespace MobileGL {
+    enum : Uint32 { kMGHostSpanSegNone = 0 };
+
+    enum : Uint32 { kMGHostSpanSegFromServerIndexMirror = 0xffffffff };
+
     struct MGHostSpan {
         const void* Ptr;
         Uint32 Seg;

@@ -92,6 +92,8 @@ namespace MobileGL {
         Count = 13,
     };
 
+    enum : Uint32 { kMGPipeResourceTargetUnmapped = 256 };
+
     enum MGPipeBindBit : Uint16 {
         kMGPipeBindNone = 0,
         kMGPipeBindVertex = 1,
@@ -137,6 +139,8 @@ namespace MobileGL {
         Uint64 BufSize;
     };
     MGP_ASSERT_POD(MGPResourceDesc, 88);
+
+    enum : Uint64 { kMGPipeWholeBuffer = 0xffffffffffffffff };
 
     struct MGPFenceWait {
         MGPipeHandle Fence;
@@ -237,6 +241,10 @@ namespace MobileGL {
     };
     MGP_ASSERT_POD(MGPTextureParams, 40);
 
+    enum : Uint8 { kMGPipeDepthStencilModeDepth = 0 };
+
+    enum : Uint8 { kMGPipeDepthStencilModeStencil = 1 };
+
     struct MGPProgramDesc {
         MGPipeHandle Cso;
         Uint32 StageMask;
@@ -252,6 +260,8 @@ namespace MobileGL {
         MGPBlobRef Reflection;
     };
     MGP_ASSERT_POD(MGPProgramDesc, 200);
+
+    enum : Uint16 { kMGPipeSurfaceNoTextureTarget = 65535 };
 
     struct MGPSurface {
         MGPipeHandle Res;
@@ -273,6 +283,8 @@ namespace MobileGL {
         Count = 4,
     };
 
+    enum : Uint32 { kMGPipeMaxColorAttachments = 8 };
+
     struct MGPFramebufferState {
         MGPipeHandle Fbo;
         MGPSurface Color[8];
@@ -292,6 +304,14 @@ namespace MobileGL {
         Uint64 ContentHash;
     };
     MGP_ASSERT_POD(MGPFramebufferState, 304);
+
+    enum : Uint32 { kMGPipeMaxVertexAttribs = 32 };
+
+    enum : Uint32 { kMGPipeMaxTextureUnits = 192 };
+
+    enum : Uint32 { kMGPipeMaxImageUnits = 192 };
+
+    enum : Uint32 { kMGPipeMaxBufferBindingPoints = 84 };
 
     struct MGPVertexBuffer {
         MGPipeHandle Res;
@@ -373,6 +393,16 @@ namespace MobileGL {
     };
     MGP_ASSERT_POD(MGPBufferRange, 24);
 
+    enum : Uint32 { kMGPipeShaderBufferClassUniform = 0 };
+
+    enum : Uint32 { kMGPipeShaderBufferClassShaderStorage = 1 };
+
+    enum : Uint32 { kMGPipeShaderBufferClassAtomicCounter = 2 };
+
+    enum : Uint32 { kMGPipeShaderBufferClassCount = 3 };
+
+    enum : Uint32 { kMGPipeShaderBufferWritableMaskWords = 3 };
+
     struct MGPShaderBuffers {
         Uint32 Class;
         Uint32 Start;
@@ -404,6 +434,12 @@ namespace MobileGL {
         Uint32 Pad0;
     };
     MGP_ASSERT_POD(MGPProgramStorageOverride, 40);
+
+    enum : Uint32 { kMGPipeMaxProgramBlockBindings = 64 };
+
+    enum : Uint32 { kMGPipeMaxProgramSamplerUnits = 256 };
+
+    enum : Uint32 { kMGPipeMaxProgramStorageOverrides = 64 };
 
     struct MGPProgramBindings {
         MGPipeHandle Cso;
@@ -565,6 +601,26 @@ namespace MobileGL {
         Int32 StencilValue;
     };
     MGP_ASSERT_POD(MGPClear, 48);
+
+    enum : Uint32 { kMGPipeClearKindWhole = 0 };
+
+    enum : Uint32 { kMGPipeClearKindColor = 1 };
+
+    enum : Uint32 { kMGPipeClearKindDepth = 2 };
+
+    enum : Uint32 { kMGPipeClearKindStencil = 3 };
+
+    enum : Uint32 { kMGPipeClearKindDepthStencil = 4 };
+
+    enum : Uint32 { kMGPipeClearKindCount = 5 };
+
+    enum : Uint32 { kMGPipeClearValueClassFloat = 0 };
+
+    enum : Uint32 { kMGPipeClearValueClassInt = 1 };
+
+    enum : Uint32 { kMGPipeClearValueClassUint = 2 };
+
+    enum : Uint32 { kMGPipeClearValueClassCount = 3 };
 
     struct MGPMipPlan {
         MGPipeHandle Res;

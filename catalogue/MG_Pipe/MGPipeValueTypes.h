@@ -8,7 +8,8 @@
 
 namespace MobileGL {
     inline constexpr SizeT MAX_VIEWPORTS = 16;
-    inline constexpr SizeT kMGMaxDrawBuffers = 8;
+
+    enum : Uint { kMGMaxDrawBuffers = 8 };
 
     enum class BlendFactor : Int32 {
         Zero = 0,
