@@ -226,7 +226,8 @@ def _build_mobilegl(cat: Catalogue, roots: ErrorCollector, include_dirs: tuple[P
     classes = {}
     model = real.model_of(cat, lay, vocab, lambda s, pins: _struct(lay, s, pins, classes),
                           {a: own.get(a, ("", "-", "")) for a in real.accessors(cat)}, inputs, fp)
-    model = model.model_copy(update={"names": _names(vocab), "abi_fingerprint": _abi(model)})
+    model = model.model_copy(update={"names": _names(vocab), "abi_fingerprint": _abi(model),
+                                     "tails": _tails(cat, wire) if cat.tails else ()})
     return Built(model, cat, lay, "")
 
 

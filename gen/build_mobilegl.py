@@ -94,7 +94,7 @@ def wire_structs(cat: Catalogue, lay: Layouts, vocab: Vocabulary) -> list[str]:
     start = [r.payload.text for r in cat.calls]
     start += [r.struct.text for r in cat.rows("MGP_VERIFY_PAYLOAD_LIST")]
     start += list(cat.field_lists)
-    start += [vocab.rs_struct, vocab.handle_struct]
+    start += [vocab.rs_struct, vocab.handle_struct, "MGPWireRecHeader"]  # the header: an overlay's
     seen: list[str] = []
     todo = [s for s in start if s in lay.structs]
     while todo:

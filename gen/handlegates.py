@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mgpipe.gen.ctx import HANDLE_KIND_ENUM, HANDLE_STRUCT, Ctx
+from mgpipe.gen.ctx import HANDLE_STRUCT, Ctx
 from mgpipe.gen.layout_model import Layouts
 from mgpipe.gen.rows import CallRow
 
@@ -40,7 +40,7 @@ def call_handle_paths(ctx: Ctx, call: CallRow) -> list[str]:
 
 def gate_handle_fields(ctx: Ctx) -> None:
     """HANDLE-FIELDS: every handle a record carries is mapped to a kind, and only those."""
-    kinds = set(ctx.enum(HANDLE_KIND_ENUM)) | set(EXTRA_HANDLE_KINDS)
+    kinds = set(ctx.enum(ctx.vocab.handle_kind_enum)) | set(EXTRA_HANDLE_KINDS)
     calls = {r.name.text: r for r in ctx.cat.calls}
     mapped: dict[str, set[str]] = {}
     for r in ctx.cat.handle_fields:
@@ -58,7 +58,7 @@ def gate_handle_fields(ctx: Ctx) -> None:
         mapped[call.text].add(fld.text)
         if kind.text not in kinds:
             ctx.err(kind.loc, "HANDLE-FIELDS",
-                    f"unknown handle kind {kind.text!r}, expected an {HANDLE_KIND_ENUM} enumerator "
+                    f"unknown handle kind {kind.text!r}, expected an {ctx.vocab.handle_kind_enum} enumerator "
                     f"or {' / '.join(EXTRA_HANDLE_KINDS)}")
         if null.text not in NULL_RULES:
             ctx.err(null.loc, "HANDLE-FIELDS", f"unknown null rule {null.text!r}, expected {' or '.join(NULL_RULES)}")

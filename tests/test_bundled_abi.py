@@ -36,8 +36,18 @@ CROSS_COMMIT = frozenset({"ownership", "verb-stamps"})
 COMPLETED_STAMPS = {"DeleteStreamOutput", "ReadPixelsToBuffer"}
 
 
+#: the structs of mgpipe's overlay (MGPipeOverlay.h), which MobileGL's headers do not declare
+OVERLAY_STRUCTS = frozenset({"MGPWireRecHeader"})
+
+
 def abi_differences(mine, real) -> list[str]:  # type: ignore[no-untyped-def]
-    """Every way two models' ABI differ: rows, struct members, pins, chunks (empty: equal)."""
+    """Every way two models' ABI differ: rows, struct members, pins, chunks (empty: equal).
+    The overlay's own structs are left out of ``mine``."""
+    from mgpipe.gen.identity import abi_fingerprint
+
+    structs = tuple(s for s in mine.structs if s.name not in OVERLAY_STRUCTS)
+    mine = mine.model_copy(update={"structs": structs, "abi_fingerprint": abi_fingerprint(
+        mine.calls, structs, mine.render_state.chunks)})
     out: list[str] = []
     keys = ("opcode", "name", "payload", "cls", "flags", "flag_bits", "wait_class", "payload_size")
     a = [tuple(getattr(c, k) for k in keys) for c in mine.calls]
@@ -194,3 +204,42 @@ def test_the_rebased_tree_holds_mobilegls_figure_where_the_abi_moved_past_the_se
 @needs_snapshot
 def test_the_snapshot_holds_the_abi_column_of_every_moved_row(snapshot) -> None:  # type: ignore[no-untyped-def]
     assert {k: _figure(snapshot, k) for k in ABI_MOVED} == {k: abi for k, (_, abi, _) in ABI_MOVED.items()}
+
+
+def test_the_overlay_states_what_the_runtime_needs_and_the_tree_does_not(bundled) -> None:  # type: ignore[no-untyped-def]
+    header = {s.name: s for s in bundled.structs}["MGPWireRecHeader"]
+    assert (header.size, [m.name for m in header.members]) == (8, ["Op", "Flags", "Size"])
+    assert dict(bundled.constants)["kMGPipeRecordAlign"] == 8
+    var_tail = {c.name for c in bundled.calls if "kVarTail" in c.flags}
+    assert {t.call for t in bundled.tails} == var_tail
+    handle = [h for h in bundled.handle_fields if h.call == "ResourceDestroy"]
+    assert [(h.field, h.kind) for h in handle] == [("Handle", "Resource")]
+    assert [s.constant for s in bundled.render_state.spans] == ["kMGPipeBlendSpanBegin", "kMGPipeBlendSpanEnd"]
+
+
+def _overlay_copy(tmp_path: Path) -> Path:
+    for name in ("MG_Pipe", "MG_Util", "MG_Backend"):
+        shutil.copytree(REPO / "catalogue" / name, tmp_path / "catalogue" / name)
+    return tmp_path / "catalogue" / "MG_Pipe"
+
+
+@pytest.mark.parametrize("file, old, new, gate, what", [
+    ("HandleFields.def", "    H(ObjectDeath,", "    H(XObjectDeath,", "HANDLE-FIELDS", "unknown call"),
+    ("HandleFields.def", "KindFromRecord,", "Kind,", "HANDLE-FIELDS",
+     "unknown handle kind 'Kind', expected an MGPipeKind enumerator"),
+    ("Tails.def", "MGPSubRegion,              RegionCount,", "MGPSubRegion,              Regions,",
+     "TAILS", "Regions"),
+])
+def test_a_planted_overlay_fault_is_refused_by_its_gate(tmp_path: Path, file: str, old: str, new: str,
+                                                         gate: str, what: str) -> None:
+    from mgpipe.gen.errors import GenError, GenErrors
+
+    tree = _overlay_copy(tmp_path)
+    f = tree / file
+    text = f.read_text()
+    assert old in text, old
+    f.write_text(text.replace(old, new, 1))
+    with pytest.raises((GenError, GenErrors)) as exc:
+        build(tree, use_cache=False)
+    lines = [line for line in str(exc.value).splitlines() if f": {gate}: " in line]
+    assert any(what in line and line.startswith(f"MG_Pipe/{file}:") for line in lines), str(exc.value)

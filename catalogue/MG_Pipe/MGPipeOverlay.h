@@ -1,0 +1,42 @@
+// MGPipeOverlay.h -- mgpipe's own declarations beside MobileGL's ABI: what mgpipe's runtime
+// needs that MobileGL's MG_Pipe headers do not state (MobileGL's record header lives in its
+// generated PipeWire.inc, its ring and cache sizes in its transport). Nothing here changes a
+// payload: the payload structs, their sizes and the chunk table are MobileGL's and stay in
+// the imported headers. Read by the same reader, with Tails.def, HandleFields.def and
+// EsprytSpans.def (the overlay lists).
+#pragma once
+
+#include "MG_Util/Types.h"
+#include "MG_Pipe/MGPipeHandles.h"
+
+namespace MobileGL {
+    enum : Uint32 {
+        // A record's Size (header included) and every tail's start are multiples of this.
+        kMGPipeRecordAlign = 8,
+        // Shared-memory segments a host span or blob may name (0: a pointer, monolith).
+        kMGPipeSegCmd = 1,
+        kMGPipeSegStage = 2,
+        kMGPipeSegReply = 3,
+        kMGPipeSegEvent = 4,
+        // The client's CSO caches.
+        kMGPipeCsoCacheCapacity = 64,
+        kMGPipeSamplerCacheCapacity = 256,
+        // Tail bounds MobileGL's headers leave to its codec.
+        kMGPipeMaxStreamOutputTargets = 4,
+        kMGPipeMaxDrawRanges = 4096,
+        kMGPipeMaxSubRegions = 96,
+        // The handle kinds that share the resource slot space (Buffer, Texture, Renderbuffer).
+        kMGPipeResourceKindMask = (1u << static_cast<Uint32>(MGPipeKind::Buffer)) |
+                                  (1u << static_cast<Uint32>(MGPipeKind::Texture)) |
+                                  (1u << static_cast<Uint32>(MGPipeKind::Renderbuffer)),
+    };
+
+    // Every record starts with this: its opcode, the ring's framing flags (never the call's
+    // flags) and its size in bytes, header and tails included.
+    struct MGPWireRecHeader {
+        Uint16 Op;
+        Uint16 Flags;
+        Uint32 Size;
+    };
+    MGP_ASSERT_POD(MGPWireRecHeader, 8);
+} // namespace MobileGL
