@@ -171,17 +171,6 @@ namespace MobileGL {
     // A fixed-length run of T, laid out as T[N].
     template <typename T, SizeT N> using Array = T[N];
 
-    // Small vectors: N components of T, nothing else.
-    template <typename T> struct Vec2 { T X, Y; };
-    template <typename T> struct Vec3 { T X, Y, Z; };
-    template <typename T> struct Vec4 { T X, Y, Z, W; };
-    using FloatVec2 = Vec2<Float>;
-    using FloatVec3 = Vec3<Float>;
-    using FloatVec4 = Vec4<Float>;
-    using IntVec2 = Vec2<Int32>;
-    using IntVec4 = Vec4<Int32>;
-    using UintVec4 = Vec4<Uint32>;
-    using BoolVec4 = Vec4<Bool>;
 } // namespace MobileGL
 """
 
@@ -218,6 +207,26 @@ def constants_of(header: Path) -> list[tuple[int, str, str, int]]:
         if v is not None:
             out.append((text.count("\n", 0, m.start()) + 1, typ, name, v))
     return out
+
+
+VECTORS = """// MGPipeVectors.h -- the small vectors the value blocks are spelt in: N components and
+// nothing else. MobileGL derives them from one vector template; mgpipe declares each as a
+// plain struct beside the payloads, so that every layout the runtime reads is a struct of
+// its own (same names, sizes and component order).
+#pragma once
+
+#include "MG_Util/Types.h"
+
+namespace MobileGL {
+    struct FloatVec2 { Float X, Y; };
+    struct FloatVec3 { Float X, Y, Z; };
+    struct FloatVec4 { Float X, Y, Z, W; };
+    struct IntVec2 { Int32 X, Y; };
+    struct IntVec4 { Int32 X, Y, Z, W; };
+    struct UintVec4 { Uint32 X, Y, Z, W; };
+    struct BoolVec4 { Bool X, Y, Z, W; };
+} // namespace MobileGL
+"""
 
 
 def _names_in(text: str) -> set[str]:
@@ -284,6 +293,8 @@ def write_headers(built, out: Path) -> list[str]:  # type: ignore[no-untyped-def
                  "// Declarations of MobileGL's MGPipe ABI (names, members, types, values, pinned",
                  "// sizes) written by catalogue/import_abi.py; the words are mgpipe's.",
                  "#pragma once", "", '#include "MG_Util/Types.h"']
+        if path.startswith("MG_Pipe/"):
+            lines.append('#include "MG_Pipe/MGPipeVectors.h"')
         lines += [f'#include "{n}"' for n in need]
         lines += ["", "namespace MobileGL {"]
         if path == "MG_Pipe/MGPipeValueTypes.h":
@@ -299,6 +310,7 @@ def write_headers(built, out: Path) -> list[str]:  # type: ignore[no-untyped-def
     types.write_text(f"// Types.h -- {HEADER_NOTES['MG_Util/Types.h']}.\n"
                      "// mgpipe's own definitions of the names MobileGL's headers use; LP64 widths.\n"
                      "#pragma once\n\n" + VOCAB % scal, encoding="utf-8")
+    (out / "MG_Pipe" / "MGPipeVectors.h").write_text(VECTORS, encoding="utf-8")
     b = lay.values[MOBILEGL.chunk_boundaries].values
     pipe = [i for i in range(len(b) - 1) if lay.values[f"chunk_is_pipeline_{i}"].values[0]]
     odd = pipe == list(range(1, len(b) - 1, 2))
@@ -318,7 +330,7 @@ def write_headers(built, out: Path) -> list[str]:  # type: ignore[no-untyped-def
         "    static_assert(kMGPipeRenderStateChunkBoundaries[kMGPipeRenderStateChunkCount] ==\n"
         "                  sizeof(RenderStateParameters), \"the chunks cover the whole block\");\n"
         "} // namespace MobileGL::MG_Pipe\n", encoding="utf-8")
-    return written + ["MG_Util/Types.h", "MG_Pipe/MGPipeRenderStateSpans.h"]
+    return written + ["MG_Util/Types.h", "MG_Pipe/MGPipeVectors.h", "MG_Pipe/MGPipeRenderStateSpans.h"]
 
 
 def main(argv: list[str] | None = None) -> int:

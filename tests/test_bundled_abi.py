@@ -36,8 +36,10 @@ CROSS_COMMIT = frozenset({"ownership", "verb-stamps"})
 COMPLETED_STAMPS = {"DeleteStreamOutput", "ReadPixelsToBuffer"}
 
 
-#: the structs of mgpipe's overlay (MGPipeOverlay.h), which MobileGL's headers do not declare
-OVERLAY_STRUCTS = frozenset({"MGPWireRecHeader"})
+#: the structs of mgpipe's overlay (MGPipeOverlay.h), which MobileGL's headers do not declare,
+#: and the small vectors MobileGL spells as instances of one template (MGPipeVectors.h)
+OVERLAY_STRUCTS = frozenset({"MGPWireRecHeader", "FloatVec2", "FloatVec4", "BoolVec4", "IntVec4",
+                             "UintVec4"})
 
 
 def abi_differences(mine, real) -> list[str]:  # type: ignore[no-untyped-def]

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "MG_Util/Types.h"
+#include "MG_Pipe/MGPipeVectors.h"
 #include "MG_Backend/BackendObject.h"
 #include "MG_Pipe/MGPipeHandles.h"
 #include "MG_Pipe/MGPipeHostSpan.h"

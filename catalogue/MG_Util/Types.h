@@ -30,15 +30,4 @@ namespace MobileGL {
     // A fixed-length run of T, laid out as T[N].
     template <typename T, SizeT N> using Array = T[N];
 
-    // Small vectors: N components of T, nothing else.
-    template <typename T> struct Vec2 { T X, Y; };
-    template <typename T> struct Vec3 { T X, Y, Z; };
-    template <typename T> struct Vec4 { T X, Y, Z, W; };
-    using FloatVec2 = Vec2<Float>;
-    using FloatVec3 = Vec3<Float>;
-    using FloatVec4 = Vec4<Float>;
-    using IntVec2 = Vec2<Int32>;
-    using IntVec4 = Vec4<Int32>;
-    using UintVec4 = Vec4<Uint32>;
-    using BoolVec4 = Vec4<Bool>;
 } // namespace MobileGL
