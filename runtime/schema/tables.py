@@ -69,12 +69,25 @@ def _where() -> str:
     return getattr(tables(), "__name__", DEFAULT_MODULE)
 
 
+def _is_pointer(m: dict) -> bool:
+    return not m.get("scalar") and not m.get("struct") and str(m.get("type", "")).rstrip().endswith("*")
+
+
 def struct_info(name: str) -> dict:
-    """``STRUCTS[name]`` (size, align, members)."""
+    """``STRUCTS[name]`` (size, align, members).
+
+    A pointer member (a host span's address, meaningful in one process only) reads as the
+    unsigned integer of its size, so every consumer sees a scalar where the wire has bytes.
+    """
     try:
-        return tables().STRUCTS[name]
+        info = tables().STRUCTS[name]
     except (AttributeError, KeyError):
         raise TablesError(f"{_where()}: STRUCTS has no struct {name!r}") from None
+    if not any(_is_pointer(m) for m in info["members"]):
+        return info
+    members = tuple({**m, "scalar": f"u{8 * int(m['elem_size'])}"} if _is_pointer(m) else m
+                    for m in info["members"])
+    return {**info, "members": members}
 
 
 @dataclass(frozen=True, slots=True)
