@@ -176,22 +176,39 @@ namespace MobileGL {
 
 
 WIDTH = {"Uint8": 8, "Uint16": 16, "Uint32": 32, "Uint": 32, "Uint64": 64, "SizeT": 64, "Int32": 32}
-_CONST = re.compile(r"^\s*inline constexpr (\w+) (k\w+) = ([^;]+);", re.M)
+_CONST = re.compile(r"^\s*inline constexpr (\w+) (k\w+) =\s*([^;{}]+);", re.M)
 _LIT = re.compile(r"(0[xX][0-9a-fA-F]+|\d+)[uUlL]*")
 
 
-def _value(expr: str, bits: int) -> int | None:
-    """An integer constant's value, where it is spelt as a literal, ``1u << N`` or ``~0u``."""
-    e = expr.strip()
-    m = _LIT.fullmatch(e)
-    if m:
-        return int(m.group(1), 0)
-    m = re.fullmatch(r"1[uUlL]*\s*<<\s*(\d+)", e)
-    if m:
-        return 1 << int(m.group(1))
-    if re.fullmatch(r"~0[uUlL]*", e):
-        return (1 << bits) - 1
-    return None
+def _value(expr: str, bits: int, known: dict[str, int]) -> int | None:
+    """An integer constant's value, where it is an integer expression of literals and of
+    constants read before it (``1u << 20``, ``~0ull``, ``kLimit - (kLimit >> 4)``)."""
+    import ast
+
+    e = re.sub(r"\b(0[xX][0-9a-fA-F]+|\d+)[uUlL]+\b", r"\1", " ".join(expr.split()))
+    try:
+        tree = ast.parse(e, mode="eval")
+    except SyntaxError:
+        return None
+    ops = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.LShift: lambda a, b: a << b,
+           ast.RShift: lambda a, b: a >> b, ast.BitOr: lambda a, b: a | b, ast.BitAnd: lambda a, b: a & b,
+           ast.Mult: lambda a, b: a * b}
+
+    def ev(n):  # type: ignore[no-untyped-def]
+        if isinstance(n, ast.Constant) and isinstance(n.value, int):
+            return n.value
+        if isinstance(n, ast.Name) and n.id in known:
+            return known[n.id]
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Invert):
+            return ~ev(n.operand) & ((1 << bits) - 1)
+        if isinstance(n, ast.BinOp) and type(n.op) in ops:
+            return ops[type(n.op)](ev(n.left), ev(n.right))
+        raise ValueError(ast.dump(n))
+
+    try:
+        return ev(tree.body) & ((1 << bits) - 1)
+    except (ValueError, TypeError):
+        return None
 
 
 def constants_of(header: Path) -> list[tuple[int, str, str, int]]:
@@ -199,12 +216,14 @@ def constants_of(header: Path) -> list[tuple[int, str, str, int]]:
     literal: the limits and codes the rows and the runtime read (kMGPipeMaxImageUnits, ...)."""
     text = header.read_text(encoding="utf-8", errors="replace")
     out = []
+    known: dict[str, int] = {}
     for m in _CONST.finditer(text):
         typ, name, expr = m.groups()
         if typ not in WIDTH:
             continue
-        v = _value(expr, WIDTH[typ])
+        v = _value(re.sub(r"//[^\n]*", "", expr), WIDTH[typ], known)
         if v is not None:
+            known[name] = v
             out.append((text.count("\n", 0, m.start()) + 1, typ, name, v))
     return out
 

@@ -34,4 +34,6 @@ namespace MobileGL {
     enum : Uint32 { kMGPipeFirstAllocatableSlot = 1 };
 
     enum : Uint32 { kMGPipeShaderCsoSlotLimit = 0x100000 };
+
+    enum : Uint32 { kMGPipeShaderCsoCompositeSlotBase = 0xf0000 };
 } // namespace MobileGL

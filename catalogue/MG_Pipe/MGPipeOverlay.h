@@ -29,6 +29,14 @@ namespace MobileGL {
         kMGPipeResourceKindMask = (1u << static_cast<Uint32>(MGPipeKind::Buffer)) |
                                   (1u << static_cast<Uint32>(MGPipeKind::Texture)) |
                                   (1u << static_cast<Uint32>(MGPipeKind::Renderbuffer)),
+        // The kinds whose create may be re-issued on a live handle (a vertex layout re-sent on
+        // a configuration change, a program re-created per link).
+        kMGPipeReissuableKindMask = (1u << static_cast<Uint32>(MGPipeKind::VertexElementsCso)) |
+                                    (1u << static_cast<Uint32>(MGPipeKind::ShaderCso)),
+        // The default framebuffer is {slot 0, this generation} of kind Framebuffer (MobileGL
+        // spells it as the handle constant kMGPipeDefaultFramebuffer, which the reader cannot
+        // read as a number).
+        kMGPipeDefaultFramebufferGen = 1,
     };
 
     // Every record starts with this: its opcode, the ring's framing flags (never the call's
