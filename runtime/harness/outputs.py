@@ -1,8 +1,9 @@
 """What ``mgpipe run --out DIR`` writes per scene, and the progress bar of ``run all``.
 
 - ``DIR/<scene>.png``: the scene's read-back images side by side, GL orientation
-  (:mod:`.png`); a scene that reads nothing back is given a read-back of the default
-  framebuffer (``run_scene(capture=True)``);
+  (:mod:`.png`); a scene that reads nothing back is given its default framebuffer, read
+  outside the measured part (``run_scene(capture=True)``); a backend that renders no
+  pixels (the recorder) writes no PNG;
 - ``DIR/<scene>.stats.json``: :func:`scene_stats` (draws, records, wire bytes, CSOs minted,
   and for a backend that counts driver calls its GL call totals), sorted keys;
 - ``DIR/<scene>.json``: the recording, for a backend that keeps one (the recorder).

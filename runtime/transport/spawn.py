@@ -210,6 +210,11 @@ class SpawnTransport:
         except _Latched:
             return
 
+    def stage_bytes(self, size: int) -> bytes:
+        """The first ``size`` bytes of ``SEG_STAGE`` as they are now (after :meth:`close`:
+        what the server left there, e.g. the capture a ``capture`` config asks for)."""
+        return bytes(self._stage_seg.buf[:size])
+
     def close(self, report: bool = False) -> dict[str, Any] | None:
         """Drain, ask the server for its report (``report``: with the recording), reap it."""
         if self._closed:
