@@ -62,7 +62,12 @@ def _spelt(action: argparse.Action) -> str:
 
 class Parser(argparse.ArgumentParser):
     """An argument parser whose mistakes are one-line refusals (subparsers are made of
-    this class too: ``add_subparsers`` takes the parent's class)."""
+    this class too: ``add_subparsers`` takes the parent's class). Options are spelt out
+    in full: a prefix (``--back`` for ``--backend``) is refused with the closest names."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
     def _action_named(self, name: str) -> argparse.Action | None:
         for action in self._actions:
@@ -108,7 +113,7 @@ def _translate(parser: Parser, message: str) -> GenError:
         value = _literal(m["value"])
         if isinstance(action, argparse._SubParsersAction):
             return unknown("UNKNOWN-COMMAND", f"{who} command", value, _choices(action))
-        return unknown("BAD-CHOICE", f"{m['arg']} value", value, _choices(action))
+        return unknown("BAD-CHOICE", f"{who} {m['arg']} value", value, _choices(action))
     if m := _INVALID_TYPE.match(message):
         kind = _TYPE_WORDS.get(m["type"], f"a {m['type']} value")
         return refusal("BAD-ARGUMENT", f"{who} {m['arg']} {_literal(m['value'])!r} is not "
@@ -213,6 +218,8 @@ def _command(args: argparse.Namespace | None) -> str:
 def _interrupted(args: argparse.Namespace | None) -> int:
     try:
         sys.stdout.flush()
+        if sys.stderr.isatty():  # end a progress line being redrawn in place
+            sys.stderr.write("\n")
     except (OSError, ValueError):
         pass
     print(f"{_command(args)}: interrupted (Ctrl-C); nothing after the last line above was "
