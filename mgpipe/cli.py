@@ -222,8 +222,7 @@ def _interrupted(args: argparse.Namespace | None) -> int:
             sys.stderr.write("\n")
     except (OSError, ValueError):
         pass
-    print(f"{_command(args)}: interrupted (Ctrl-C); nothing after the last line above was "
-          "finished", file=sys.stderr)  # fmt: skip
+    print(f"{_command(args)}: interrupted (Ctrl-C), stopped before its end", file=sys.stderr)
     return EXIT_INTERRUPTED
 
 

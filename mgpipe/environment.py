@@ -2,11 +2,12 @@
 
 :data:`KNOBS` is the table: name -> the check of a value that is set (an unset or empty
 setting means the default and is never refused). A check returns None for a good value,
-else the refusal's text (``what was wrong, expected what``); :func:`check_environment`
+else the refusal's text after the value (``is not ..., expected ...``); :func:`check_environment`
 raises the first refusal as one line ``<environment>:1:1: BAD-ENVIRONMENT: ...``.
 
-A check never imports the generated tables (``mgpipe gen`` must run while they are stale)
-and imports a driver binding only when its own setting is set.
+A check imports the generated tables only when ``MGPIPE_TABLES_MODULE`` names other
+ones (``mgpipe gen`` must run while the bundled ones are stale or missing) and a driver
+binding only when its own setting is set.
 """
 
 from __future__ import annotations
@@ -39,27 +40,47 @@ def _transport(value: str) -> str | None:
 
     if value in TRANSPORTS:
         return None
-    return f"{value!r} is not a transport, expected {_closest(value, TRANSPORTS)}"
+    return f"is not a transport, expected {_closest(value, TRANSPORTS)}"
 
 
 def _tables_module(value: str) -> str | None:
     if not _MODULE_NAME.match(value):
-        return f"{value!r} is not a dotted module name, expected e.g. mgpipe.generated.pipe_tables"
+        return "is not a dotted module name, expected e.g. mgpipe.generated.pipe_tables"
     try:
         spec = importlib.util.find_spec(value)
     except (ImportError, ValueError):  # a parent package that is not there
         spec = None
     if spec is None:
-        return (f"no module {value!r} can be imported, expected an importable Python module "
+        return ("names no module that can be imported, expected an importable Python module "
                 "written by `mgpipe gen` (or unset it for the bundled tables)")  # fmt: skip
+    try:
+        module = importlib.import_module(value)
+    except Exception as exc:  # noqa: BLE001 - whatever its import raised, in one line
+        return (f"fails to import ({type(exc).__name__}: {exc}), expected a module "
+                "written by `mgpipe gen`")  # fmt: skip
+    missing = [name for name in _table_names() if not hasattr(module, name)]
+    if missing:
+        return (f"lacks {', '.join(missing[:6])}{', ...' if len(missing) > 6 else ''}, "
+                "expected a module written by `mgpipe gen` (every table the bundled one has)")
     return None
+
+
+def _table_names() -> list[str]:
+    """The tables the bundled module defines (none to hold against when it is absent)."""
+    from mgpipe.runtime.schema.tables import DEFAULT_MODULE
+
+    try:
+        bundled = importlib.import_module(DEFAULT_MODULE)
+    except Exception:  # noqa: BLE001 - not generated yet: nothing to compare with
+        return []
+    return sorted(n for n in vars(bundled) if n.isupper() and not n.startswith("_"))
 
 
 def _clang_args(value: str) -> str | None:
     try:
         shlex.split(value)
     except ValueError as exc:
-        return f"{value!r} cannot be split like a shell line ({exc}), expected balanced quotes"
+        return f"cannot be split like a shell line ({exc}), expected balanced quotes"
     return None
 
 
@@ -71,7 +92,7 @@ def _vk_validation(value: str) -> str | None:
     try:
         validation_mode(value)
     except RuntimeError:
-        return f"{value!r} is not a validation mode, expected on, off or auto"
+        return "is not a validation mode, expected on, off or auto"
     return None
 
 
@@ -82,12 +103,12 @@ def _egl_platform(value: str) -> str | None:
         return None
     if value in PLATFORMS:
         return None
-    return f"{value!r} is not an EGL display kind, expected {_closest(value, PLATFORMS)}"
+    return f"is not an EGL display kind, expected {_closest(value, PLATFORMS)}"
 
 
 def _cache_dir(value: str) -> str | None:
     if os.path.exists(value) and not os.path.isdir(value):
-        return f"{value!r} is a file, expected a directory (or a path that does not exist yet)"
+        return "is a file, expected a directory (or a path that does not exist yet)"
     return None
 
 
@@ -103,8 +124,9 @@ KNOBS: dict[str, Callable[[str], str | None]] = {
 }
 
 
-def bad_setting(name: str, text: str) -> GenError:
-    return refusal("BAD-ENVIRONMENT", f"{name}={text}", WHERE)
+def bad_setting(name: str, value: str, text: str) -> GenError:
+    """``<environment>:1:1: BAD-ENVIRONMENT: NAME='value' <text>``."""
+    return refusal("BAD-ENVIRONMENT", f"{name}={value!r} {text}", WHERE)
 
 
 def check_environment(env: Mapping[str, str] | None = None) -> None:
@@ -115,4 +137,4 @@ def check_environment(env: Mapping[str, str] | None = None) -> None:
         if value:
             text = check(value)
             if text is not None:
-                raise bad_setting(name, text)
+                raise bad_setting(name, value, text)
