@@ -122,6 +122,9 @@ def _translate(parser: Parser, message: str) -> GenError:
         missing = [a.strip() for a in m["args"].split(",")]
         action = parser._action_named(missing[0])
         if isinstance(action, argparse._SubParsersAction):
+            strays = [w for w in getattr(parser, "argv", ()) if w.startswith("-")]
+            if strays:  # `mgpipe --versio`: the misspelt option is the mistake
+                return _unrecognized(parser, strays)
             return refusal("MISSING-ARGUMENT", f"no command given to {who}, expected one of "
                                                f"{', '.join(_choices(action))}")  # fmt: skip
         wants = ", ".join(missing)
@@ -168,6 +171,7 @@ def build_parser(modules: Sequence[str] | None = None) -> Parser:
 
 
 def _parse(parser: Parser, argv: Sequence[str] | None) -> argparse.Namespace:
+    parser.argv = list(sys.argv[1:] if argv is None else argv)
     args, extras = parser.parse_known_args(argv)
     if extras:  # name the options of the subcommand they were given to
         sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
