@@ -24,6 +24,7 @@ import argparse
 import ast
 import importlib
 import re
+import signal
 import sys
 from collections.abc import Iterable, Sequence
 from typing import NoReturn
@@ -195,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                         "expected every command to name its function")  # fmt: skip
         rc = func(args)
     except KeyboardInterrupt:
-        return _interrupted(args)
+        return _interrupted(args, as_program=argv is None)
     except (GenError, GenErrors) as exc:
         return exit_code_for(exc, all_errors=bool(getattr(args, "all_errors", False)))
     except BrokenPipeError:
@@ -219,7 +220,9 @@ def _command(args: argparse.Namespace | None) -> str:
     return f"mgpipe {args.command}" if args is not None and args.command else "mgpipe"
 
 
-def _interrupted(args: argparse.Namespace | None) -> int:
+def _interrupted(args: argparse.Namespace | None, as_program: bool) -> int:
+    if as_program:  # the process ends now: a second Ctrl-C must not cut its shutdown short
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         sys.stdout.flush()
         if sys.stderr.isatty():  # end a progress line being redrawn in place

@@ -108,8 +108,10 @@ def _run_spawned(scene: Scene, backend: str, n: int | None, whole_block: bool,
     try:
         images = scene.run(client, scene.default_n if n is None else n) or []
         client.tr.cso.release_all()
-    finally:
-        report = t.close(report=recording)
+    except BaseException:  # Ctrl-C or an error: the server leaves without its report
+        t.abandon()
+        raise
+    report = t.close(report=recording)
     summary = (report or {}).get("summary", {})
     shot = summary.get("capture")
     if shot and not images and not t.lost:  # the server left the pixels in the stage segment
