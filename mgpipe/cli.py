@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib
+import os
 import re
 import signal
 import sys
@@ -230,6 +231,13 @@ def _interrupted(args: argparse.Namespace | None, as_program: bool) -> int:
     except (OSError, ValueError):
         pass
     print(f"{_command(args)}: interrupted (Ctrl-C), stopped before its end", file=sys.stderr)
+    if as_program:  # nothing is left to do: leave before a late signal can land in shutdown
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(EXIT_INTERRUPTED)
     return EXIT_INTERRUPTED
 
 
