@@ -125,8 +125,9 @@ KNOBS: dict[str, Callable[[str], str | None]] = {
 
 
 def bad_setting(name: str, value: str, text: str) -> GenError:
-    """``<environment>:1:1: BAD-ENVIRONMENT: NAME='value' <text>``."""
-    return refusal("BAD-ENVIRONMENT", f"{name}={value!r} {text}", WHERE)
+    """``<environment>:1:1: BAD-ENVIRONMENT: NAME=value <text>`` (the value spelt as a
+    shell would take it back: quoted only when it has to be)."""
+    return refusal("BAD-ENVIRONMENT", f"{name}={shlex.quote(value)} {text}", WHERE)
 
 
 def check_environment(env: Mapping[str, str] | None = None) -> None:

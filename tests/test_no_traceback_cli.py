@@ -103,12 +103,12 @@ def test_a_missing_dependency_inside_a_command_is_one_line(monkeypatch, capsys) 
 
 # -- environment settings -----------------------------------------------------------------
 @pytest.mark.parametrize("name, value, argv, says", [
-    ("MGPIPE_TRANSPORT", "spwn", ["run", "all"], "'spwn' is not a transport, expected the closest: spawn"),
-    ("MGPIPE_TABLES_MODULE", "no_such_tables", ["calls"], "'no_such_tables' names no module"),
-    ("MGPIPE_TABLES_MODULE", "json", ["run", "blend-toggle"], "'json' lacks CALLS"),
-    ("MGPIPE_TABLES_MODULE", "not a name", ["calls"], "is not a dotted module name"),
+    ("MGPIPE_TRANSPORT", "spwn", ["run", "all"], "=spwn is not a transport, expected the closest: spawn"),
+    ("MGPIPE_TABLES_MODULE", "no_such_tables", ["calls"], "=no_such_tables names no module"),
+    ("MGPIPE_TABLES_MODULE", "json", ["run", "blend-toggle"], "=json lacks CALLS"),
+    ("MGPIPE_TABLES_MODULE", "not a name", ["calls"], "='not a name' is not a dotted module name"),
     ("MGPIPE_CLANG_ARGS", '"-DX', ["gen", "--check"], "cannot be split like a shell line"),
-    ("MGPIPE_VK_VALIDATION", "maybe", ["calls"], "'maybe' is not a validation mode, expected on, off or auto"),
+    ("MGPIPE_VK_VALIDATION", "maybe", ["calls"], "=maybe is not a validation mode, expected on, off or auto"),
     ("MGPIPE_EGL_PLATFORM", "surfless", ["calls"], "expected the closest: surfaceless"),
 ])  # fmt: skip
 def test_a_bad_environment_setting_is_refused_before_the_command(name, value, argv, says,

@@ -60,11 +60,16 @@ def test_the_default_framebuffer_starts_defined_after_other_scenes(backend: str)
     assert (a == 0).all(axis=2).any() and (a[..., 3] == 255).any()  # both parts are there
 
 
-def test_negative_control_the_initial_colour_is_what_the_capture_shows(monkeypatch) -> None:
-    from mgpipe.runtime.backends.vulkan import targets
+@pytest.mark.parametrize("backend", PIXEL_BACKENDS)
+def test_negative_control_the_initial_colour_is_what_the_capture_shows(backend,
+                                                                        monkeypatch) -> None:  # fmt: skip
+    if backend == "gles":
+        from mgpipe.runtime.backends.gles import framebuffer as where
+    else:
+        from mgpipe.runtime.backends.vulkan import targets as where
 
-    monkeypatch.setattr(targets, "INITIAL_COLOR", (1.0, 0.0, 0.0, 1.0))  # planted
-    (img,) = run_scene("readback", "vulkan", capture=True).images
+    monkeypatch.setattr(where, "INITIAL_COLOR", (1.0, 0.0, 0.0, 1.0))  # planted
+    (img,) = run_scene("readback", backend, capture=True).images
     assert _stray_pixels(img) > 0
     assert img.pixel(img.width - 1, img.height - 1) == (255, 0, 0, 255)
 
