@@ -60,8 +60,10 @@ def _tables_module(value: str) -> str | None:
                 "written by `mgpipe gen`")  # fmt: skip
     missing = [name for name in _table_names() if not hasattr(module, name)]
     if missing:
-        return (f"lacks {', '.join(missing[:6])}{', ...' if len(missing) > 6 else ''}, "
-                "expected a module written by `mgpipe gen` (every table the bundled one has)")
+        return (
+            f"lacks {', '.join(missing[:6])}{', ...' if len(missing) > 6 else ''}, "
+            "expected a module written by `mgpipe gen` (every table the bundled one has)"
+        )
     return None
 
 

@@ -212,12 +212,21 @@ def test_ctrl_c_mid_run_is_one_line_and_exit_130(key: str, tmp_path: Path) -> No
     _assert_interrupted(rc, err, argv[0])
 
 
-@pytest.mark.parametrize("argv", [["calls"], ["layout"], ["chunks"], ["--version"],
-                                  ["layout", "RenderStateParameters", "--json"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["calls"],
+        ["layout"],
+        ["chunks"],
+        ["--version"],
+        ["layout", "RenderStateParameters", "--json"],
+    ],
+)
 def test_ctrl_c_while_a_quick_command_prints_is_one_line_and_exit_130(argv, monkeypatch,
                                                                        capsys) -> None:  # fmt: skip
     """The quick commands end before a real signal could land: the interrupt is planted
     in their first write to stdout (where such a command spends its time)."""
+
     class Interrupting:
         def write(self, text: str) -> int:
             raise KeyboardInterrupt
@@ -266,7 +275,10 @@ def test_the_spawned_server_ignores_ctrl_c_and_leaves_quietly_with_its_client(tm
             proc.kill()
             proc.communicate()
     _assert_interrupted(proc.returncode, err, "run")
-    assert not Path(f"/proc/{child}").exists() or "zombie" in Path(f"/proc/{child}/status").read_text().lower()
+    assert (
+        not Path(f"/proc/{child}").exists()
+        or "zombie" in Path(f"/proc/{child}/status").read_text().lower()
+    )
 
 
 def test_the_spawned_server_leaves_quietly_when_its_client_is_killed(tmp_path) -> None:

@@ -128,7 +128,9 @@ def test_negative_control_a_capture_through_the_wire_would_be_seen() -> None:
 def test_run_json_is_the_same_with_and_without_out(backend: str, tmp_path: Path, capsys) -> None:
     assert cli.main(["run", "readback", "--backend", backend, "--json"]) == 0
     plain = json.loads(capsys.readouterr().out)
-    assert cli.main(["run", "readback", "--backend", backend, "--json", "--out", str(tmp_path)]) == 0
+    assert (
+        cli.main(["run", "readback", "--backend", backend, "--json", "--out", str(tmp_path)]) == 0
+    )
     assert json.loads(capsys.readouterr().out) == plain
     stats = json.loads((tmp_path / "readback.stats.json").read_text())
     assert {k: stats[k] for k in plain["scenes"][0]} == plain["scenes"][0]
