@@ -3,7 +3,8 @@
 Per scene: SSIM of every image pair (>= 0.99 passes) -- what the scene read back, or its
 default framebuffer captured after it ran -- and every probe pixel equal on both backends
 and as expected; ``--out DIR`` writes ``<scene>.side-by-side.png`` and ``<scene>.diff.png``.
-Both backends must render pixels and every transport works (``spawn`` included). Exit 0
+Both backends must render pixels and every transport works (``spawn`` included). Each
+scene's line is printed as it finishes (with ``--json``, a progress line on stderr). Exit 0
 when every scene passes, 1 when one does not, 2 on bad input (one line on stderr).
 """
 
@@ -58,7 +59,9 @@ def run(args: argparse.Namespace) -> int:
     if args.out is not None:
         check_out_dir(args.out)
     names = list(SCENES) if args.scene == "all" else [args.scene]
-    progress = Progress(len(names)) if len(names) > 1 else None
+    # one line per scene as it finishes: the result line itself, or (--json, which prints
+    # only at the end) a progress line on stderr
+    progress = Progress(len(names)) if len(names) > 1 and args.json else None
     results = []
     for name in names:
         try:
