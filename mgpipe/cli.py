@@ -88,8 +88,8 @@ class Parser(argparse.ArgumentParser):
         raise _translate(self, message)
 
 
-#: argparse's messages (stable since Python 3.x: they are its documented error strings)
-#: -> how each becomes a refusal.
+#: argparse's error messages (the same wording in Python 3.11 to 3.13) -> how each becomes
+#: a refusal; one it does not know still becomes one line (BAD-ARGUMENT with its text).
 _INVALID_CHOICE = re.compile(r"^argument (?P<arg>\S+): invalid choice: (?P<value>.+?)"
                              r" \(choose from .*\)$")  # fmt: skip
 _INVALID_TYPE = re.compile(r"^argument (?P<arg>\S+): invalid (?P<type>\S+) value: (?P<value>.+)$")
