@@ -4,7 +4,7 @@ fresh venv, and use it from a directory outside the repository.
 The venv finds the dependencies in this interpreter's site-packages (a path file naming
 them, so that they are found whether this interpreter is a venv or not, and the editable
 install's own path hooks stay out) and the wheel is installed with --no-deps --no-index,
-so the test needs no network. About a minute on a 2-core machine.
+so the test needs no network.
 """
 
 from __future__ import annotations
