@@ -5,6 +5,7 @@ docs cite MobileGL's design documents by name (docs/GLOSSARY.md), never as "seed
 from __future__ import annotations
 
 import argparse
+import ast
 import re
 from pathlib import Path
 
@@ -16,7 +17,7 @@ DOCS = [README, *sorted((ROOT / "docs").glob("*.md")), ROOT / "bench" / "README.
 #: where settings are read: the package's sources, the tests, the scripts and ci/run
 SETTING_SOURCES = ("mgpipe", "gen", "runtime", "tests", "benchmarks")
 #: a setting name, or a prefix of a family of them (``MGPIPE_IPC_*``)
-SETTING = re.compile(r"\bMGPIPE_[A-Z0-9_]*[A-Z0-9]_?")
+WHOLE = re.compile(r"MGPIPE_[A-Z0-9_]+")
 
 
 def _section(text: str, heading: str) -> str:
@@ -37,11 +38,49 @@ def undocumented_commands(readme: str) -> set[str]:
     return commands() - listed
 
 
+#: calls whose first argument names a setting (os.environ.get, os.getenv, monkeypatch.setenv)
+READING_CALLS = frozenset({"get", "getenv", "setenv", "delenv", "pop", "setdefault"})
+
+
+def _names_in(f: Path) -> list[str]:
+    """Setting names a file reads. In Python: a whole-name string constant used as a
+    setting -- the first argument of ``.get`` / ``getenv`` / ``setenv`` / ..., a subscript
+    (``os.environ["X"]``), a dict key (an environment built for a child), a keyword
+    (``dict(os.environ, X=...)``), or the value of a name that says so (``X_ENV = "X"``,
+    ``_IPC_PREFIX = "MGPIPE_IPC_"``); a C macro named in a compiler's argument list is not
+    one. In a shell script: every ``$X``, ``${X`` and ``X=``."""
+    text = f.read_text(errors="replace")
+    if f.suffix != ".py":
+        return re.findall(r"(?:\$\{?|\b)(MGPIPE_[A-Z0-9_]+)(?=\}|=|:|\b)", text)
+
+    def name(n: ast.AST | None) -> list[str]:
+        ok = isinstance(n, ast.Constant) and isinstance(n.value, str) and WHOLE.fullmatch(n.value)
+        return [n.value] if ok else []  # type: ignore[union-attr]
+
+    out: list[str] = []
+    for n in ast.walk(ast.parse(text, str(f))):
+        if isinstance(n, ast.Call):
+            fn = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "")
+            if fn in READING_CALLS and n.args:
+                out += name(n.args[0])
+            out += [k.arg for k in n.keywords if k.arg and WHOLE.fullmatch(k.arg)]
+        elif isinstance(n, ast.Subscript):
+            out += name(n.slice)
+        elif isinstance(n, ast.Dict):
+            for k in n.keys:
+                out += name(k)
+        elif isinstance(n, (ast.Assign, ast.AnnAssign)):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            if any(re.search(r"ENV|PREFIX", getattr(t, "id", "")) for t in targets):
+                out += name(n.value)
+    return out
+
+
 def settings_read(files: list[Path]) -> dict[str, str]:
-    """Every MGPIPE_* name in ``files`` -> the first file naming it."""
+    """Every MGPIPE_* setting ``files`` read -> the first file naming it."""
     out: dict[str, str] = {}
     for f in files:
-        for name in SETTING.findall(f.read_text(errors="replace")):
+        for name in _names_in(f):
             out.setdefault(name, _rel(f))
     return out
 
