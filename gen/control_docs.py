@@ -7,7 +7,7 @@ from __future__ import annotations
 from mgpipe.gen.controls import CONTROLS, Control
 
 PROTECTS: dict[str, str] = {
-    'pod-pointer': 'wire payloads hold no pointer (seed 001 §4: "never a pointer")',
+    'pod-pointer': 'wire payloads hold no pointer (ARCHITECTURE.md §4: "never a pointer")',
     'pod-reference': 'wire payloads hold no reference',
     'pod-function-pointer': 'wire payloads hold no function pointer',
     'pod-anonymous-union': "no union in a wire struct (and no anonymous record's absolute path in the tables)",

@@ -17,15 +17,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "bench",
         help="measure client/server CPU, bytes and CSOs per draw for each render-state strategy",
         description="Runs the bench workloads under every strategy, transport and registered "
-        "backend; prints a table, checks the structural guard; exit 1 when the guard is red.",
+        "backend; prints a table (or, with --json, the results document), checks the "
+        "structural guard; exit 1 when the guard is red. Progress goes to stderr.",
     )
-    p.add_argument("--quick", action="store_true", help="the CI form: tiny sizes, under a minute")
-    p.add_argument("--json", type=Path, help="write the results document to this file")
-    p.add_argument(
-        "--markdown", type=Path, help="write the results as Markdown tables to this file"
-    )
-    p.add_argument("--plot", type=Path, nargs="?", const=Path("bench"), default=None,
-                   metavar="DIR", help="write PNG charts to DIR (default: bench)")  # fmt: skip
+    p.add_argument("--quick", action="store_true",
+                   help="the CI form: tiny sizes (ci/run's phase table gives its time)")  # fmt: skip
+    p.add_argument("--json", action="store_true",
+                   help="print the results document (the full matrix) instead of the table")  # fmt: skip
+    p.add_argument("--out", type=Path, metavar="DIR",
+                   help="write DIR/results.json (the full matrix) and DIR/RESULTS.md")  # fmt: skip
+    p.add_argument("--plot", action="store_true",
+                   help="also write the PNG charts into --out DIR (needs matplotlib: mgpipe[plot])")  # fmt: skip
     p.add_argument("--workload", action="append", help="only this workload (repeatable)")
     p.add_argument("--strategy", action="append", help="only this strategy key a..e (repeatable)")
     p.add_argument("--transport", action="append", help="only this transport (repeatable)")
@@ -41,9 +43,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _refuse(what: str) -> int:
+def _refuse(what: str, gate: str = "BAD-ARGUMENT") -> int:
     """A bad argument: the one-line refusal (``<command line>:1:1: BAD-ARGUMENT: ...``)."""
-    raise refusal("BAD-ARGUMENT", what)
+    raise refusal(gate, what)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,7 +8,8 @@ import os
 import sys
 from pathlib import Path
 
-from mgpipe.refusal import refusal, unknown
+from mgpipe.refusal import check_out_dir, refusal, unknown
+from mgpipe.runtime.transport.registry import TRANSPORTS
 
 # The runtime imports the generated tables; it is imported only when a scene runs, so that
 # `mgpipe gen` keeps working while generated/ is stale or missing (the generator never
@@ -23,12 +24,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("scene", help="a scene name or 'all'")
     p.add_argument("--backend", default="recorder", help="backend (default: recorder)")
-    p.add_argument("--transport", choices=("monolith", "inproc", "spawn"),
+    p.add_argument("--transport", choices=TRANSPORTS,
                    help="monolith | inproc | spawn (server in a child process); "
                         "default: $MGPIPE_TRANSPORT, else monolith")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("--out", type=Path, help="write DIR/<scene>.png (read-back images, GL "
-                   "orientation), DIR/<scene>.stats.json and, for the recorder, DIR/<scene>.json")
+                   "orientation; a backend that renders pixels), DIR/<scene>.stats.json and, "
+                   "for the recorder, DIR/<scene>.json; what the scene measures is the same "
+                   "with or without it")  # fmt: skip
     p.add_argument("-n", type=int, default=None, help="repetitions (scene-specific default)")
     p.add_argument("--whole-block", action="store_true",
                    help="negative control: content-address the whole render-state block")  # fmt: skip
@@ -47,9 +50,11 @@ def run(args: argparse.Namespace) -> int:
     if args.n is not None and args.n < 0:
         raise refusal("BAD-ARGUMENT", f"-n is {args.n}, expected a count >= 0")
     transport = args.transport or os.environ.get("MGPIPE_TRANSPORT") or "monolith"
-    if transport not in ("monolith", "inproc", "spawn"):
+    if transport not in TRANSPORTS:  # cli checked the environment; a caller of run() may not
         raise refusal("UNKNOWN-TRANSPORT", f"MGPIPE_TRANSPORT={transport!r} is not a transport, "
-                                           "expected one of monolith, inproc, spawn")
+                                           f"expected one of {', '.join(TRANSPORTS)}")
+    if args.out is not None:
+        check_out_dir(args.out)
     names = list(SCENES) if args.scene == "all" else [args.scene]
     results = []
     progress = Progress(len(names)) if args.scene == "all" else None

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from mgpipe.cli import main
-from mgpipe.runtime.harness.bench import guard
+from mgpipe.runtime.harness.bench import guard, report
 from mgpipe.runtime.harness.bench.cli import BASELINE
 from mgpipe.runtime.harness.bench.measure import Cell, Sizes, census, measure_cell
 from mgpipe.runtime.harness.bench.pipe import BACKENDS, TRANSPORTS
@@ -17,6 +18,7 @@ from mgpipe.runtime.harness.bench.run import QUICK, Plan, Progress, run
 from mgpipe.runtime.harness.bench.strategies import STRATEGIES, BlockPush, Strategy
 from mgpipe.runtime.harness.bench.workloads import WORKLOADS, BlendToggle, ViewportChurn
 
+REPO = Path(__file__).resolve().parents[1]
 SMALL = {w: Sizes(s.draws // 2 if w != "MixedFrame" else 200, 3, 1) for w, s in QUICK.items()}
 
 
@@ -208,17 +210,82 @@ def test_cli_refuses_unknown_names(capsys):
     assert len(err) == 1 and "unknown workload 'Nope'" in err[0] and "BlendToggle" in err[0]
 
 
-def test_cli_json_and_plot(tmp_path: Path, capsys):
-    out = tmp_path / "r.json"
-    rc = main(["bench", "--quick", "--workload", "NoChange", "--strategy", "a", "--strategy", "b",
-               "--transport", "monolith", "--json", str(out), "--plot", str(tmp_path)])  # fmt: skip
-    assert rc == 0
-    doc = json.loads(out.read_text())
+_CLI_SMALL = ["bench", "--quick", "--workload", "NoChange", "--strategy", "a", "--strategy", "b",
+              "--transport", "monolith"]  # fmt: skip
+
+
+def test_cli_out_and_plot(tmp_path: Path, capsys):
+    """--out DIR receives the results document, its Markdown and (--plot) the charts; the
+    terminal table fits 100 columns and carries its legend."""
+    out = tmp_path / "new" / "dir"
+    assert main([*_CLI_SMALL, "--out", str(out), "--plot"]) == 0
+    doc = json.loads((out / "results.json").read_text())
     assert doc["ok"] and {c["strategy"] for c in doc["cells"] if c["status"] == "ok"} == {"a", "b"}
-    assert sorted(p.name for p in tmp_path.glob("*.png")) == [
-        "bytes_per_draw.png", "cpu_per_draw.png", "hash_skip.png"]  # fmt: skip
-    assert "client ns/d" in capsys.readouterr().out
+    assert "### Per cell" in (out / "RESULTS.md").read_text()
+    assert sorted(p.name for p in out.iterdir()) == [
+        "RESULTS.md", "bytes_per_draw.png", "cpu_per_draw.png", "hash_skip.png", "results.json"]  # fmt: skip
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert lines[0].split()[:5] == ["workload", "s", "transport", "backend", "client"]
+    assert max(map(len, lines)) <= report.WIDTH
+    assert "B/draw: wire bytes per draw" in captured.out and "--json" in captured.out
+    assert f"mgpipe bench: wrote {out / 'hash_skip.png'}" in captured.err
     assert set(WORKLOADS) == {"BlendToggle", "NoChange", "ViewportChurn", "MixedFrame"}
+
+
+def test_cli_json_is_a_flag_printing_the_document(tmp_path: Path, capsys):
+    assert main([*_CLI_SMALL, "--json"]) == 0
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)  # stdout is the document and nothing else
+    assert doc["format"] == report.FORMAT and doc["ok"]
+    assert "guard:" in captured.err and "census" in captured.err  # verdict and progress: stderr
+
+
+def test_the_table_fits_a_terminal_with_every_row(structural_run):
+    cells, _ = structural_run
+    long = Cell("MixedFrame", "b", "spawn", "vulkan", "not available", "x " * 150)
+    text = report.table([*cells, long]) + "\n" + report.legend()
+    assert max(map(len, text.splitlines())) <= report.WIDTH
+    assert "x x" in text.splitlines()[-1 - len(report.legend().splitlines())]  # wrapped, kept
+    legend = " ".join(report.legend().splitlines())
+    for heading, _, _ in report._COLUMNS:
+        assert f"{heading}: " in legend
+
+
+def _one_refusal(capsys, gate: str, text: str) -> None:
+    captured = capsys.readouterr()
+    err = captured.err.strip().splitlines()
+    assert captured.out == "" and len(err) == 1, captured  # nothing ran: no progress line
+    assert err[0].startswith(f"<command line>:1:1: {gate}: ") and text in err[0], err[0]
+
+
+def test_cli_plot_without_matplotlib_is_refused_before_running(tmp_path: Path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib: ImportError
+    assert main([*_CLI_SMALL, "--out", str(tmp_path), "--plot"]) == 2
+    _one_refusal(capsys, "MISSING-DEPENDENCY", "pip install 'mgpipe[plot]'")
+    assert not list(tmp_path.iterdir())
+
+
+def test_cli_plot_never_writes_the_committed_charts_by_default(capsys):
+    charts = {p: p.stat().st_mtime_ns for p in (REPO / "bench").glob("*.png")}
+    assert len(charts) == 3
+    assert main([*_CLI_SMALL, "--plot"]) == 2
+    _one_refusal(capsys, "BAD-ARGUMENT", "--plot needs --out DIR")
+    assert {p: p.stat().st_mtime_ns for p in (REPO / "bench").glob("*.png")} == charts
+
+
+def test_cli_output_paths_are_checked_before_running(tmp_path: Path, capsys):
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    assert main([*_CLI_SMALL, "--out", str(afile)]) == 2
+    _one_refusal(capsys, "BAD-ARGUMENT", "is not a directory")
+    assert main([*_CLI_SMALL, "--out", str(afile / "x")]) == 2
+    _one_refusal(capsys, "BAD-ARGUMENT", f"{afile} is not a directory")
+    (tmp_path / "d" / "results.json").mkdir(parents=True)
+    assert main([*_CLI_SMALL, "--out", str(tmp_path / "d")]) == 2
+    _one_refusal(capsys, "BAD-ARGUMENT", "results.json is a directory, expected a file path")
+    assert main([*_CLI_SMALL, "--write-baseline", "--baseline", str(afile / "b.json")]) == 2
+    _one_refusal(capsys, "BAD-ARGUMENT", "--baseline")
 
 
 def test_backend_counters_are_read_where_backends_keep_them():

@@ -11,7 +11,7 @@ import dataclasses
 from typing import Annotated
 
 import pytest
-from hypothesis import HealthCheck, find, given, settings
+from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
 from mgpipe.runtime.client import g7check, render_state
@@ -83,7 +83,8 @@ def test_every_row_can_move_its_bytes() -> None:
             g7check.call_setter(rs, row, args)
             return rs.block_bytes() != before
 
-        find(_args(row), moves, settings=settings(database=None))
+        # the first example that moves a byte is the proof: no shrinking of it
+        find(_args(row), moves, settings=settings(database=None, phases=[Phase.generate]))
 
 
 def test_stencil_func_split_is_per_field() -> None:

@@ -1,8 +1,10 @@
 """`pip install .` works as well as `pip install -e .`: build the wheel, install it into a
 fresh venv, and use it from a directory outside the repository.
 
-The venv reuses the system site-packages for the dependencies and the wheel is installed
-with --no-deps --no-index, so the test needs no network. About a minute on a 2-core machine.
+The venv finds the dependencies in this interpreter's site-packages (a path file naming
+them, so that they are found whether this interpreter is a venv or not, and the editable
+install's own path hooks stay out) and the wheel is installed with --no-deps --no-index,
+so the test needs no network.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import site
 import subprocess
 import sys
 import zipfile
@@ -48,9 +51,11 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> dict:
                     "--no-index", "-w", str(root / "dist"), str(src)], check=True, env=env,
                    capture_output=True)
     (wheel,) = (root / "dist").glob("mgpipe-*.whl")  # built from a copy: the checkout stays clean
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip",
-                    str(root / "venv")], check=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / "venv")], check=True)
     py = root / "venv" / "bin" / "python"
+    purelib = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                             check=True, capture_output=True, text=True).stdout.strip()
+    Path(purelib, "dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps",
                     "--no-index", str(wheel)], check=True, env=env, capture_output=True)
     work = root / "elsewhere"

@@ -33,6 +33,8 @@ from mgpipe.runtime.wire.spec import call_spec
 ROOT = Path(__file__).resolve().parents[1]
 STAGE = StageSegment(1 << 16)
 ATHERIS_RUNS = int(os.environ.get("MGPIPE_FUZZ_RUNS", "20000"))
+#: hypothesis examples of mutated records: the quick form in CI, the long one with MGPIPE_LONG=1
+MUTATED_EXAMPLES = 20_000 if os.environ.get("MGPIPE_LONG") == "1" else 1_000
 
 
 def _must_refuse_or_decode(record: bytes) -> None:
@@ -76,7 +78,9 @@ def mutated(draw: st.DrawFn) -> bytes:
     return bytes(rec)
 
 
-@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=MUTATED_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(record=mutated())
 def test_mutated_records_are_refused_or_decoded(record: bytes) -> None:
     _must_refuse_or_decode(record)

@@ -25,7 +25,7 @@ echo "== vulkan_frame"; timeout 60 python3 -P benchmarks/vulkan_frame.py --devic
 pack
 echo "== gpu_frame"; for b in vulkan gles; do timeout 120 python3 -P benchmarks/gpu_frame.py --backend $b --frames 12 --json > $R/gpu_frame_$b.json 2>&1; tail -c 1500 $R/gpu_frame_$b.json; done
 pack
-echo "== bench"; timeout 300 mgpipe bench ${BENCH_ARGS:---workload MixedFrame --workload BlendToggle --transport monolith --transport spawn --backend gles --backend vulkan --backend recorder} --json $R/bench-gpu.json --markdown $R/bench-gpu.md 2>&1 | grep -v "^\[" | tail -40
+echo "== bench"; timeout 300 mgpipe bench ${BENCH_ARGS:---workload MixedFrame --workload BlendToggle --transport monolith --transport spawn --backend gles --backend vulkan --backend recorder} --out $R/bench-gpu 2>&1 | grep -v "^\[" | tail -40
 pack
 echo "elapsed $(( $(date +%s) - t0 )) s"
 pack; rm -rf $R

@@ -39,6 +39,9 @@ def canonical_json(value: Any) -> str:
 class Recorder:
     """A backend that captures raw records; ``counts`` (every call), JSON on demand."""
 
+    #: it draws nothing: a read-back leaves the destination as it was
+    renders_pixels = False
+
     def __init__(self) -> None:
         self.counts: Counter[str] = Counter()
         self.raw: list[bytes] = []

@@ -6,10 +6,14 @@ mean over every window position and channel. Images smaller than the window use 
 window of their own size.
 
 :func:`compare_scene` runs one scene on both backends (``a`` and ``b``, default ``gles``
-and ``vulkan``) through one transport and returns a :class:`Comparison`: the SSIM of each
-read-back image pair, each probe's pixel on both sides, and what failed. A scene passes
-when every pair has SSIM >= :data:`SSIM_MIN`, every probe reads the same pixel on both
-backends and that pixel is what the probe expects.
+and ``vulkan``) through one transport (``monolith``, ``inproc`` or ``spawn``) and returns a
+:class:`Comparison`: the SSIM of each image pair, each probe's pixel on both sides, and
+what failed. The images are what the scene read back, or -- for a scene that reads
+nothing back -- its default framebuffer, captured after the scene outside what it
+measures (``run_scene(capture=True)``). A scene passes when every pair has SSIM >=
+:data:`SSIM_MIN`, every probe reads the same pixel on both backends and that pixel is
+what the probe expects. Both backends must render pixels (:class:`NoPixels` otherwise),
+and a scene that gives no image on either side is :class:`NothingToCompare`, never a pass.
 
 :func:`write_pngs` writes ``<scene>.side-by-side.png`` (each image of ``a`` beside the
 same image of ``b``) and ``<scene>.diff.png`` (per-channel absolute difference, alpha
@@ -25,11 +29,12 @@ from typing import Any
 import numpy as np
 
 from .png import encode
+from ..backends.registry import renders_pixels
 from .runner import SCENES, SceneResult, run_scene
 from .scenes.kit import Image
 
 __all__ = ["SSIM_MIN", "ssim", "Comparison", "compare_scene", "compare_results", "write_pngs",
-           "as_array"]
+           "as_array", "NoPixels", "NothingToCompare"]
 
 SSIM_MIN = 0.99
 _K1, _K2, _L = 0.01, 0.03, 255.0
@@ -88,10 +93,21 @@ class Comparison:
                 "ok": self.ok, "failures": self.failures}  # fmt: skip
 
 
+class NoPixels(ValueError):
+    """A backend that draws nothing (the recorder) has no image to compare."""
+
+
+class NothingToCompare(ValueError):
+    """The scene gave no image on either backend: a comparison would check nothing."""
+
+
 def compare_scene(name: str, a: str = "gles", b: str = "vulkan", transport: str = "monolith",
                   n: int | None = None) -> Comparison:  # fmt: skip
-    ra = run_scene(name, a, transport, n)
-    rb = run_scene(name, b, transport, n)
+    for side in (a, b):
+        if not renders_pixels(side):
+            raise NoPixels(f"backend {side!r} renders no pixels")
+    ra = run_scene(name, a, transport, n, capture=True)
+    rb = run_scene(name, b, transport, n, capture=True)
     return compare_results(name, ra, rb, (a, b), transport, n)
 
 
@@ -101,6 +117,8 @@ def compare_results(name: str, ra: SceneResult, rb: SceneResult, backends: tuple
     scene = SCENES[name]
     a, b = backends
     out = Comparison(name, (a, b), transport, images=(list(ra.images), list(rb.images)))
+    if not ra.images and not rb.images:
+        raise NothingToCompare(f"scene {name!r} gave no image on {a} or {b}")
     if len(ra.images) != len(rb.images):
         out.failures.append(f"{a} read back {len(ra.images)} images, {b} {len(rb.images)}")
         return out

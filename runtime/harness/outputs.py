@@ -1,8 +1,9 @@
 """What ``mgpipe run --out DIR`` writes per scene, and the progress bar of ``run all``.
 
 - ``DIR/<scene>.png``: the scene's read-back images side by side, GL orientation
-  (:mod:`.png`); a scene that reads nothing back is given a read-back of the default
-  framebuffer (``run_scene(capture=True)``);
+  (:mod:`.png`); a scene that reads nothing back is given its default framebuffer, read
+  outside the measured part (``run_scene(capture=True)``); a backend that renders no
+  pixels (the recorder) writes no PNG;
 - ``DIR/<scene>.stats.json``: :func:`scene_stats` (draws, records, wire bytes, CSOs minted,
   and for a backend that counts driver calls its GL call totals), sorted keys;
 - ``DIR/<scene>.json``: the recording, for a backend that keeps one (the recorder).
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 from typing import IO, Any
 
@@ -56,17 +58,29 @@ def write_outputs(out: Path, res: SceneResult, backend: str, transport: str) -> 
 
 
 class Progress:
-    """``[#####.....] 5/17 name`` on one line of ``stream`` (stderr), redrawn per step."""
+    """One step per finished item on ``stream`` (stderr): ``[#####.....] 5/17 name 0.4 s``,
+    redrawn in place on a terminal, one line per step anywhere else (a log, a pipe)."""
 
     def __init__(self, total: int, stream: IO[str] | None = None, width: int = 24) -> None:
         self.total, self.width = total, width
         self.stream = stream if stream is not None else sys.stderr
         self.done = 0
+        self._t0 = time.monotonic()
+        try:
+            self.tty = self.stream.isatty()
+        except (AttributeError, ValueError):
+            self.tty = False
 
     def step(self, name: str) -> None:
         self.done += 1
+        now = time.monotonic()
+        took, self._t0 = now - self._t0, now
         fill = self.width * self.done // max(self.total, 1)
         bar = "#" * fill + "." * (self.width - fill)
-        end = "\n" if self.done == self.total else ""
-        self.stream.write(f"\r[{bar}] {self.done}/{self.total} {name:<20}{end}")
+        line = f"[{bar}] {self.done}/{self.total} {name:<20} {took:6.1f} s"
+        if self.tty:
+            end = "\n" if self.done == self.total else ""
+            self.stream.write(f"\r{line}{end}")
+        else:
+            self.stream.write(line + "\n")
         self.stream.flush()

@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..backends.recorder import Recorder
-from ..backends.registry import BACKENDS, UnknownBackend, make_backend
+from ..backends.registry import BACKENDS, UnknownBackend, make_backend, renders_pixels
 from ..client.api import Client
 from ..server.applier import Applier
 from ..wire.stage import StageSegment
 from .scenes import SCENES, Scene
-from .scenes.kit import capture as capture_image
+from .scenes.kit import Image
 
 __all__ = ["BACKENDS", "SCENES", "Scene", "SceneResult", "run_scene", "UnknownBackend", "STAGE_CAPACITY"]
 
@@ -61,8 +61,11 @@ def run_scene(
     recording: bool = False,
     spawn_config: dict[str, Any] | None = None,
 ) -> SceneResult:
-    """Run one scene. ``capture``: a scene that reads nothing back gets the default
-    framebuffer read back after it ran (``mgpipe run --out`` writes one PNG per scene);
+    """Run one scene. ``capture``: on a backend that renders pixels, a scene that reads
+    nothing back gets its default framebuffer read after it ran, outside the measured
+    part -- after the client closed, through the backend's ``read_default_framebuffer()``
+    (no record, no stage bytes, no driver call counted), so every number the scene
+    reports is the same with or without it (``mgpipe run --out`` writes one PNG per scene);
     ``recording``: a spawn run brings the backend's recording back (monolith / inproc
     backends live here and always have it); ``spawn_config``: extra ``Hello.config``
     entries for the server process (``log``, ``tag``)."""
@@ -77,9 +80,8 @@ def run_scene(
     try:
         with client:  # closes (drains) on success; on error the original error wins
             images = scene.run(client, scene.default_n if n is None else n) or []
-            if capture and not images:
-                client.bind_framebuffer(None)
-                images = [capture_image(client, scene.width, scene.height)]
+        if capture and not images and renders_pixels(backend):
+            images = _image(be.read_default_framebuffer())
     finally:
         close = getattr(be, "close", None)  # a backend holding a driver context lets it go
         if close is not None:
@@ -97,22 +99,32 @@ def _run_spawned(scene: Scene, backend: str, n: int | None, whole_block: bool,
 
     if backend not in BACKENDS:
         make_backend(backend)  # raises UnknownBackend, naming the registered ones
+    config = dict(config or {})
+    if capture and renders_pixels(backend):
+        config["capture"] = True  # the server reads its default framebuffer after Close
     t = SpawnTransport(backend, stage_capacity=STAGE_CAPACITY, config=config)
     client = Client(None, t.stage, transport=t, whole_block=whole_block,  # type: ignore[arg-type]
                     width=scene.width, height=scene.height)  # fmt: skip
     try:
         images = scene.run(client, scene.default_n if n is None else n) or []
-        if capture and not images:
-            client.bind_framebuffer(None)
-            images = [capture_image(client, scene.width, scene.height)]
         client.tr.cso.release_all()
-    finally:
-        report = t.close(report=recording)
+    except BaseException:  # Ctrl-C or an error: the server leaves without its report
+        t.abandon()
+        raise
+    report = t.close(report=recording)
     summary = (report or {}).get("summary", {})
+    shot = summary.get("capture")
+    if shot and not images and not t.lost:  # the server left the pixels in the stage segment
+        w, h = int(shot[0]), int(shot[1])
+        images = [Image(w, h, t.stage_bytes(w * h * 4))]
     return SceneResult(scene.name, client.draws, client.records, client.wire_bytes,
                        client.csos_minted, client.staged_bytes, RemoteBackend(summary), client,
                        list(images), lost=t.lost,
                        transport_report=report)  # fmt: skip
+
+
+def _image(shot: tuple[int, int, bytes] | None) -> list[Image]:
+    return [] if shot is None else [Image(*shot)]
 
 
 class RemoteBackend:

@@ -5,6 +5,8 @@ a ``dup2`` file action; nothing else is inherited: Python opens every descriptor
 close-on-exec). Its environment is built here, explicitly: every transport setting
 (``MGPIPE_TRANSPORT``, ``MGPIPE_IPC_*``) is dropped so the child can never spawn again,
 and the server entry hard-sets the in-process path itself too (both, as the seed asks).
+The child runs in a process group of its own: a terminal's Ctrl-C interrupts the client
+only, and the server ends quietly when the client's sockets close.
 """
 
 from __future__ import annotations
@@ -46,9 +48,11 @@ class Child:
         # -P: the child's sys.path does not start with the current directory, so a source
         # checkout's mgpipe/ directory never shadows the installed package.
         argv = argv or [sys.executable, "-P", "-m", SERVER_MODULE]
+        # setpgroup=0: the child leads a process group of its own, so the Ctrl-C a terminal
+        # sends to the client's group never reaches it; it leaves when its client goes.
         self.pid = os.posix_spawn(
             argv[0], argv, dict(env),
-            file_actions=[(os.POSIX_SPAWN_DUP2, control_fd, CONTROL_FD)],
+            file_actions=[(os.POSIX_SPAWN_DUP2, control_fd, CONTROL_FD)], setpgroup=0,
         )  # fmt: skip
         self.returncode: int | None = None
 

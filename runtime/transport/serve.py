@@ -16,6 +16,11 @@ caller that only wants the server's CPU need not wait for.
 - A record it refuses (``PipeFatal``, e.g. ``ProtocolCorruption`` from bytes a hostile
   client wrote) is reported as ``Fatal{kind, reason}`` on the control socket (exit 3);
   a backend fault as ``Fatal{BackendError, ...}`` (exit 4).
+- The client's departure ends it quietly (exit 0, no traceback) whenever it happens, a
+  reply to a client that has gone included; it ignores SIGINT (the client handles Ctrl-C).
+- The config's ``capture`` (true): after the last record, before the backend is released,
+  its default framebuffer (``read_default_framebuffer()``) is written at the start of
+  ``SEG_STAGE`` and the summary's ``capture`` gives its ``[width, height]``.
 - Its own log (the config's ``log`` file) gets one line per start:
   ``serve transport=spawn backend=<name> pid=<its own pid> tag=<config tag>``.
 """
@@ -23,6 +28,7 @@ caller that only wants the server's CPU need not wait for.
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import sys
 from typing import Any
@@ -89,18 +95,52 @@ def serve(ctrl: socket.socket) -> None:
         s.fatal(exc.kind, exc.reason, EXIT_FATAL)
     except Exception as exc:  # noqa: BLE001 - a backend fault, reported by name
         s.fatal("BackendError", f"{type(exc).__name__}: {exc}", EXIT_BACKEND)
+    shot = None
+    if s.config.get("capture"):  # as the in-process runner does: outside every count
+        shot = _capture(s, backend)
     if callable(close):  # as the in-process runner does: release the driver, then ask
         s.releasers.remove(close)
         close()
-    s.report(backend_summary(backend, want_recording, only))
+    summary = backend_summary(backend, want_recording, only)
+    if shot is not None:
+        summary["capture"] = shot
+    try:
+        s.report(summary)
+    except OSError:  # the client went before its answer: nothing is left to tell
+        pass
     s.exit(0)
 
 
+def _capture(s: Session, backend: Any) -> list[int] | None:
+    """The config's ``capture``: the backend's default framebuffer, written at the start
+    of ``SEG_STAGE`` (the client drained and closed: nothing else uses it now); its
+    ``[width, height]``, or None when the backend has none to give."""
+    read = getattr(backend, "read_default_framebuffer", None)
+    try:
+        shot = read() if callable(read) else None
+    except Exception as exc:  # noqa: BLE001 - a backend fault, reported by name
+        s.fatal("BackendError", f"capture: {type(exc).__name__}: {exc}", EXIT_BACKEND)
+    if shot is None:
+        return None
+    w, h, rgba = shot
+    if len(rgba) > s.stage_capacity:
+        s.fatal("BackendError", f"capture: {w}x{h} needs {len(rgba)} bytes, the stage "
+                f"segment holds {s.stage_capacity}", EXIT_BACKEND)  # fmt: skip
+    s.stage_buf[: len(rgba)] = rgba
+    return [int(w), int(h)]
+
+
 def main() -> int:
+    # The client decides when a session ends; an interrupt meant for it (a terminal's
+    # Ctrl-C sent to a whole process group) is not this process's to act on.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     env = child_env()  # hard-set the in-process path (the spawner dropped it too)
     os.environ.clear()
     os.environ.update(env)
-    serve(socket.socket(fileno=CONTROL_FD))
+    try:
+        serve(socket.socket(fileno=CONTROL_FD))
+    except (BrokenPipeError, ConnectionError):  # the client went while it was answered
+        os._exit(0)
     return 0
 
 

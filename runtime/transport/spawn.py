@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 from typing import Any
 
 from ..schema import tables as _t
@@ -210,6 +211,11 @@ class SpawnTransport:
         except _Latched:
             return
 
+    def stage_bytes(self, size: int) -> bytes:
+        """The first ``size`` bytes of ``SEG_STAGE`` as they are now (after :meth:`close`:
+        what the server left there, e.g. the capture a ``capture`` config asks for)."""
+        return bytes(self._stage_seg.buf[:size])
+
     def close(self, report: bool = False) -> dict[str, Any] | None:
         """Drain, ask the server for its report (``report``: with the recording), reap it."""
         if self._closed:
@@ -228,6 +234,24 @@ class SpawnTransport:
             self._latch(DeviceLost("Control.Send"))
         self._teardown()
         return self.report
+
+    def abandon(self, grace: float = 1.0) -> None:
+        """Leave without a report (the client is unwinding: Ctrl-C, an error): close the
+        sockets -- the server sees EOF at its next wait and exits quietly, releasing its
+        backend -- and reap it; one still busy after ``grace`` seconds is killed."""
+        if self._closed:
+            return
+        self._closed = True
+        for s in (self._ctrl, self._bell):
+            s.close()
+        for seg in (self._cmd, self._stage_seg):
+            seg.release_fd()
+        deadline = time.monotonic() + grace
+        while self.child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if self.child.poll() is None:
+            self.child.kill()
+        self.child.wait()
 
     def _teardown(self) -> None:
         for s in (self._ctrl, self._bell):

@@ -117,6 +117,28 @@ class GlesBackend:
             self.egl.destroy()
             self.egl = None
 
+    def read_default_framebuffer(self) -> tuple[int, int, bytes] | None:
+        """The default framebuffer's colour (width, height, RGBA rows bottom-up), read
+        outside the wire and outside the counts: PyOpenGL is called directly, never
+        through ``self.gl``, and the framebuffer binding and pack alignment are put back.
+        None when no default framebuffer was ever made (nothing was drawn)."""
+        fb = self.fbs.default if self.egl is not None else None
+        if fb is None:
+            return None
+        if threading.get_ident() != self.egl.thread:  # inproc: the apply thread has ended
+            self.egl.make_current()
+        w, h = fb.width, fb.height
+        out = (ctypes.c_ubyte * (w * h * 4))()
+        GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, fb.name)
+        GL.glReadBuffer(GL.GL_COLOR_ATTACHMENT0)
+        GL.glPixelStorei(GL.GL_PACK_ALIGNMENT, 1)
+        GL.glReadPixels(0, 0, w, h, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, out)
+        GL.glPixelStorei(GL.GL_PACK_ALIGNMENT, self._pack_alignment)
+        GL.glReadBuffer(fb.read_buffer if fb.read_buffer >= 0 else GL.GL_COLOR_ATTACHMENT0)
+        if self.fbs.bound >= 0:
+            GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.fbs.bound)
+        return w, h, bytes(out)
+
     def gpu_stats(self) -> dict[str, Any]:
         """``gpu_time`` (``"available"`` or ``"gpu time not available: <reason>"``),
         ``gpu_ns_per_frame`` (frames read so far, in order; ``gpu_frame_index``: which

@@ -48,6 +48,8 @@ EGL_CONTEXT_MINOR_VERSION = 0x30FB
 EGL_OPENGL_ES3_BIT = 0x0040
 #: restricts the display search to one kind: surfaceless | device | default
 PLATFORM_ENV = "MGPIPE_EGL_PLATFORM"
+#: the kinds of display candidate (what ``MGPIPE_EGL_PLATFORM`` may name)
+PLATFORMS = ("surfaceless", "device", "default")
 
 
 class EglError(RuntimeError):

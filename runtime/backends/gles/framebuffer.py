@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import DriverRefused
-from .gl import GL, CountedGL
+from .gl import GL, CountedGL, _lookup, has_entry
 from .resources import GlRenderbuffer, GlTexture
 
 __all__ = ["GlFramebuffer", "Framebuffers"]
@@ -32,6 +32,53 @@ class GlFramebuffer:
     draw_buffers: tuple[int, ...] = ()
     read_buffer: int = -1
     owned: list[int] = field(default_factory=list)  # renderbuffers of the default framebuffer
+
+
+#: What the default framebuffer holds before anything is drawn (GL's initial clear
+#: values): ``glRenderbufferStorage`` leaves its contents undefined, a driver may hand
+#: back memory that held an earlier image.
+INITIAL_COLOR = (0.0, 0.0, 0.0, 0.0)
+INITIAL_DEPTH_STENCIL = (1.0, 0)
+
+
+def _initialise(fb: GlFramebuffer) -> None:
+    """Clear the bound, freshly made default framebuffer to :data:`INITIAL_COLOR` /
+    :data:`INITIAL_DEPTH_STENCIL`. PyOpenGL is called directly (these calls are the
+    surface's making, not the scene's: they are not in ``gl_calls``), and every piece of
+    state a clear obeys -- scissor test, rasterizer discard, colour / depth / stencil
+    write masks -- is read first and put back, so the sync's view of GL stays true."""
+    scissor = bool(GL.glIsEnabled(GL.GL_SCISSOR_TEST))
+    discard = bool(GL.glIsEnabled(GL.GL_RASTERIZER_DISCARD))
+    colour = [bool(c) for c in np.asarray(GL.glGetBooleanv(GL.GL_COLOR_WRITEMASK)).reshape(-1)[:4]]
+    depth = bool(np.asarray(GL.glGetBooleanv(GL.GL_DEPTH_WRITEMASK)).reshape(-1)[0])
+    front = int(np.asarray(GL.glGetIntegerv(GL.GL_STENCIL_WRITEMASK)).reshape(-1)[0])
+    back = int(np.asarray(GL.glGetIntegerv(GL.GL_STENCIL_BACK_WRITEMASK)).reshape(-1)[0])
+    indexed = _lookup("glColorMaski") if has_entry("glColorMaski") else None
+    for cap, on in ((GL.GL_SCISSOR_TEST, scissor), (GL.GL_RASTERIZER_DISCARD, discard)):
+        if on:
+            GL.glDisable(cap)
+    _colour_mask(indexed, (True, True, True, True))
+    GL.glDepthMask(True)
+    GL.glStencilMask(0xFFFFFFFF)
+    GL.glClearBufferfv(GL.GL_COLOR, 0, np.array(INITIAL_COLOR, np.float32))
+    d, st = INITIAL_DEPTH_STENCIL
+    GL.glClearBufferfi(GL.GL_DEPTH_STENCIL, 0, d, st)
+    GL.glStencilMaskSeparate(GL.GL_FRONT, front & 0xFFFFFFFF)
+    GL.glStencilMaskSeparate(GL.GL_BACK, back & 0xFFFFFFFF)
+    GL.glDepthMask(depth)
+    _colour_mask(indexed, tuple(colour))
+    for cap, on in ((GL.GL_SCISSOR_TEST, scissor), (GL.GL_RASTERIZER_DISCARD, discard)):
+        if on:
+            GL.glEnable(cap)
+
+
+def _colour_mask(indexed: object, rgba: tuple) -> None:
+    """Draw buffer 0's colour mask only (where masks are per draw buffer, the others keep
+    theirs; where they are not, there is one mask)."""
+    if indexed is not None:
+        indexed(0, *(int(c) for c in rgba))  # type: ignore[operator]
+    else:
+        GL.glColorMask(*rgba)
 
 
 class Framebuffers:
@@ -72,6 +119,7 @@ class Framebuffers:
             GL.GL_COLOR_ATTACHMENT0
         )
         self._complete(what)
+        _initialise(fb)
         return fb
 
     # -- named framebuffers --------------------------------------------------------------

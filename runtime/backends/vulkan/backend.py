@@ -311,6 +311,12 @@ class VulkanBackend:
         """Which device ran, and whether the validation layer watched it."""
         return {"vulkan_device": self.dev.name, "vulkan_validation": self.dev.validation}
 
+    def read_default_framebuffer(self) -> tuple[int, int, bytes]:
+        """The default framebuffer's colour (width, height, RGBA rows bottom-up), read
+        outside the wire and outside the counts (:meth:`~.renderer.VulkanRenderer.read_uncounted`)."""
+        d = self.r.default
+        return d.width, d.height, self.r.read_uncounted(d)
+
     # -- lifetime ---------------------------------------------------------------------
     def snapshot(self) -> np.ndarray:
         return self.r.snapshot()

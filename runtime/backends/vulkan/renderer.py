@@ -282,6 +282,19 @@ class VulkanRenderer:
         buf.destroy()
         return RenderTarget.gl_rows(raw, w, h, len(raw) // (w * h))
 
+    def read_uncounted(self, target: RenderTarget, index: int = 0) -> bytes:
+        """:meth:`read_pixels` of all of ``target`` as an onlooker: its submission is not
+        counted (``ring.submits``) and not timed (no GPU timestamp), so a capture taken
+        after a scene leaves every number the scene reports as it was."""
+        ring = self.ring
+        self.finish()  # what the scene recorded goes first, counted, timed and retired as before
+        submits, timer = ring.submits, ring.timer
+        ring.timer = None
+        try:
+            return self.read_pixels(index, 0, 0, target.width, target.height, target)
+        finally:
+            ring.submits, ring.timer = submits, timer
+
     def snapshot(self, target: RenderTarget | None = None, index: int = 0) -> np.ndarray:
         """The whole colour attachment as an (H, W, C) uint8 array, GL row order."""
         t = target or self.default

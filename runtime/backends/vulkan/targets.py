@@ -37,7 +37,13 @@ COLOR_USAGE = (
 )  # fmt: skip
 DEPTH_USAGE = (
     vk.VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT
-)
+    | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT
+)  # fmt: skip
+#: What an image holds before anything wrote it (GL's initial clear values: colour
+#: (0, 0, 0, 0), depth 1.0, stencil 0): a fresh image's memory is whatever the allocator
+#: hands back -- on a software device, pixels of an image freed earlier.
+INITIAL_COLOR = (0.0, 0.0, 0.0, 0.0)
+INITIAL_DEPTH_STENCIL = (1.0, 0)
 _BYTES_PER_PIXEL = {vk.VK_FORMAT_R8G8B8A8_UNORM: 4, vk.VK_FORMAT_B8G8R8A8_UNORM: 4,
                     vk.VK_FORMAT_R8_UNORM: 1, vk.VK_FORMAT_R16G16B16A16_SFLOAT: 8,
                     vk.VK_FORMAT_R32G32B32A32_SFLOAT: 16}  # fmt: skip
@@ -140,12 +146,27 @@ def pick_depth_format(dev: VulkanDevice) -> int:
 
 
 def init_general(cmd: Any, images: list[GpuImage]) -> None:
-    """Move freshly made images to GENERAL (their one layout)."""
+    """Move freshly made images to GENERAL (their one layout); an image nothing wrote yet
+    (layout UNDEFINED) is cleared to :data:`INITIAL_COLOR` / :data:`INITIAL_DEPTH_STENCIL`
+    first, so every render target starts from defined pixels."""
+    rw = vk.VK_ACCESS_MEMORY_READ_BIT | vk.VK_ACCESS_MEMORY_WRITE_BIT
     for img in images:
-        if img.layout != GENERAL:
-            img.barrier(cmd, GENERAL, 0,
-                        vk.VK_ACCESS_MEMORY_READ_BIT | vk.VK_ACCESS_MEMORY_WRITE_BIT,
+        if img.layout == vk.VK_IMAGE_LAYOUT_UNDEFINED:
+            img.barrier(cmd, GENERAL, 0, vk.VK_ACCESS_TRANSFER_WRITE_BIT,
                         vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                        vk.VK_PIPELINE_STAGE_TRANSFER_BIT)  # fmt: skip
+            if img.aspect == vk.VK_IMAGE_ASPECT_COLOR_BIT:
+                value = vk.VkClearColorValue(float32=list(INITIAL_COLOR))
+                vk.vkCmdClearColorImage(cmd, img.image, GENERAL, value, 1, [img.range()])
+            else:
+                d, s = INITIAL_DEPTH_STENCIL
+                value = vk.VkClearDepthStencilValue(depth=d, stencil=s)
+                vk.vkCmdClearDepthStencilImage(cmd, img.image, GENERAL, value, 1, [img.range()])
+            img.barrier(cmd, GENERAL, vk.VK_ACCESS_TRANSFER_WRITE_BIT, rw,
+                        vk.VK_PIPELINE_STAGE_TRANSFER_BIT,
+                        vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT)  # fmt: skip
+        elif img.layout != GENERAL:
+            img.barrier(cmd, GENERAL, 0, rw, vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
                         vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT)  # fmt: skip
 
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from . import guard, report
+from . import guard, plot, report
 from .pipe import BACKENDS, TRANSPORTS
 from .run import FULL, QUICK, QUICK_LANES, REPORT_BACKENDS, REPORT_TRANSPORTS, Plan, run
 from .strategies import STRATEGIES
@@ -19,6 +20,31 @@ __all__ = ["cli_run", "BASELINE"]
 
 #: The committed baseline --quick is held against.
 BASELINE = Path(__file__).with_name("baseline_quick.json")
+#: what --out DIR receives: the results document (the full matrix) and its Markdown tables
+RESULTS_JSON, RESULTS_MD = "results.json", "RESULTS.md"
+
+
+def _writable(path: Path, what: str, refuse: Callable[..., int]) -> int:
+    """Refuse, before any work, a file path that cannot be written: its nearest existing
+    ancestor must be a writable directory, and the path itself must not be a directory."""
+    if path.is_dir():
+        return refuse(f"{what} {path} is a directory, expected a file path")
+    parent = path.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        return refuse(f"{what} {path}: {parent} is not a directory, expected a writable directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return refuse(f"{what} {path}: {parent} is not writable, expected a writable directory")
+    return 0
+
+
+def _outputs(args: argparse.Namespace) -> list[Path]:
+    """The files this run will write into --out DIR."""
+    if args.out is None:
+        return []
+    names = [RESULTS_JSON, RESULTS_MD] + (list(plot.CHARTS) if args.plot else [])
+    return [args.out / n for n in names]
 
 
 def _check(
@@ -41,6 +67,17 @@ def cli_run(args: argparse.Namespace, refuse: Callable[[str], int]) -> int:
             return 2
     if args.write_baseline and not args.quick:
         return refuse("--write-baseline needs --quick (the baseline is the quick run's)")
+    if args.plot and args.out is None:
+        return refuse("--plot needs --out DIR, expected the directory the charts go to "
+                      "(the committed ones are bench/: --out bench)")  # fmt: skip
+    if args.plot and (why := plot.missing()):
+        return refuse(f"--plot needs matplotlib ({why}), expected it installed: "
+                      "pip install 'mgpipe[plot]'", "MISSING-DEPENDENCY")  # fmt: skip
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        return refuse(f"--out {args.out} is not a directory, expected a directory")
+    for path in _outputs(args):
+        if _writable(path, "--out", refuse):
+            return 2
     plan = Plan(
         sizes=QUICK if args.quick else FULL,
         workloads=args.workload or tuple(WORKLOADS),
@@ -56,6 +93,8 @@ def cli_run(args: argparse.Namespace, refuse: Callable[[str], int]) -> int:
             f"{baseline}: no such baseline file, expected a committed baseline "
             "(write one with --quick --write-baseline)"
         )
+    if args.write_baseline and _writable(baseline, "--baseline", refuse):
+        return 2
     cells, extra = run(plan)
     findings = guard.structural(cells, extra)
     if args.write_baseline:
@@ -63,24 +102,30 @@ def cli_run(args: argparse.Namespace, refuse: Callable[[str], int]) -> int:
         print(f"mgpipe bench: wrote {baseline.name}", file=sys.stderr)
     elif args.quick:
         findings += guard.against_baseline(cells, baseline)
-    print(report.table(cells))
-    print()
-    print(report.headline(cells))
-    print()
-    print(report.findings_text(findings, args.verbose))
     meta = {"mode": "quick" if args.quick else "full", "seed": args.seed,
             "python": platform.python_version(),
             "sizes": {w: vars(s) for w, s in plan.sizes.items()}}  # fmt: skip
     doc = report.results_doc(cells, extra, findings, meta)
-    if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(report.dump(doc))
-    if args.markdown is not None:
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(report.markdown(doc))
-    if args.plot is not None:
-        from .plot import plot
-
-        for p in plot(doc, args.plot):
-            print(f"chart: {p}")
+    if args.json:
+        sys.stdout.write(report.dump(doc))
+    else:
+        print(report.table(cells))
+        print()
+        print(report.legend())
+        print()
+        print(report.headline(cells))
+        print()
+    # the guard's verdict: stdout beside the table, stderr beside the JSON document
+    print(
+        report.findings_text(findings, args.verbose), file=sys.stderr if args.json else sys.stdout
+    )
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / RESULTS_JSON).write_text(report.dump(doc))
+        (args.out / RESULTS_MD).write_text(report.markdown(doc))
+        written = [args.out / RESULTS_JSON, args.out / RESULTS_MD]
+        if args.plot:
+            written += plot.plot(doc, args.out)
+        for p in written:
+            print(f"mgpipe bench: wrote {p}", file=sys.stderr)
     return 0 if doc["ok"] else 1

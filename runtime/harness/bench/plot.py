@@ -12,9 +12,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["plot"]
+__all__ = ["plot", "CHARTS", "missing"]
 
 _ROWS = ("monolith", "recorder")
+#: the charts' file names, in the order :func:`plot` writes them
+CHARTS = ("cpu_per_draw.png", "bytes_per_draw.png", "hash_skip.png")
+
+
+def missing() -> str | None:
+    """Why the charts cannot be drawn here (matplotlib not importable), else None."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as exc:
+        return f"{exc}"
+    return None
 
 
 def _cells(doc: dict[str, Any]) -> list[dict[str, Any]]:
@@ -57,7 +68,7 @@ def plot(doc: dict[str, Any], out_dir: Path) -> list[Path]:
     fig.suptitle("per-draw CPU by strategy: " + ", ".join(f"({k}) {names[k]}" for k in strategies),
                  fontsize=8)  # fmt: skip
     fig.tight_layout()
-    written.append(out_dir / "cpu_per_draw.png")
+    written.append(out_dir / CHARTS[0])
     fig.savefig(written[-1], dpi=110, metadata={"Software": None})
     plt.close(fig)
 
@@ -68,7 +79,7 @@ def plot(doc: dict[str, Any], out_dir: Path) -> list[Path]:
     ax.set_yscale("log")
     ax.set_title("wire bytes per draw, steady state", fontsize=9)
     fig.tight_layout()
-    written.append(out_dir / "bytes_per_draw.png")
+    written.append(out_dir / CHARTS[1])
     fig.savefig(written[-1], dpi=110, metadata={"Software": None})
     plt.close(fig)
 
@@ -93,7 +104,7 @@ def plot(doc: dict[str, Any], out_dir: Path) -> list[Path]:
     ax.set_title("how (a) answered each re-selection (steady frames)", fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    written.append(out_dir / "hash_skip.png")
+    written.append(out_dir / CHARTS[2])
     fig.savefig(written[-1], dpi=110, metadata={"Software": None})
     plt.close(fig)
     return written

@@ -15,7 +15,16 @@ from .guard import Finding, ratios
 from .measure import Cell
 from .strategies import STRATEGIES
 
-__all__ = ["results_doc", "dump", "table", "headline", "findings_text", "markdown"]
+__all__ = [
+    "results_doc",
+    "dump",
+    "table",
+    "legend",
+    "headline",
+    "findings_text",
+    "markdown",
+    "WIDTH",
+]
 
 FORMAT = "mgpipe-bench-results/1"
 
@@ -42,13 +51,30 @@ def _n(v: Any, fmt: str = "{:.0f}") -> str:
     return "-" if v is None else fmt.format(v)
 
 
+#: marks a server figure that is a server process's whole session (its Report), not
+#: the steady frames (see ``measure``)
+SESSION_MARK = "*"
+
+#: The terminal table: (heading, width, what it is); at most :data:`WIDTH` columns. The
+#: legend is the third field; the full matrix (frame percentiles, the backend's share,
+#: skip counts, set hashes, records by call) is the results document's.
 _COLUMNS = (
-    ("workload", 13), ("s", 2), ("transport", 9), ("backend", 8), ("client ns/d", 11),
-    ("server ns/d", 11),
-    ("backend ns/d", 12), ("cli p50 us", 10), ("cli p99 us", 10), ("B/draw", 8), ("rec/d", 6),
-    ("CSOs", 5), ("hashes", 7), ("skip v/t/h", 14), ("set-h/d", 7), ("py/d", 6), ("pipes", 5),
-    ("GL/d", 6),
+    ("workload", 13, "the workload (bench/README.md)"),
+    ("s", 1, "the strategy: " + " ".join(f"({k}) {v.name}" for k, v in STRATEGIES.items())),
+    ("transport", 9, "monolith | inproc | spawn"),
+    ("backend", 8, "recorder | gles | vulkan"),
+    ("client", 7, "client CPU ns per draw"),
+    ("server", 7, f"server CPU ns per draw ({SESSION_MARK}: the server process's whole session)"),
+    ("B/draw", 7, "wire bytes per draw (ring + stage)"),
+    ("rec/d", 5, "records per draw"),
+    ("CSOs", 5, "render-state CSOs minted"),
+    ("hashes", 6, "subset hashes computed"),
+    ("py/d", 4, "Python calls per draw on the client thread"),
+    ("pipes", 5, "Vulkan pipelines created"),
+    ("GL/d", 5, "GL calls per draw"),
 )  # fmt: skip
+#: the widest line :func:`table` and :func:`legend` print (a terminal's 100 columns)
+WIDTH = 100
 
 
 def skip_counts(stats: dict[str, int]) -> tuple[int, int | None, int]:
@@ -56,11 +82,6 @@ def skip_counts(stats: dict[str, int]) -> tuple[int, int | None, int]:
     version = stats.get("reuses", stats.get("version_hits", 0))
     transition = stats.get("transition_hits")
     return version, transition, stats.get("hashes", 0)
-
-
-#: marks a server figure that is a server process's whole session (its Report), not
-#: the steady frames (see ``measure``)
-SESSION_MARK = "*"
 
 
 def _server(t: dict[str, Any]) -> str:
@@ -76,33 +97,51 @@ def _pipe_ns(t: dict[str, Any]) -> float | None:
 
 
 def _row(c: Cell) -> list[str]:
-    if c.status != "ok":
-        return [c.workload, c.strategy, c.transport, c.backend, f"{c.status}: {c.reason}"]
     s, t = c.structure, c.timing
-    v, tr, h = skip_counts(s.get("cso_stats_steady", {}))
     return [
         c.workload, c.strategy, c.transport, c.backend,
-        _n(t.get("client_ns_per_draw")), _server(t), _n(t.get("backend_ns_per_draw")),
-        _n(t.get("client_frame_ns_p50") and t["client_frame_ns_p50"] / 1e3, "{:.0f}"),
-        _n(t.get("client_frame_ns_p99") and t["client_frame_ns_p99"] / 1e3, "{:.0f}"),
+        _n(t.get("client_ns_per_draw")), _server(t),
         _n(s["wire_bytes_per_draw"], "{:.1f}"), _n(s["records_per_draw"], "{:.2f}"),
         str(s["csos_minted"]), str(s["cso_stats"].get("hashes", 0)),
-        f"{v}/{'-' if tr is None else tr}/{h}", _n(s.get("set_hashes_per_draw"), "{:.2f}"),
         _n(s["python_calls_per_draw"], "{:.0f}"),
         _n(s.get("pipelines_created")), _n(s.get("gl_calls_per_draw"), "{:.1f}"),
     ]  # fmt: skip
 
 
+def _line(fields: Sequence[str]) -> str:
+    return " ".join(f"{x:>{w}}" if i > 3 else f"{x:<{w}}"
+                    for i, (x, (_, w, _)) in enumerate(zip(fields, _COLUMNS))).rstrip()  # fmt: skip
+
+
 def table(cells: Iterable[Cell]) -> str:
-    head = " ".join(f"{n:>{w}}" if i > 3 else f"{n:<{w}}" for i, (n, w) in enumerate(_COLUMNS))
+    """One row per cell, at most :data:`WIDTH` columns; a row that did not run gives its
+    status and reason, wrapped under the measurement columns."""
+    import textwrap
+
+    head = _line([n for n, _, _ in _COLUMNS])
     lines = [head, "-" * len(head)]
+    indent = sum(w + 1 for _, w, _ in _COLUMNS[:4])
     for c in cells:
-        r = _row(c)
-        if len(r) == 5:
-            lines.append(" ".join(f"{x:<{w}}" for x, (_, w) in zip(r[:4], _COLUMNS)) + " " + r[4])
-        else:
-            lines.append(" ".join(f"{x:>{w}}" if i > 3 else f"{x:<{w}}"
-                                  for i, (x, (_, w)) in enumerate(zip(r, _COLUMNS))))  # fmt: skip
+        if c.status == "ok":
+            lines.append(_line(_row(c)))
+            continue
+        text = textwrap.wrap(f"{c.status}: {c.reason}", WIDTH - indent) or [c.status]
+        lines.append(
+            _line([c.workload, c.strategy, c.transport, c.backend]).ljust(indent) + text[0]
+        )
+        lines += [" " * indent + x for x in text[1:]]
+    return "\n".join(lines)
+
+
+def legend() -> str:
+    """What each column of :func:`table` is, and where the rest of the matrix is."""
+    import textwrap
+
+    parts = [f"{n}: {doc}" for n, _, doc in _COLUMNS] + ["-: not measured in this row"]
+    lines = textwrap.wrap("; ".join(parts) + ".", WIDTH, break_on_hyphens=False)
+    lines += textwrap.wrap("The full matrix (the backend's share, frame p50 / p99, how (a) "
+                           "answered each re-selection, records by call) is the results "
+                           "document: --json, or --out DIR for DIR/results.json.", WIDTH)  # fmt: skip
     return "\n".join(lines)
 
 
@@ -110,8 +149,7 @@ def headline(cells: Sequence[Cell]) -> str:
     """Client ns/draw of each strategy over (a), per workload (monolith / recorder)."""
     rat = ratios(cells)
     keys = [k for k in STRATEGIES if k != "a"]
-    lines = ["client ns/draw relative to (a), monolith/recorder: " + "  ".join(
-        f"({k}) {STRATEGIES[k].name}" for k in keys)]  # fmt: skip
+    lines = ["client ns/draw relative to (a)'s, monolith / recorder:"]
     for wl, per in rat.items():
         lines.append(f"  {wl:<14}" + "".join(f"{'(' + k + ') ' + _n(per.get(k), '{:.2f}x'):>14}"
                                              for k in keys))  # fmt: skip
