@@ -177,7 +177,7 @@ def _wire_only(lay: Layouts, names: list[str]) -> Layouts:
     """The layouts with only the wire structs (the rest of the project's headers - the verb
     table, helper types - are read, not gated as wire types)."""
     return Layouts({n: lay.structs[n] for n in names}, lay.enums, lay.constants, lay.headers,
-                   lay.fingerprint, lay.pins, lay.values)
+                   lay.fingerprint, lay.pins, lay.values, lay.output_errors)
 
 
 def _build_mobilegl(cat: Catalogue, roots: ErrorCollector, include_dirs: tuple[Path, ...],
