@@ -177,7 +177,7 @@ def _wire_only(lay: Layouts, names: list[str]) -> Layouts:
     """The layouts with only the wire structs (the rest of the project's headers - the verb
     table, helper types - are read, not gated as wire types)."""
     return Layouts({n: lay.structs[n] for n in names}, lay.enums, lay.constants, lay.headers,
-                   lay.fingerprint, lay.pins, lay.values)
+                   lay.fingerprint, lay.pins, lay.values, lay.output_errors)
 
 
 def _build_mobilegl(cat: Catalogue, roots: ErrorCollector, include_dirs: tuple[Path, ...],
@@ -214,13 +214,16 @@ def _build_mobilegl(cat: Catalogue, roots: ErrorCollector, include_dirs: tuple[P
                     ctx, after_root) or {}
     if "verb-stamps" not in disabled:
         _gate(lambda c: ownership.gate_verb_stamps(cat, vocab, c.errors), ctx, after_root)
+    table, why = real.chunk_table(lay, vocab)
+    if why is not None and lay.structs:
+        rs = lay.structs.get(vocab.rs_struct)
+        where = (rs.path, rs.line, rs.col) if rs else (f"{cat.display_root}/PipeCalls.def", 1, 1)
+        ctx.errors.error(*where, "CHUNK-TABLE",
+                         f"{why}, expected the render-state chunk table the headers define "
+                         f"({vocab.chunk_boundaries} and {vocab.chunk_is_pipeline})")
     if after_root:
         raise GenErrors(roots.errors, follow_on=[*roots.follow_on, *ctx.errors.errors])
     ctx.errors.raise_if_any()
-    table, why = real.chunk_table(lay, vocab)
-    if why is not None:
-        raise GenError(f"{cat.display_root}/MGPipeRenderStateSpans.h", 1, 1, "CHUNK-TABLE",
-                       f"{why}, expected the render-state chunk table the headers define")
     inputs = _inputs(cat)
     fp = lambda ins: fingerprint("".join(f"{f.path}\0{f.fingerprint}\n" for f in ins).encode())  # noqa: E731
     classes = {}

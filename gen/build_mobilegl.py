@@ -80,6 +80,10 @@ def read_layouts(cat: Catalogue, include_dirs: tuple[Path, ...], display_root: P
     except (GenError, GenErrors) as exc:
         roots.add(exc)
         return Layouts()
+    for path, line, col, text in lay.output_errors[:1]:
+        roots.error(path, line, col, "HEADER-COMPILE",
+                    f"{text} (in a previous output the headers include: it no longer fits the "
+                    f"catalogue; the gates below say why)")
     return lay
 
 

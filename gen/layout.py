@@ -35,12 +35,21 @@ BASE_ARGS = ("-x", "c++", "-std=c++17")
 _PROBE = "#include <cstdint>\n#include <cstddef>\n"
 
 
+#: the ``-I`` directories of the parse in progress: a header outside the display root is
+#: spelt from the include directory that holds it, as an ``#include`` names it - never absolute
+_SEARCH: list[Path] = []
+
+
 def _display(file: str | Path, root: Path) -> str:
-    p = Path(file)
+    p = Path(file).resolve()
     try:
-        return p.resolve().relative_to(root.resolve()).as_posix()
+        return p.relative_to(root.resolve()).as_posix()
     except ValueError:
-        return str(file)
+        pass
+    for d in _SEARCH:
+        if p.is_relative_to(d):
+            return p.relative_to(d).as_posix()
+    return str(file)
 
 
 def _default_display_root(include_dir: Path) -> Path:
@@ -48,8 +57,13 @@ def _default_display_root(include_dir: Path) -> Path:
     return REPO_ROOT if inc.is_relative_to(REPO_ROOT) else inc.parent
 
 
-def _header_files(include_dir: Path) -> list[Path]:
-    files = [p for p in include_dir.rglob("*") if p.is_file() and p.suffix in HEADER_SUFFIXES]
+#: what the translation unit can read: the headers and the X-macro lists they #include
+#: (MobileGL's headers expand PipeCalls.def and PipeFields.def themselves)
+TU_SUFFIXES = (*HEADER_SUFFIXES, ".def")
+
+
+def _header_files(include_dir: Path, suffixes: tuple[str, ...] = HEADER_SUFFIXES) -> list[Path]:
+    files = [p for p in include_dir.rglob("*") if p.is_file() and p.suffix in suffixes]
     return sorted(files, key=lambda p: p.relative_to(include_dir).as_posix())
 
 
@@ -66,7 +80,7 @@ def fingerprint(include_dir: Path, headers: list[str] | None = None,
     for i, d in enumerate(dirs):
         if not Path(d).is_dir():
             continue
-        for p in _header_files(Path(d)):
+        for p in _header_files(Path(d), TU_SUFFIXES):
             h.update(f"{i}:".encode() + p.relative_to(d).as_posix().encode() + b"\0")
             h.update(p.read_bytes() + b"\0")
     try:
@@ -129,7 +143,7 @@ def read_headers(
         if cached is not None:
             return cached
     layouts = _parse_with_libclang(include_dir, list(headers), root, fp, options or Options())
-    if use_cache:
+    if use_cache and not layouts.output_errors:
         _store_cache(cache_file, layouts, root)
     return layouts
 
@@ -274,6 +288,10 @@ def _locate(diag, inc: Path, umbrella: Path, headers: list[str], root: Path) -> 
 
 
 PROBE_NAMESPACE = "mgpipe_probe"
+#: a generator's previous outputs beside the headers (MobileGL's MG_Pipe/generated/), which
+#: the headers include: an error only there means the outputs no longer fit the catalogue
+#: (a stale output, HEADER-COMPILE); the layouts are still read, so the gates say why
+OUTPUTS_SUBDIR = "generated"
 def _parse_with_libclang(include_dir: Path, headers: list[str], root: Path, fp: str,
                          options: Options) -> Layouts:
     from clang import cindex
@@ -288,6 +306,7 @@ def _parse_with_libclang(include_dir: Path, headers: list[str], root: Path, fp: 
             f"inline constexpr long long {n} = static_cast<long long>({e});\n" for n, e in options.probes
         ) + "}\n"
     dirs = [f"-I{Path(d).resolve()}" for d in options.include_dirs]
+    _SEARCH[:] = sorted((Path(d).resolve() for d in options.include_dirs), key=lambda d: -len(d.parts))
     args = [*_base(options.std), f"-I{inc}", *dirs, *system_args(options.std), *_extra_args()]
     parse_opts = cindex.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD if options.pin_macros else 0
     try:
@@ -297,11 +316,16 @@ def _parse_with_libclang(include_dir: Path, headers: list[str], root: Path, fp: 
         )
     except cindex.TranslationUnitLoadError as exc:
         raise GenError(_display(inc, root), 1, 1, "HEADER-COMPILE", f"libclang failed: {exc}")
-    found = [_locate(d, inc, umbrella, headers, root) for d in tu.diagnostics
-             if d.severity >= cindex.Diagnostic.Error]
-    if len(found) == 1:
-        raise found[0]
-    if found:  # clang's first error is the root cause; what follows it may be its echo
+    diags = [d for d in tu.diagnostics if d.severity >= cindex.Diagnostic.Error]
+    found = [_locate(d, inc, umbrella, headers, root) for d in diags]
+    outputs = inc / OUTPUTS_SUBDIR
+    in_outputs = bool(diags) and all(
+        d.location.file is not None and Path(d.location.file.name).resolve().is_relative_to(outputs)
+        for d in diags)
+    if found and not in_outputs:
+        if len(found) == 1:
+            raise found[0]
+        # clang's first error is the root cause; what follows it may be its echo
         raise GenErrors([found[0]], follow_on=found[1:])
     errors = ErrorCollector()
     project = tuple(Path(d).resolve() for d in options.include_dirs)
@@ -310,7 +334,8 @@ def _parse_with_libclang(include_dir: Path, headers: list[str], root: Path, fp: 
         pin_macros=options.pin_macros)
     errors.raise_if_any()
     shown = tuple(_display(p, root) for p in _header_files(include_dir))
-    return Layouts(structs, enums, constants, shown, fp, pins, values)
+    return Layouts(structs, enums, constants, shown, fp, pins, values,
+                   tuple((e.path, e.line, e.col, e.text) for e in found))
 
 
 __all__ = [

@@ -142,6 +142,9 @@ class Layouts:
     fingerprint: str = ""
     pins: dict[str, Pin] = field(default_factory=dict)  # struct -> the size its header pins
     values: dict[str, Value] = field(default_factory=dict)  # constexpr integers by name
+    #: compile errors located only in a previous generator's outputs the headers include
+    #: (path, line, col, text): reported as HEADER-COMPILE, layouts read all the same
+    output_errors: tuple[tuple[str, int, int, str], ...] = ()
 
     def struct(self, name: str) -> Struct:
         return self.structs[name]
@@ -165,7 +168,8 @@ class Layouts:
         constants = {k: Constant(**v) for k, v in data["constants"].items()}
         pins = {k: Pin(**v) for k, v in data.get("pins", {}).items()}
         values = {k: Value(**{**v, "values": tuple(v["values"])}) for k, v in data.get("values", {}).items()}
-        return cls(structs, enums, constants, tuple(data["headers"]), data["fingerprint"], pins, values)
+        return cls(structs, enums, constants, tuple(data["headers"]), data["fingerprint"], pins, values,
+                   tuple(tuple(e) for e in data.get("output_errors", ())))  # type: ignore[misc]
 
 
 def flatten(

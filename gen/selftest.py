@@ -90,6 +90,7 @@ def _cwd(path: Path) -> Iterator[None]:
 class Run:
     rc: int | None  # None: the generator crashed
     output: str
+    follow_on: tuple[str, ...] = ()  # errors that followed a root cause (not printed)
 
 
 def copy_tree(catalogue: Path, dest: Path, out: Path | None = None) -> Path:
@@ -143,7 +144,8 @@ def gen_check(cat: Path, disabled: frozenset[str], setup: Setup | None = None) -
     except (GenError, GenErrors) as exc:
         # a MobileGL tree's headers compile its previous outputs, which refuse some defects
         # themselves (HEADER-COMPILE); the gate's own line then follows that root cause
-        return Run(exit_code_for(exc, out, all_errors=is_mobilegl_tree(cat)), out.getvalue())
+        follow = tuple(str(e) for e in exc.follow_on) if isinstance(exc, GenErrors) else ()
+        return Run(exit_code_for(exc, out), out.getvalue(), follow)
     except Exception as exc:  # noqa: BLE001 - a crash is a verdict, not an escape
         tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
         if disabled:  # the defect the disabled gate would refuse reached the model builder
@@ -173,6 +175,10 @@ def judge_gate(c: Control, run: Run, baseline: frozenset[str] = frozenset(),
     if others:
         return f"failed for another reason: {others[0]}"
     mine = [line for gate, line in errors if gate == c.gate]
+    roots = {g for g, _ in errors}
+    if not mine and roots and roots <= ({c.gate} | c.also):
+        # the plant's root cause is a documented collateral: the gate's own verdict follows it
+        mine = [line for gate, line in _error_lines("\n".join(run.follow_on)) if gate == c.gate]
     if not mine:
         return f"no ': {c.gate}: ' line (the gate did not fire): {_first(run.output)}"
     if not any(all(e in line for e in expect) for line in mine):

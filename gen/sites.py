@@ -61,6 +61,10 @@ WHERE: dict[str, Callable] = {  # type: ignore[type-arg]
     "reply-slot call": _reply,
     "payload field list": lambda cat, r: True,
     "barrier-pulled row": lambda cat, r: r.ownership.text == vocabulary(cat.shape).barrier_pulled,
+    "verify row": lambda cat, r: True,
+    "unemitted barrier-pulled row": lambda cat, r: (
+        r.ownership.text == vocabulary(cat.shape).barrier_pulled
+        and r.field.text not in {e.accessor.text for e in cat.rows("MGP_COVERAGE_EMITTED_LIST")}),
     "applier-derived row": lambda cat, r: r.ownership.text == "APPLIER_DERIVED",
     "stamp row of a verb call": lambda cat, r: any(
         c.name.text == r.call.text and c.cls.text == vocabulary(cat.shape).verb_call_class for c in cat.calls),
@@ -135,12 +139,20 @@ class AtRow:
         path.write_text("".join(lines), encoding="utf-8")
 
 
+def _last_line(row) -> int:  # type: ignore[no-untyped-def]
+    """The last line a row's arguments reach (a row may be broken after a comma)."""
+    toks = [getattr(row, f) for f in row.__dataclass_fields__ if isinstance(getattr(row, f), Tok)]
+    return max(t.loc.line + t.raw.count("\n") for t in toks)
+
+
 @dataclass(frozen=True)
 class DropRow:
-    """Delete the first row of ``list`` that is a ``where`` (its whole line)."""
+    """Delete the first row of ``list`` that is a ``where`` (all its lines); ``copy=True``
+    writes the row a second time instead."""
 
     list: str
     where: str
+    copy: bool = False
     file: str = "(found by meaning)"
 
     def run(self, tree: Path, catalogue_name: str) -> Facts:
@@ -153,12 +165,57 @@ class DropRow:
         rel = row.loc.path.split("/", 1)[1]
         path = tree / catalogue_name / rel
         lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-        line = lines[row.loc.line - 1]
-        if not line.rstrip().endswith("\\") or line[: row.loc.col - 1].strip():
-            raise PlantError(f"{rel}:{row.loc.line}: the row does not stand on its own continued line")
-        del lines[row.loc.line - 1]
+        first, last = row.loc.line - 1, _last_line(row) - 1
+        if not lines[last].rstrip().endswith("\\") or lines[first][: row.loc.col - 1].strip():
+            raise PlantError(f"{rel}:{row.loc.line}: the row does not stand on its own continued lines")
+        if self.copy:
+            lines[last + 1:last + 1] = lines[first:last + 1]
+        else:
+            del lines[first:last + 1]
         path.write_text("".join(lines), encoding="utf-8")
         return facts
+
+
+@dataclass(frozen=True)
+class HeaderEdit:
+    """In the header that declares ``role`` (a vocabulary role: ``flag_enum``,
+    ``chunk_boundaries``), either add ``line`` as the enum's last enumerator or rename the
+    declaration everywhere in that header (``rename``)."""
+
+    role: str
+    line: str = ""
+    rename: str = ""
+    file: str = "(found by meaning)"
+
+    def run(self, tree: Path, catalogue_name: str) -> Facts:
+        import re
+
+        cat = _cat(tree, catalogue_name)
+        v = vocabulary(cat.shape)
+        name = getattr(v, self.role)
+        if not name:
+            raise NotApplicable(f"the catalogue's vocabulary has no {self.role}")
+        root = tree / catalogue_name
+        headers = sorted(root.glob("*.h")) + sorted((root / "include").glob("*.h"))
+        facts: Facts = {"decl": name, "free_flag": v.free_flag}
+        for h in headers:
+            text = h.read_text(encoding="utf-8")
+            if self.rename:
+                if not re.search(rf"\b{name}\b\s*=", text):
+                    continue
+                for other in headers:  # every header that names it, so the tree still compiles
+                    t = other.read_text(encoding="utf-8")
+                    if re.search(rf"\b{name}\b", t):
+                        other.write_text(re.sub(rf"\b{name}\b", self.rename, t), encoding="utf-8")
+                return facts
+            m = re.search(rf"\benum\s+{name}\b[^{{;]*\{{", text)
+            if m is None:
+                continue
+            close = text.index("};", m.end())
+            new = text[:close] + "    " + self.line.format(**facts) + "\n" + text[close:]
+            h.write_text(new, encoding="utf-8")
+            return facts
+        raise NotApplicable(f"no header of the catalogue declares {name}")
 
 
 @dataclass(frozen=True)
@@ -186,4 +243,4 @@ class SetValue:
         return {"old": v.value, "new": new, "rows": str(len(cat.calls))}
 
 
-__all__ = ["AtRow", "DropRow", "Facts", "NotApplicable", "SetValue", "WHERE"]
+__all__ = ["HeaderEdit", "AtRow", "DropRow", "Facts", "NotApplicable", "SetValue", "WHERE"]
