@@ -209,3 +209,16 @@ def test_planted_differences_in_a_snapshot_copy_are_reported(tmp_path: Path, pla
     assert key in found[kind], inc.format_report(reports)
     other = "different" if kind == "missing" else "missing"
     assert found[other] == [] and len(found[kind]) == 1, found
+
+
+def test_every_committed_output_reads() -> None:
+    """The reader takes this project's own outputs too (the bundled catalogue's generated/)."""
+    from mgpipe.gen import GENERATED_DIR
+
+    files = sorted(GENERATED_DIR.glob("*.inc"))
+    assert len(files) >= 10
+    fs = [inc.parse_file(p) for p in files]
+    inc.evaluate(fs)
+    wire = next(f for f in fs if f.path == "PipeWire.inc").symbols
+    assert wire["enum MGPWireOp"].value.startswith("enum class")
+    assert wire["MGPWireOp::kOpCount"].number == len(wire["var kMGPipeCallFlags"].elements)

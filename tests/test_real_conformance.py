@@ -48,7 +48,10 @@ pytestmark = pytest.mark.skipif(
 REAL_OUTPUTS = ("PipeTables.inc", "PipeThunks.inc", "PipeWire.inc", "PipeWireLayout.inc",
                 "PipeVerify.inc", "PipeFilled.inc", "PipeFillPoints.inc", "PipeCoverage.inc",
                 "PipeSpanTable.inc", "PipeFieldOwnership.inc")
-#: the catalogue files each output is generated from (the real files' own provenance lines)
+#: the list file whose rows each output is a function of. The real files' provenance lines
+#: name more for some (PipeFilled.inc: also PipeCalls.def, whose call names it prints; the
+#: ownership and fill-point outputs: Coverage.def too): an output is compared when its own
+#: list is at its commit, and the report names the skipped ones with the two commits
 OUTPUT_INPUTS = {
     "PipeTables.inc": ("PipeCalls.def",),
     "PipeThunks.inc": ("PipeCalls.def",),
