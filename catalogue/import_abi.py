@@ -248,6 +248,10 @@ namespace MobileGL {
 """
 
 
+def _sibling(path: str, include: str) -> str:
+    return Path(include).name if Path(include).parent == Path(path).parent else include
+
+
 def _names_in(text: str) -> set[str]:
     return set(re.findall(r"[A-Za-z_]\w*", text))
 
@@ -313,8 +317,10 @@ def write_headers(built, out: Path) -> list[str]:  # type: ignore[no-untyped-def
                  "// sizes) written by catalogue/import_abi.py; the words are mgpipe's.",
                  "#pragma once", "", '#include "MG_Util/Types.h"']
         if path.startswith("MG_Pipe/"):
-            lines.append('#include "MG_Pipe/MGPipeVectors.h"')
-        lines += [f'#include "{n}"' for n in need]
+            lines.append('#include "MGPipeVectors.h"')
+        # a sibling by its own name (found beside the including file first), so that a copy of
+        # the directory includes its own siblings, never the originals on the include path
+        lines += [f'#include "{_sibling(path, n)}"' for n in need]
         lines += ["", "namespace MobileGL {"]
         if path == "MG_Pipe/MGPipeValueTypes.h":
             lines += [f"    inline constexpr SizeT {c} = {v};" for c, v in sorted(consts.items())] + [""]
@@ -339,7 +345,7 @@ def write_headers(built, out: Path) -> list[str]:  # type: ignore[no-untyped-def
         f"// MGPipeRenderStateSpans.h -- {HEADER_NOTES['MG_Pipe/MGPipeRenderStateSpans.h']}.\n"
         "// The boundaries are byte offsets into RenderStateParameters; chunk i spans\n"
         "// [boundary i, boundary i+1). The generator evaluates both with the compiler.\n"
-        "#pragma once\n\n#include \"MG_Util/Types.h\"\n#include \"MG_Pipe/MGPipeValueTypes.h\"\n\n"
+        "#pragma once\n\n#include \"MG_Util/Types.h\"\n#include \"MGPipeValueTypes.h\"\n\n"
         "namespace MobileGL::MG_Pipe {\n"
         f"    inline constexpr SizeT {MOBILEGL.chunk_count} = {len(b) - 1};\n"
         f"    inline constexpr Array<SizeT, {MOBILEGL.chunk_count} + 1> {MOBILEGL.chunk_boundaries} = {{\n"

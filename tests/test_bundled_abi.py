@@ -245,3 +245,10 @@ def test_a_planted_overlay_fault_is_refused_by_its_gate(tmp_path: Path, file: st
         build(tree, use_cache=False)
     lines = [line for line in str(exc.value).splitlines() if f": {gate}: " in line]
     assert any(what in line and line.startswith(f"MG_Pipe/{file}:") for line in lines), str(exc.value)
+
+
+def test_self_test_passes_every_control_the_tree_can_host(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert cli.main(["self-test", "--catalogue", str(TREE)]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    passed, _, total = last.partition(" of ")
+    assert int(passed) > 0 and "controls passed" in last, last

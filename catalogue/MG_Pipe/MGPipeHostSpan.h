@@ -4,7 +4,7 @@
 #pragma once
 
 #include "MG_Util/Types.h"
-#include "MG_Pipe/MGPipeVectors.h"
+#include "MGPipeVectors.h"
 
 namespace MobileGL {
     enum : Uint32 { kMGHostSpanSegNone = 0 };

@@ -7,7 +7,7 @@
 #pragma once
 
 #include "MG_Util/Types.h"
-#include "MG_Pipe/MGPipeHandles.h"
+#include "MGPipeHandles.h"
 
 namespace MobileGL {
     enum : Uint32 {

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "MG_Util/Types.h"
-#include "MG_Pipe/MGPipeValueTypes.h"
+#include "MGPipeValueTypes.h"
 
 namespace MobileGL::MG_Pipe {
     inline constexpr SizeT kMGPipeRenderStateChunkCount = 15;

@@ -4,11 +4,11 @@
 #pragma once
 
 #include "MG_Util/Types.h"
-#include "MG_Pipe/MGPipeVectors.h"
+#include "MGPipeVectors.h"
 #include "MG_Backend/BackendObject.h"
-#include "MG_Pipe/MGPipeHandles.h"
-#include "MG_Pipe/MGPipeHostSpan.h"
-#include "MG_Pipe/MGPipeValueTypes.h"
+#include "MGPipeHandles.h"
+#include "MGPipeHostSpan.h"
+#include "MGPipeValueTypes.h"
 
 namespace MobileGL {
     struct MGPBlobRef {

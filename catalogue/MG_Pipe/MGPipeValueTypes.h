@@ -5,7 +5,7 @@
 #pragma once
 
 #include "MG_Util/Types.h"
-#include "MG_Pipe/MGPipeVectors.h"
+#include "MGPipeVectors.h"
 
 namespace MobileGL {
     inline constexpr SizeT MAX_VIEWPORTS = 16;
