@@ -62,3 +62,69 @@ def test_the_tables_module_switch_is_real(abi_tables: Path) -> None:
     so the passing layers above did read them."""
     proc = _run(abi_tables, "test_handles.py")
     assert proc.returncode != 0 and "mobilegl_abi_tables: " in proc.stdout + proc.stderr
+
+
+#: (call, payload, tails, blob bytes, the byte count MobileGL's recorder goldens give a record of
+#: that shape: MG_Test/Pipe/goldens/recorder/BufferVertexArrayDraw.txt and
+#: TextureFramebufferClearBlit.txt at MobileGL 87e91538)
+GOLDEN_SHAPES = [
+    ("ResourceCreate", {}, (), 0, 88), ("SetTextureParams", {}, (), 0, 40),
+    ("CreateSamplerState", {}, (), 100, 132), ("SetFramebufferState", {}, (), 0, 304),
+    ("BindShaderState", {}, (), 0, 16), ("SetDrawProgram", {}, (), 0, 16),
+    ("SetDispatchProgram", {}, (), 0, 16), ("CreateSamplerView", {}, (), 0, 36),
+    ("SetSamplerViews", {"Count": 1}, [[{}]], 0, 40), ("BindSamplerStates", {"Count": 1}, [[{}]], 0, 24),
+    ("SetGlobalConstants", {}, (), 16, 56), ("CreateRenderState", {}, (), 396, 444),
+    ("BindRenderState", {}, (), 0, 12), ("SetDynamicState", {}, (), 772, 804),
+    ("SetDynamicState", {}, (), 0, 32), ("SetPixelPackState", {}, (), 0, 28),
+    ("SetPatchState", {}, (), 0, 40), ("SetVertexAttribDefaults", {"Count": 32}, [[{}] * 32], 0, 1800),
+    ("SetContextValues", {}, (), 0, 96), ("CreateVertexElements", {}, (), 1280, 1320),
+    ("BindVertexElements", {}, (), 0, 16), ("SetVertexBuffers", {"Count": 1}, [[{}]], 0, 56),
+    ("SetVertexBuffers", {"Count": 0}, [[]], 0, 24), ("SetIndexBuffer", {}, (), 0, 24),
+    ("DrawVbo", {"NumDraws": 1}, [[{}]], 0, 68), ("Clear", {}, (), 0, 48), ("Blit", {}, (), 0, 56),
+    ("GenerateMipmap", {}, (), 0, 16),
+]
+_GOLDEN_PROBE = """
+import json, sys
+from mgpipe.runtime.backends.recorder_golden import golden_lines
+from mgpipe.runtime.wire.codec import Encoder
+from mgpipe.runtime.wire.stage import StageSegment
+
+class Capture:
+    raw, blobs = [], {}
+
+enc = Encoder(StageSegment(1 << 20))
+for i, (call, payload, tails, blob, _) in enumerate(json.loads(sys.argv[1])):
+    data = bytes(range(256)) * 8
+    Capture.raw.append(bytes(enc.encode(call, payload, tails, data[:blob] if blob else None)))
+    if blob:
+        Capture.blobs[i] = [(0, data[:blob])]
+print(json.dumps([line.split()[1:3] for line in golden_lines(Capture)]))
+"""
+
+
+def _golden_bytes(mod: Path | None) -> list[list[str]]:
+    import json
+
+    env = dict(os.environ)
+    if mod is not None:
+        env.update(MGPIPE_TABLES_MODULE="mobilegl_abi_tables",
+                   PYTHONPATH=os.pathsep.join(filter(None, [str(mod), os.environ.get("PYTHONPATH")])))
+    else:
+        env.pop("MGPIPE_TABLES_MODULE", None)
+    proc = subprocess.run([sys.executable, "-c", _GOLDEN_PROBE, json.dumps(GOLDEN_SHAPES)], env=env,
+                          capture_output=True, text=True, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout)
+
+
+def test_records_on_mobilegls_abi_carry_the_bytes_of_mobilegls_recorder_goldens(abi_tables: Path) -> None:
+    got = _golden_bytes(abi_tables)
+    assert got == [[call, str(want)] for call, _, _, _, want in GOLDEN_SHAPES]
+
+
+def test_the_original_bundled_tables_do_not_carry_those_bytes() -> None:
+    """Negative control: the same records on the original bundled catalogue's tables differ
+    (MGPHandleOnly is 8 bytes there, MGPAttribValue 20, ...)."""
+    got = _golden_bytes(None)
+    moved = {call for (call, n), (_, _, _, _, want) in zip(got, GOLDEN_SHAPES) if int(n) != want}
+    assert {"BindShaderState", "SetVertexAttribDefaults", "SetContextValues"} <= moved
