@@ -204,7 +204,7 @@ SOURCES: dict[str, tuple[str, ...]] = {
 
 
 class Model(Frozen):
-    catalogue_fingerprint: str  # xxh64 of PipeCalls.def: the build fingerprint
+    catalogue_fingerprint: str  # the build fingerprint: the ABI fingerprint (gen/identity.py)
     input_fingerprint: str  # xxh64 over every input
     inputs: tuple[InputFile, ...]
     calls: tuple[Call, ...]

@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     fell_back = args.catalogue is None and not (Path("catalogue") / "PipeCalls.def").is_file()
     where = (" (the bundled catalogue: there is no ./catalogue here; --catalogue DIR names another)"
              if fell_back else "")
-    print(f"catalogue {catalogue}{where} -> {out}", file=sys.stderr)
+    print(f"catalogue {catalogue}{where} -> {out}")
     check_out_dir(out, must_exist=args.check)
     files = planned_files(catalogue, out, init_lock=args.init_lock,
                           include_dirs=include_dirs_of(args))
