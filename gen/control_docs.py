@@ -95,6 +95,7 @@ PROTECTS: dict[str, str] = {
     'ownership-twice': 'no PipeInputs field is in two ownership classes (MobileGL tree)',
     'ownership-forward': "a sticky forward's class is its field row's (MobileGL tree)",
     'verify-list': 'MGP_VERIFY_PAYLOAD_LIST names exactly the field-listed structs (MobileGL tree)',
+    'dirty-surface-twice': 'one DirtySurface.def row per mutator (MobileGL tree; with the frontend sources, both directions)',
     'verb-stamp-missing': 'every verb-shaped call has a stamp row or a reasoned exemption (MobileGL tree)',
 }
 

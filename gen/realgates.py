@@ -15,13 +15,15 @@
 * ``FILL-POINTS`` the verb classes are MGP_FILL_CLASS_LIST's, each verb once, each may-read
   row a class and an accessor; the verbs are exactly the verb table's function-pointer
   members (GLFunctionsTable) in declaration order, where the headers declare it;
-* ``RESIDUAL-RATCHET`` the retired members of ResidualValueBlock stay retired: its field list
-  names only what the struct declares, and no retired value block member comes back.
+* ``DIRTY-SURFACE`` one row per mutator, and - where the tree holds the frontend's sources
+  (``MG_Impl/GLImpl`` beside ``MG_Pipe``) - both directions against the ``pGLContext->``
+  mutators they call (a tree without them, like the snapshot, is checked for duplicates only).
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from mgpipe.gen.catalogue import DOCUMENTED_COUNT, Loc
 from mgpipe.gen.ctx import Ctx
@@ -183,3 +185,56 @@ GATES = (
 )
 
 __all__ = ["GATES"]
+
+
+#: the frontend sources whose ``pGLContext->Mutator(`` calls DirtySurface.def answers for
+DIRTY_SCAN_ROOT = "MG_Impl/GLImpl"
+_MUTATOR_CALL = re.compile(r"\bpGLContext\s*->\s*([A-Za-z_]\w*)\s*\(")
+
+
+def _mask_comments(text: str) -> str:
+    """Comments blanked (newlines kept, so line numbers hold)."""
+    return re.sub(r"//[^\n]*|/\*.*?\*/", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)
+
+
+def scan_mutators(root: Path) -> dict[str, tuple[str, int]]:
+    """``mutator -> (file, line)`` of its first call under ``root`` (the frontend's GL entry
+    points), comments ignored."""
+    found: dict[str, tuple[str, int]] = {}
+    for p in sorted(root.rglob("*")):
+        if not p.is_file() or p.suffix not in (".cpp", ".cc", ".h", ".hpp", ".inl"):
+            continue
+        text = _mask_comments(p.read_text(encoding="utf-8", errors="replace"))
+        for m in _MUTATOR_CALL.finditer(text):
+            found.setdefault(m.group(1), (p.relative_to(root.parent.parent).as_posix(),
+                                          text.count("\n", 0, m.start()) + 1))
+    return found
+
+
+def gate_dirty_surface(ctx: Ctx) -> None:
+    """DIRTY-SURFACE: one row per mutator; and where the tree holds the frontend's sources
+    (``MG_Impl/GLImpl`` beside ``MG_Pipe``), every mutator they call has a row and every row
+    names a mutator they still call."""
+    rows = ctx.cat.rows("MGP_DIRTY_SURFACE_LIST")
+    seen: dict[str, object] = {}
+    for r in rows:
+        if r.mutator.text in seen:
+            ctx.err(r.mutator.loc, "DIRTY-SURFACE", f"mutator {r.mutator.text} has two rows, expected one")
+        seen[r.mutator.text] = r
+    root = ctx.cat.root.resolve().parent / DIRTY_SCAN_ROOT
+    if not rows or not root.is_dir():
+        return
+    scanned = scan_mutators(root)
+    for r in rows:
+        if r.mutator.text not in scanned:
+            ctx.err(r.mutator.loc, "DIRTY-SURFACE",
+                    f"row names mutator {r.mutator.text}, which no pGLContext-> call under "
+                    f"{DIRTY_SCAN_ROOT} makes any more, expected the row removed (or the mutator back)")
+    for name, (path, line) in scanned.items():
+        if name not in seen:
+            ctx.err(Loc(path, line, 1), "DIRTY-SURFACE",
+                    f"mutator {name} is called here and has no MGP_DIRTY_SURFACE_LIST row, expected "
+                    f"X({name}, <what publishes it>) in DirtySurface.def")
+
+
+GATES = (*GATES, ("dirty-surface", gate_dirty_surface))

@@ -239,3 +239,23 @@ def test_self_test_runs_its_controls_on_the_real_tree(tree: Path) -> None:
     assert doc["clean"] == "FAIL" and "OWNERSHIP-MISSING" in proc.stderr
     assert "[1/" in proc.stderr and "the unplanted tree is refused with 9 error(s)" in proc.stderr
     assert len(CONTROLS) > len(ANY_TREE)
+
+
+def test_dirty_surface_rows_against_the_mutators_the_sources_call(tree: Path) -> None:
+    """With the frontend's sources in the tree, a mutator they call without a row, and a row
+    whose mutator they no longer call, are both refused at their place."""
+    src = tree / "MobileGL" / "MG_Impl" / "GLImpl"
+    src.mkdir(parents=True)
+    try:
+        (src / "SelfTest.cpp").write_text(
+            "// pGLContext->NotACall(1);\nvoid f() {\n    pGLContext->SetBlendColor(1);\n"
+            "    pGLContext->SetSelfTestThing(2);\n}\n")
+        errs = _errors(tree)
+        assert ("MG_Impl/GLImpl/SelfTest.cpp:4:1: DIRTY-SURFACE: mutator SetSelfTestThing is called "
+                "here and has no MGP_DIRTY_SURFACE_LIST row, expected X(SetSelfTestThing, <what "
+                "publishes it>) in DirtySurface.def") in errs
+        assert any(": DIRTY-SURFACE: row names mutator SetClearColor, which no pGLContext-> call" in e
+                   for e in errs)
+        assert not any("SetBlendColor" in e or "NotACall" in e for e in errs)
+    finally:
+        shutil.rmtree(tree / "MobileGL" / "MG_Impl")
