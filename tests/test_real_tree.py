@@ -259,3 +259,25 @@ def test_dirty_surface_rows_against_the_mutators_the_sources_call(tree: Path) ->
         assert not any("SetBlendColor" in e or "NotACall" in e for e in errs)
     finally:
         shutil.rmtree(tree / "MobileGL" / "MG_Impl")
+
+
+def test_calls_json_of_the_snapshot_prints_the_84_real_rows(tree: Path) -> None:
+    """As a user runs it; the two cross-commit gate groups named off (and said so)."""
+    import json
+    import subprocess
+    import sys
+
+    args = [sys.executable, "-m", "mgpipe", "calls", "--json", "--catalogue", "MobileGL/MG_Pipe"]
+    for d in INCLUDE:
+        args += ["-I", d]
+    refused = subprocess.run(args, cwd=tree, capture_output=True, text=True)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert refused.stderr.count(": OWNERSHIP-MISSING: ") == 7
+    proc = subprocess.run([*args, "--skip-gate", "ownership", "--skip-gate", "verb-stamps"], cwd=tree,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.startswith("mgpipe: NOT run: gate group(s) ownership, verb-stamps")
+    rows = json.loads(proc.stdout)["calls"]
+    assert [r["opcode"] for r in rows] == list(range(1, 85))
+    assert rows[0] == {"opcode": 1, "name": "GetCaps", "payload": "MGPCaps", "class": "kScreen",
+                       "flags": ["kReplySlot", "kHasBlob"], "wait_class": "kWaitReply"}
