@@ -119,10 +119,10 @@ def run(args: argparse.Namespace) -> int:
     fell_back = args.catalogue is None and not (Path("catalogue") / "PipeCalls.def").is_file()
     where = (" (the bundled catalogue: there is no ./catalogue here; --catalogue DIR names another)"
              if fell_back else "")
-    print(f"catalogue {catalogue}{where} -> {out}")
     check_out_dir(out, must_exist=args.check)
     files = planned_files(catalogue, out, init_lock=args.init_lock,
                           include_dirs=include_dirs_of(args), disabled=skipped_of(args))
+    print(f"catalogue {catalogue}{where} -> {out}")  # once read: a refusal stays its one line
     if args.check:
         stale = check(files)
         if stale:
