@@ -8,7 +8,7 @@ FILE = "PipeWire.inc"
 TEMPLATE = "PipeWire.inc.j2"
 TITLE = "G3: wire opcodes, per-call flag/wait tables, layout asserts, decoder bounds checks"
 #: the model fields this output reads: its header lists exactly their inputs
-READS = ("calls", "structs", "constants", "enums", "names")
+READS = ("calls", "structs", "constants", "enums")
 HEADER_STRUCT = "MGPWireRecHeader"
 OP_PREFIX = "kMGPWireOp"  # enumerator prefix of the opcode enum (the lock's witness reads it)
 OP_SENTINELS = ("Pad", "Count")  # the enum's own entries: opcode 0 and the table size
@@ -37,7 +37,7 @@ def context(model: Model) -> dict:
         "header": header,
         "op_count": len(model.calls) + 1,
         "asserted": asserted,
-        "flag_enum": model.enum(model.name_of("flag_enum")).values,
+        "flag_enum": model.enum("MGPipeCallFlag").values,
         "record_align": RECORD_ALIGN,
         "op_prefix": OP_PREFIX,
     }
