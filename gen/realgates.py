@@ -15,6 +15,9 @@
 * ``FILL-POINTS`` the verb classes are MGP_FILL_CLASS_LIST's, each verb once, each may-read
   row a class and an accessor; the verbs are exactly the verb table's function-pointer
   members (GLFunctionsTable) in declaration order, where the headers declare it;
+* ``SUBSYSTEM-DEPS`` each family is one subsystem bit the headers define, once; each
+  requirement names such bits (or is ``0``); ``FATAL-FAMILY`` one row per family, each with
+  its reason;
 * ``DIRTY-SURFACE`` one row per mutator, and - where the tree holds the frontend's sources
   (``MG_Impl/GLImpl`` beside ``MG_Pipe``) - both directions against the ``pGLContext->``
   mutators they call (a tree without them, like the snapshot, is checked for duplicates only).
@@ -238,3 +241,49 @@ def gate_dirty_surface(ctx: Ctx) -> None:
 
 
 GATES = (*GATES, ("dirty-surface", gate_dirty_surface))
+
+
+def _one_bit(v: int) -> bool:
+    return v > 0 and v & (v - 1) == 0
+
+
+def gate_subsystem_deps(ctx: Ctx) -> None:
+    """SUBSYSTEM-DEPS: each row's family is one subsystem bit the headers define, named once;
+    each required bit is one the headers define (``0`` for none), never the family itself."""
+    values = {n: v.values[0] for n, v in ctx.lay.values.items() if len(v.values) == 1}
+    seen: set[str] = set()
+    for r in ctx.cat.rows("MGL_SUBSYSTEM_DEPENDENCY_LIST"):
+        fam = r.family.text
+        if fam not in values or not _one_bit(values[fam]):
+            what = "is no constant the headers define" if fam not in values else f"is {values[fam]:#x}, not one bit"
+            ctx.err(r.family.loc, "SUBSYSTEM-DEPS",
+                    f"family {fam} {what}, expected exactly one kMGPipeSubsystem* bit")
+        if fam in seen:
+            ctx.err(r.family.loc, "SUBSYSTEM-DEPS", f"family {fam} has two rows, expected one")
+        seen.add(fam)
+        if r.requires.kind == "int":
+            if int(r.requires.text) != 0:
+                ctx.err(r.requires.loc, "SUBSYSTEM-DEPS",
+                        f"{fam} requires {r.requires.text}, expected 0 or named subsystem bits")
+            continue
+        for part in r.requires.parts:
+            if part not in values or not _one_bit(values[part]):
+                ctx.err(r.requires.loc, "SUBSYSTEM-DEPS",
+                        f"{fam} requires {part}, which is no one-bit constant the headers define, "
+                        f"expected kMGPipeSubsystem* bits or 0")
+            elif part == fam:
+                ctx.err(r.requires.loc, "SUBSYSTEM-DEPS", f"{fam} requires itself, expected other bits")
+
+
+def gate_fatal_families(ctx: Ctx) -> None:
+    """FATAL-FAMILY: one row per family, and every row gives its reason."""
+    seen: set[str] = set()
+    for r in ctx.cat.rows("MGL_FATAL_FAMILY_LIST"):
+        if r.family.text in seen:
+            ctx.err(r.family.loc, "FATAL-FAMILY", f"family {r.family.text} has two rows, expected one")
+        seen.add(r.family.text)
+        if r.why.kind != "string" or not r.why.text.strip():
+            ctx.err(r.why.loc, "FATAL-FAMILY", f"family {r.family.text} gives no reason, expected a string")
+
+
+GATES = (*GATES, ("subsystem-deps", gate_subsystem_deps), ("fatal-families", gate_fatal_families))
