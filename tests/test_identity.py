@@ -68,3 +68,19 @@ def test_gen_names_its_catalogue_and_output(tmp_path: Path) -> None:
     assert away.returncode == 0, away.stderr
     assert first.startswith(f"catalogue {CATALOGUE_DIR}") and "the bundled catalogue" in first
     assert "there is no ./catalogue here" in first
+
+
+def test_the_layout_cache_never_reports_another_trees_paths(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Two copies of one catalogue share cache entries (same content, same key), and what comes
+    back names each copy's own files, relative to it: no absolute path, no other tree."""
+    monkeypatch.setenv("MGPIPE_CACHE_DIR", str(tmp_path / "cache"))
+    a = _copy(tmp_path / "a")
+    b = _copy(tmp_path / "b")
+    ma = build(a).model
+    entries = sorted((tmp_path / "cache").glob("layout-*"))
+    mb = build(b).model
+    assert sorted((tmp_path / "cache").glob("layout-*")) == entries  # b was a hit
+    dump_b = mb.model_dump_json()
+    assert str(tmp_path) not in dump_b and str(tmp_path) not in ma.model_dump_json()
+    assert all(not s.header.startswith("/") for s in mb.structs)
+    assert mb.abi_fingerprint == ma.abi_fingerprint
