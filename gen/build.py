@@ -167,8 +167,113 @@ def require_catalogue(catalogue_dir: Path) -> Path:
     return catalogue_dir
 
 
+#: the shared gates that hold on MobileGL's tree as on the bundled catalogue (the bundled
+#: catalogue's own lists - PayloadSizes.def, PipeInputs.def, ... - have no rows there)
+SHARED_GATES = ("wire-pod", "names", "call-tokens", "flag-values", "wait-class", "blob-ref",
+                "tails", "spans", "handle-fields")
+
+
+def _wire_only(lay: Layouts, names: list[str]) -> Layouts:
+    """The layouts with only the wire structs (the rest of the project's headers - the verb
+    table, helper types - are read, not gated as wire types)."""
+    return Layouts({n: lay.structs[n] for n in names}, lay.enums, lay.constants, lay.headers,
+                   lay.fingerprint, lay.pins, lay.values, lay.output_errors)
+
+
+def _build_mobilegl(cat: Catalogue, roots: ErrorCollector, include_dirs: tuple[Path, ...],
+                    use_cache: bool, disabled: frozenset[str]) -> Built:
+    from mgpipe.gen import build_mobilegl as real
+    from mgpipe.gen import ownership, realgates
+    from mgpipe.gen.vocabulary import MOBILEGL
+
+    vocab = MOBILEGL
+    lay = real.read_layouts(cat, include_dirs, cat.root.parent, roots, use_cache, vocab)
+    missing = [f"enum {n}" for n in (vocab.class_enum, vocab.flag_enum, vocab.wait_enum)
+               if n not in lay.enums] + [f"struct {n}" for n in (vocab.rs_struct,) if n not in lay.structs]
+    if lay.structs and missing:
+        roots.error(f"{cat.display_root}/PipeCalls.def", 1, 1, "HEADER-VOCABULARY",
+                    f"the headers declare no {', no '.join(missing)}, expected every declaration "
+                    f"the catalogue's rows are read against")
+    after_root = bool(roots)
+    wire = _wire_only(lay, real.wire_structs(cat, lay, vocab))
+    ctx = Ctx(cat, wire, disabled=disabled, vocab=vocab)
+    shared = dict(GATES)
+    overlay = {"tails": "Tails.def", "spans": "EsprytSpans.def", "handle-fields": "HandleFields.def"}
+    for name in SHARED_GATES:
+        if name in overlay and cat.path_of(overlay[name]) not in cat.files:
+            continue  # an overlay list the tree does not carry: nothing to check
+        if name not in disabled:
+            _gate(shared[name], ctx, after_root)
+    ctx_all = Ctx(cat, lay, errors=ctx.errors, disabled=disabled, vocab=vocab)
+    for name, gate in realgates.GATES:
+        if name not in disabled:
+            _gate(gate, ctx_all, after_root)
+    own = {}
+    if "ownership" not in disabled:
+        own = _gate(lambda c: ownership.derive(cat, vocab, real.refused_fields(include_dirs), c.errors),
+                    ctx, after_root) or {}
+    if "verb-stamps" not in disabled:
+        _gate(lambda c: ownership.gate_verb_stamps(cat, vocab, c.errors), ctx, after_root)
+    table, why = real.chunk_table(lay, vocab)
+    if why is not None and lay.structs:
+        rs = lay.structs.get(vocab.rs_struct)
+        where = (rs.path, rs.line, rs.col) if rs else (f"{cat.display_root}/PipeCalls.def", 1, 1)
+        ctx.errors.error(*where, "CHUNK-TABLE",
+                         f"{why}, expected the render-state chunk table the headers define "
+                         f"({vocab.chunk_boundaries} and {vocab.chunk_is_pipeline})")
+    if after_root:
+        raise GenErrors(roots.errors, follow_on=[*roots.follow_on, *ctx.errors.errors])
+    ctx.errors.raise_if_any()
+    inputs = _inputs(cat)
+    fp = lambda ins: fingerprint("".join(f"{f.path}\0{f.fingerprint}\n" for f in ins).encode())  # noqa: E731
+    classes = {}
+    model = real.model_of(cat, lay, vocab, lambda s, pins: _struct(lay, s, pins, classes),
+                          {a: own.get(a, ("", "-", "")) for a in real.accessors(cat)}, inputs, fp)
+    abi = _abi(model)
+    model = model.model_copy(update={"names": _names(vocab), "abi_fingerprint": abi,
+                                     "catalogue_fingerprint": abi})
+    return Built(model, cat, lay, "")
+
+
+def _abi(model: Model) -> str:
+    from mgpipe.gen.identity import abi_fingerprint
+
+    return abi_fingerprint(model.calls, model.structs, model.render_state.chunks)
+
+
+def _names(vocab) -> tuple[tuple[str, str], ...]:  # type: ignore[no-untyped-def]
+    from dataclasses import asdict
+
+    return tuple((k, v) for k, v in asdict(vocab).items() if isinstance(v, str))
+
+
+#: how outputs spell the catalogue's root: a fixed word per shape, never the directory's own
+#: name, so a catalogue renamed or copied elsewhere generates the same bytes
+OUTPUT_LABEL = {"bundled": "catalogue", "mobilegl": "MG_Pipe"}
+
+
+def _inputs(cat: Catalogue) -> tuple[InputFile, ...]:
+    """Every input file of the catalogue with its fingerprint, spelt from the catalogue root
+    as :data:`OUTPUT_LABEL` names it."""
+    inputs = []
+    prefix = cat.display_root + "/"
+    label = OUTPUT_LABEL[cat.shape] + "/"
+    for shown, text in sorted(cat.files.items()):
+        if shown == cat.lock_path:
+            continue
+        name = shown.removeprefix(prefix)
+        inputs.append(InputFile(path=label + name, name=name, fingerprint=fingerprint(text.encode())))
+    headers = (sorted(cat.root.glob("*.h")) if cat.shape == "mobilegl"
+               else sorted((cat.root / "include").glob("*.h")))
+    for p in headers:
+        rel = p.relative_to(cat.root).as_posix()
+        inputs.append(InputFile(path=label + rel, name=rel, fingerprint=fingerprint(p.read_bytes())))
+    inputs.sort(key=lambda f: f.path)
+    return tuple(inputs)
+
+
 def build(catalogue_dir: Path, disabled: frozenset[str] = frozenset(), use_cache: bool = True,
-          lock: LockPolicy | None = None) -> Built:
+          lock: LockPolicy | None = None, include_dirs: tuple[Path, ...] | None = None) -> Built:
     """Load, gate and model the catalogue at ``catalogue_dir``; raise GenError(s) on refusal.
 
     A fault in reading the inputs (a missing/unparsable/misshapen file, a header that does
@@ -180,6 +285,9 @@ def build(catalogue_dir: Path, disabled: frozenset[str] = frozenset(), use_cache
     shown_root = root_name(catalogue_dir)
     roots = ErrorCollector()
     cat = load_catalogue(catalogue_dir, shown_root, errors=roots)
+    if cat.shape == "mobilegl":
+        dirs = include_dirs if include_dirs is not None else (catalogue_dir.resolve().parent,)
+        return _build_mobilegl(cat, roots, tuple(dirs), use_cache, disabled)
     lay = _read_layouts(catalogue_dir, shown_root, roots, use_cache)
     after_root = bool(roots)
     ctx = Ctx(cat, lay, disabled=disabled, lock=lock)
@@ -197,7 +305,13 @@ def build(catalogue_dir: Path, disabled: frozenset[str] = frozenset(), use_cache
         raise GenError(cat.path_of("PipeFields.def"), 1, 1, "RS-CLASS",
                        f"the render-state gate is disabled and {RS_STRUCT} cannot be modelled "
                        f"without it, expected the gate enabled")
-    return Built(_model(cat, lay, rs), cat, lay, lock_text(cat))
+    from mgpipe.gen.vocabulary import BUNDLED
+
+    model = _model(cat, lay, rs)
+    abi = _abi(model)
+    model = model.model_copy(update={"names": _names(BUNDLED), "abi_fingerprint": abi,
+                                     "catalogue_fingerprint": abi})
+    return Built(model, cat, lay, lock_text(cat))
 
 
 def _model(cat: Catalogue, lay: Layouts, rs) -> Model:  # type: ignore[no-untyped-def]
@@ -232,18 +346,7 @@ def _model(cat: Catalogue, lay: Layouts, rs) -> Model:  # type: ignore[no-untype
                   fill_classes=tuple(c for c, fs in fill.items() if r.field.text in fs))
         for i, r in enumerate(cat.pipe_inputs)
     )
-    inputs = []
-    prefix = cat.display_root + "/"
-    for shown, text in sorted(cat.files.items()):
-        if shown == cat.lock_path:
-            continue  # the lock is derived state, not an input
-        inputs.append(InputFile(path=shown, name=shown.removeprefix(prefix),
-                                fingerprint=fingerprint(text.encode())))
-    include_dir = cat.root / "include"
-    for p in sorted(include_dir.glob("*.h")):
-        inputs.append(InputFile(path=f"{prefix}include/{p.name}", name=f"include/{p.name}",
-                                fingerprint=fingerprint(p.read_bytes())))
-    inputs.sort(key=lambda f: f.path)
+    inputs = list(_inputs(cat))
     calls_path = cat.path_of("PipeCalls.def")
     all_fp = fingerprint("".join(f"{f.path}\0{f.fingerprint}\n" for f in inputs).encode())
     return Model(

@@ -22,8 +22,14 @@ def cache_dir() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "mgpipe"
 
 
+#: a directory for the layout entries alone (self-test points it at a private temporary
+#: directory, so its planted copies never write to the user's cache)
+LAYOUT_DIR_ENV = "MGPIPE_LAYOUT_CACHE_DIR"
+
+
 def entry(kind: str, key: str, ext: str) -> Path:
-    return cache_dir() / f"{kind}-{key}.{ext}"
+    private = os.environ.get(LAYOUT_DIR_ENV) if kind == "layout" else None
+    return (Path(private) if private else cache_dir()) / f"{kind}-{key}.{ext}"
 
 
 def read(path: Path) -> str | None:
@@ -67,4 +73,4 @@ def prune(directory: Path, kind: str, keep: int = MAX_ENTRIES) -> int:
     return removed
 
 
-__all__ = ["MAX_ENTRIES", "cache_dir", "entry", "prune", "read", "write"]
+__all__ = ["LAYOUT_DIR_ENV", "MAX_ENTRIES", "cache_dir", "entry", "prune", "read", "write"]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mgpipe.gen.sites import AtRow, DropRow, HeaderEdit, SetValue
 from mgpipe.gen.plants import (
     Append, AppendRow, AppendText, Delete, Edit, Encode, InsertAfter, Move, Remove, RemoveTree,
     Replace, Rewrite, Sub,
@@ -42,12 +43,107 @@ class Control:
     kind: str = GATE
     also: frozenset[str] = frozenset()
     registry: str | None = None
+    #: the catalogue shapes whose text the plant is written against (empty: any tree - its
+    #: sites are found by meaning, :mod:`mgpipe.gen.sites`)
+    shapes: tuple[str, ...] = ("bundled",)
 
 
 def _c(name: str, gate: str, planted: str, expect: str | tuple[str, ...], *edits: Edit,
-       registry: str | None, also: tuple[str, ...] = (), kind: str = GATE) -> Control:
+       registry: str | None, also: tuple[str, ...] = (), kind: str = GATE,
+       shapes: tuple[str, ...] = ("bundled",)) -> Control:
     exp = (expect,) if isinstance(expect, str) else expect
-    return Control(name, gate, planted, exp, tuple(edits), kind, frozenset(also), registry)
+    return Control(name, gate, planted, exp, tuple(edits), kind, frozenset(also), registry, shapes)
+
+
+def _m(name: str, gate: str, planted: str, expect: str | tuple[str, ...], *edits: object,
+       registry: str | None, also: tuple[str, ...] = ()) -> Control:
+    """A control whose plant sites are found by meaning: it runs on any catalogue."""
+    return _c(name, gate, planted, expect, *edits, registry=registry, also=also, shapes=())  # type: ignore[arg-type]
+
+
+#: controls that find their sites by meaning, so they run on the bundled catalogue and on
+#: MobileGL's own tree alike (``{name}`` etc. in the expectation are the site's facts)
+ANY_TREE: tuple[Control, ...] = (
+    _m("any-wait-class-reply", "WAIT-CLASS", "a reply-slot call's wait class set to kWaitNone",
+       "{name} has kReplySlot but wait class kWaitNone",
+       AtRow(CALL_LIST, "reply-slot call", "wait", "kWaitNone"), registry="wait-class"),
+    _m("any-wait-class-no-slot", "WAIT-CLASS", "a plain verb call's wait class set to kWaitReply",
+       "{name} is kWaitReply without kReplySlot",
+       AtRow(CALL_LIST, "plain verb call", "wait", "kWaitReply"), registry="wait-class"),
+    _m("any-flag-none", "FLAG-NONE", "a plain verb call's kNone combined with another flag",
+       "{name} combines kNone with {free_flag}",
+       AtRow(CALL_LIST, "plain verb call", "flags", "kNone|{free_flag}"), registry="flag-values"),
+    _m("any-unknown-flag", "UNKNOWN-FLAG", "a plain verb call flagged kSelfTestFlag",
+       "unknown flag 'kSelfTestFlag'",
+       AtRow(CALL_LIST, "plain verb call", "flags", "kSelfTestFlag"), registry="call-tokens"),
+    _m("any-unknown-class", "UNKNOWN-CLASS", "a plain verb call's class set to kSelfTestClass",
+       "unknown class 'kSelfTestClass'",
+       AtRow(CALL_LIST, "plain verb call", "cls", "kSelfTestClass"), registry="call-tokens",
+       also=("VERB-STAMP",)),
+    _m("any-unknown-wait-class", "UNKNOWN-WAIT-CLASS", "a plain verb call's wait class set to kWaitSoon",
+       "wait class 'kWaitSoon' is not an MGPipeWaitClass enumerator",
+       AtRow(CALL_LIST, "plain verb call", "wait", "kWaitSoon"), registry="call-tokens"),
+    _m("any-unknown-payload", "UNKNOWN-PAYLOAD", "a plain verb call's payload renamed <payload>SelfTest",
+       "payload type '{payload}SelfTest' of {name}",
+       AtRow(CALL_LIST, "plain verb call", "payload", "{payload}SelfTest"), registry="call-tokens",
+       also=("HANDLE-FIELDS",)),
+    _m("any-def-shape", "DEF-SHAPE", "a plain verb call's last column deleted",
+       "X(...) in MGP_CALL_LIST has 4 arguments, expected 5",
+       AtRow(CALL_LIST, "plain verb call", "wait", None), registry=None,
+       also=("VERB-STAMP", "FILL-POINTS", "COVERAGE-CALL", "HANDLE-FIELDS")),
+    _m("any-field-unknown", "FIELD-UNKNOWN", "a field list's first member renamed SelfTestBogus",
+       "{struct} has no member 'SelfTestBogus'",
+       AtRow("MGP_FIELDS", "payload field list", "member", "SelfTestBogus"), registry="field-lists",
+       also=("FIELD-MISSING", "CHUNK-PARTITION", "SETTER-COVERAGE", "RS-CLASS", "HEADER-COMPILE")),
+    _m("documented-count", "DOCUMENTED-COUNT", "MGP_CALL_LIST_DOCUMENTED_COUNT one more than the rows",
+       "MGP_CALL_LIST has {rows} rows, expected {rows}",
+       SetValue("MGP_CALL_LIST_DOCUMENTED_COUNT", "{more}"), registry="documented-count",
+       also=("HEADER-COMPILE",)),
+    _m("ownership-phase", "OWNERSHIP-PHASE", "a BARRIER_PULLED row's retiring phase set to \"-\"",
+       "{field} is BARRIER_PULLED and names no retiring phase",
+       AtRow("MGP_FIELD_OWNERSHIP_LIST", "barrier-pulled row", "phase", '"-"'), registry="ownership"),
+    _m("ownership-record-supplied", "OWNERSHIP-CLASS", "an APPLIER_DERIVED row relabelled RECORD_SUPPLIED",
+       "{field} is listed RECORD_SUPPLIED, which is derived",
+       AtRow("MGP_FIELD_OWNERSHIP_LIST", "applier-derived row", "ownership", "RECORD_SUPPLIED"),
+       registry="ownership"),
+    _m("flag-bit", "FLAG-BIT", "the flag enum gains kSelfTestFlag on the bit of kOptional",
+       ("kSelfTestFlag sets bit", "which {free_flag} already sets"),
+       HeaderEdit("flag_enum", line="kSelfTestFlag = {free_flag},"), registry="flag-values"),
+    _m("chunk-table", "CHUNK-TABLE", "the chunk-boundary table renamed throughout its header",
+       "the headers define no {decl}",
+       HeaderEdit("chunk_boundaries", rename="kSelfTestRenamedBoundaries"), registry=None),
+    _m("ownership-field", "OWNERSHIP-FIELD", "an ownership row's field renamed GetSelfTestNothing",
+       "GetSelfTestNothing is not a PipeInputs field",
+       AtRow("MGP_FIELD_OWNERSHIP_LIST", "applier-derived row", "field", "GetSelfTestNothing"),
+       registry="ownership", also=("OWNERSHIP-MISSING",)),
+    _m("ownership-missing", "OWNERSHIP-MISSING", "a BARRIER_PULLED ownership row deleted",
+       "PipeInputs field {field} is in no ownership class",
+       DropRow("MGP_FIELD_OWNERSHIP_LIST", "unemitted barrier-pulled row"), registry="ownership"),
+    _m("ownership-twice", "OWNERSHIP-TWICE", "an APPLIER_DERIVED ownership row written twice",
+       "{field} is APPLIER_DERIVED here and APPLIER_DERIVED by an earlier row",
+       DropRow("MGP_FIELD_OWNERSHIP_LIST", "applier-derived row", copy=True), registry="ownership"),
+    _m("ownership-forward", "OWNERSHIP-FORWARD", "a BARRIER_PULLED forward row relabelled FATAL",
+       "{field}'s forward row says FATAL and its field row BARRIER_PULLED",
+       AtRow("MGP_FIELD_OWNERSHIP_FORWARD_LIST", "barrier-pulled row", "ownership", "FATAL"),
+       registry="ownership"),
+    _m("verify-list", "VERIFY-LIST", "a MGP_VERIFY_PAYLOAD_LIST row renamed SelfTestNoList",
+       "MGP_VERIFY_PAYLOAD_LIST names SelfTestNoList, which has no MGP_FIELDS_SelfTestNoList list",
+       AtRow("MGP_VERIFY_PAYLOAD_LIST", "verify row", "struct", "SelfTestNoList"),
+       registry="verify-list"),
+    _m("dirty-surface-twice", "DIRTY-SURFACE", "a DirtySurface.def row written twice",
+       "mutator {mutator} has two rows",
+       DropRow("MGP_DIRTY_SURFACE_LIST", "dirty-surface row", copy=True), registry="dirty-surface"),
+    _m("subsystem-deps", "SUBSYSTEM-DEPS", "a SubsystemDeps.def row written twice",
+       "family {family} has two rows",
+       DropRow("MGL_SUBSYSTEM_DEPENDENCY_LIST", "subsystem row", copy=True), registry="subsystem-deps",
+       also=("HEADER-COMPILE",)),
+    _m("fatal-family-twice", "FATAL-FAMILY", "a FatalFamilies.def row written twice",
+       "family {family} has two rows",
+       DropRow("MGL_FATAL_FAMILY_LIST", "fatal-family row", copy=True), registry="fatal-families"),
+    _m("verb-stamp-missing", "VERB-STAMP", "the stamp row of a kCtxVerb call deleted",
+       "{call} is verb-shaped (kCtxVerb) and has no MGP_VERB_OP_LIST row",
+       DropRow("MGP_VERB_OP_LIST", "stamp row of a verb call"), registry="verb-stamps"),
+)
 
 
 #: WIRE-POD controls: each appends one standalone struct (in no list, so no other gate
@@ -131,6 +227,9 @@ CONTROLS: tuple[Control, ...] = (
     _c("wait-class-no-slot", "WAIT-CLASS", "PipeCalls.def: FenceStatus kWaitReply with flags kNone",
        "FenceStatus is kWaitReply without kReplySlot",
        Sub(CALLS, "X(FenceStatus,", "kReplySlot", "kNone"), registry="wait-class"),
+    _c("flag-none", "FLAG-NONE", "PipeCalls.def: Flush flags kNone|kOptional",
+       "Flush combines kNone with kOptional",
+       Sub(CALLS, "X(Flush,", "kNone", "kNone|kOptional"), registry="flag-values"),
     _c("unknown-wait-class", "UNKNOWN-WAIT-CLASS", "PipeCalls.def: Flush wait class kWaitSoon",
        "wait class 'kWaitSoon' is not an MGPipeWaitClass enumerator",
        Sub(CALLS, "X(Flush,", "kWaitNone", "kWaitSoon"), registry="call-tokens"),
@@ -250,7 +349,7 @@ CONTROLS: tuple[Control, ...] = (
        Delete(SETTERS, "S(SetClampReadColor,"), registry="render-state"),
     # ---- outside the registry: parser, shapes, header reader ---------------------------------
     _c("def-syntax", "DEF-SYNTAX", "PipeCalls.def: the Flush row's closing parenthesis removed",
-       ("PipeCalls.def:", "expected ',', ')'"),
+       ("PipeCalls.def:", "inside an argument list, expected ',' or ')'"),
        Sub(CALLS, "X(Flush,", "kWaitNone)", "kWaitNone"), registry=None),
     _c("def-shape", "DEF-SHAPE", "PipeCalls.def: a 4-argument row appended",
        "X(...) in MGP_CALL_LIST has 4 arguments, expected 5",
@@ -292,9 +391,10 @@ CONTROLS: tuple[Control, ...] = (
        "PipeVerify.inc rendered with scalar floats compared by value (a != b)",
        ("real comparator reports LineWidth for 0.0/-0.0 and two NaN payloads; "
         "the by-value comparator misses 0.0/-0.0",), registry=None, kind=G4),
+    *ANY_TREE,
     # ---- the control of the controls -----------------------------------------------------------
     _c("clean", "CLEAN", "nothing (the unplanted copy)",
-       ("gen --check exits 0: no gate error, no stale file",), registry=None, kind=CLEAN),
+       ("gen --check exits 0: no gate error, no stale file",), registry=None, kind=CLEAN, shapes=()),
 )
 
 
@@ -309,4 +409,4 @@ def by_name(name: str) -> Control:
     return next(c for c in CONTROLS if c.name == name)
 
 
-__all__ = ["CLEAN", "CONTROLS", "Control", "G4", "GATE", "STALE", "by_name", "select"]
+__all__ = ["ANY_TREE", "CLEAN", "CONTROLS", "Control", "G4", "GATE", "STALE", "by_name", "select"]

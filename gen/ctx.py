@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from mgpipe.gen.catalogue import Catalogue, Loc
 from mgpipe.gen.errors import ErrorCollector, one_of
 from mgpipe.gen.layout_model import Layouts, Struct
+from mgpipe.gen.vocabulary import BUNDLED, Vocabulary
 
 if TYPE_CHECKING:
     from mgpipe.gen.lock import LockPolicy
@@ -30,6 +31,7 @@ class Ctx:
     errors: ErrorCollector = field(default_factory=ErrorCollector)
     disabled: frozenset[str] = frozenset()
     lock: LockPolicy | None = None  # generating: check the lock against the outputs' opcodes
+    vocab: Vocabulary = BUNDLED  # the header spellings of the roles the gates read
 
     def enum(self, name: str) -> dict[str, int]:
         e = self.lay.enums.get(name)

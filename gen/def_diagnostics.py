@@ -22,6 +22,8 @@ _TERMINAL_WORDS: dict[str, str] = {
     "COMMA": "','",
     "RPAR": "')'",
     "VBAR": "'|'",
+    "CHAR": "a character literal",
+    "PUNCT": "an operator",
     "CONT": "'\\' and a new line",
     "NL": "end of line",
     "$END": "end of file",
@@ -108,6 +110,10 @@ def translate(exc: LarkError, text: str, original_len: int, display_path: str) -
         if token.type == "$END" or start is None or start >= original_len or not line:
             line, col = end_position(text[:original_len])
             what = "end of file"
+        if token.type in ("NL", "$END") and "RPAR" in expected:
+            return GenError(display_path, line, col, GATE,
+                            f"unexpected {what} inside an argument list, expected ',' or ')' "
+                            f"(a row must close before its #define ends)")
         return GenError(
             display_path, line, col, GATE, f"unexpected {what}, expected {_words(expected)}"
         )

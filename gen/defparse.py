@@ -9,6 +9,7 @@ exception ever escapes.
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
@@ -24,7 +25,7 @@ from .errors import ErrorCollector, GenError, decode_utf8
 
 GRAMMAR = "def_grammar.lark"  # package data of mgpipe.gen
 
-ArgKind = Literal["ident", "flags", "int", "string", "dash"]
+ArgKind = Literal["ident", "flags", "int", "string", "dash", "text"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +43,10 @@ class DefArg:
     * ``int``    -- ``value`` is the ``int`` (decimal or hex, C suffixes dropped).
     * ``string`` -- ``value`` is the unescaped content of the double-quoted string.
     * ``dash``   -- a bare ``-``; ``value`` is ``"-"``.
+    * ``string`` also takes adjacent literals (``"a" "b"`` is ``ab``), as C joins them.
+    * ``text``   -- anything else C takes as a macro argument (``handle-ify (wire handle)``,
+      ``A | 0``); ``value`` is the argument's source with comments, continuations and runs
+      of white space each reduced to one space.
 
     ``text`` is the argument exactly as written (single line). ``part_positions`` holds
     the ``(line, col)`` of each element of ``parts``.
@@ -93,6 +98,46 @@ class DefList:
 
     def __len__(self) -> int:
         return len(self.entries)
+
+
+@dataclass(frozen=True, slots=True)
+class DefValue:
+    """One object-like ``#define NAME VALUE`` (``MGP_CALL_LIST_DOCUMENTED_COUNT 84``).
+
+    ``value`` is the replacement text (comments stripped, white space trimmed); ``line`` /
+    ``col`` locate the ``#``, ``value_col`` the first character of the value.
+    """
+
+    name: str
+    value: str
+    path: str
+    line: int
+    col: int
+    value_col: int
+
+
+@dataclass(frozen=True, slots=True)
+class DefFile:
+    """Everything a ``.def`` file defines: its lists and its object-like values."""
+
+    lists: tuple[DefList, ...]
+    values: tuple[DefValue, ...]
+
+    def value(self, name: str) -> DefValue | None:
+        return next((v for v in self.values if v.name == name), None)
+
+
+_OBJECT_DEFINE = re.compile(r"#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)(?![A-Za-z0-9_(])[ \t]*(.*)", re.S)
+
+
+def _directive_value(tok: Token, path: str) -> DefValue | None:
+    m = _OBJECT_DEFINE.match(str(tok))
+    if m is None:
+        return None
+    body = re.sub(r"/\*.*?\*/|//.*", " ", m.group(2).replace("\\\n", " "))
+    value = " ".join(body.split())
+    return DefValue(m.group(1), value, path, tok.line, tok.column,
+                    tok.column + m.start(2) + (len(m.group(2)) - len(m.group(2).lstrip())))
 
 
 class _CommentSink:
@@ -156,40 +201,58 @@ def _unescape(body: str) -> tuple[str, int | None]:
     return "".join(out), None
 
 
+def _leaves(tree: Tree) -> list[Token]:
+    out: list[Token] = []
+    for c in tree.children:
+        if isinstance(c, Token):
+            out.append(c)
+        else:
+            out.extend(_leaves(c))
+    return out
+
+
+def _text_of(tokens: list[Token], source: str) -> str:
+    """The source between the first and last token, comments and continuations dropped and
+    every run of white space reduced to one space (what C's stringizing would keep)."""
+    parts: list[str] = []
+    for i, t in enumerate(tokens):
+        if i and t.start_pos > tokens[i - 1].end_pos:
+            parts.append(" ")
+        parts.append(str(t))
+    return "".join(parts)
+
+
 def _build_arg(tree: Tree, source: str, path: str, errors: ErrorCollector) -> DefArg:
-    kind = str(tree.data)
-    tokens = [t for t in tree.children if isinstance(t, Token)]
+    tokens = _leaves(tree)
     first = tokens[0]
-    if kind == "ident":
+    types = [t.type for t in tokens]
+    text = source[first.start_pos : tokens[-1].end_pos]
+    if types == ["IDENT"]:
         pos = ((first.line, first.column),)
         return DefArg("ident", str(first), first.line, first.column, str(first), (str(first),), pos)
-    if kind == "flags":
-        names = tuple(str(t) for t in tokens)
-        text = source[tree.meta.start_pos : tree.meta.end_pos]
-        return DefArg(
-            "flags",
-            "|".join(names),
-            first.line,
-            first.column,
-            text,
-            names,
-            tuple((t.line, t.column) for t in tokens),
-        )
-    if kind == "int":
+    if (len(types) >= 3 and len(types) % 2 == 1 and all(t == "IDENT" for t in types[::2])
+            and all(t == "VBAR" for t in types[1::2])):
+        names = tuple(str(t) for t in tokens[::2])
+        return DefArg("flags", "|".join(names), first.line, first.column, text, names,
+                      tuple((t.line, t.column) for t in tokens[::2]))
+    if types == ["INT"]:
         return DefArg("int", _int_value(first), first.line, first.column, str(first))
-    if kind == "string":
-        raw = str(first)
-        value, bad = _unescape(raw[1:-1])
-        if bad is not None:
-            errors.error(
-                path,
-                first.line,
-                first.column + 1 + bad,
-                GATE,
-                "unknown escape in string, expected one of \\\\ \\\" \\' \\n \\t \\r \\0 \\xHH",
-            )
-        return DefArg("string", value, first.line, first.column, raw)
-    return DefArg("dash", "-", first.line, first.column, "-")
+    if types == ["DASH", "INT"] and tokens[1].start_pos == first.end_pos:
+        return DefArg("int", -_int_value(tokens[1]), first.line, first.column, text)
+    if types == ["DASH"]:
+        return DefArg("dash", "-", first.line, first.column, "-")
+    if all(t == "STRING" for t in types):
+        values = []
+        for tok in tokens:
+            raw = str(tok)
+            value, bad = _unescape(raw[1:-1])
+            if bad is not None:
+                errors.error(path, tok.line, tok.column + 1 + bad, GATE,
+                             "unknown escape in string, expected one of \\\\ \\\" \\' \\n "
+                             "\\t \\r \\0 \\xHH")
+            values.append(value)
+        return DefArg("string", "".join(values), first.line, first.column, text)
+    return DefArg("text", _text_of(tokens, source), first.line, first.column, text)
 
 
 def _build_entry(
@@ -218,13 +281,18 @@ def _build_entry(
     return DefEntry(str(macro), args, macro.line, macro.column, row)
 
 
-def _build(tree: Tree, source: str, path: str, errors: ErrorCollector) -> list[DefList]:
+def _build(tree: Tree, source: str, path: str, errors: ErrorCollector,
+           values: list[DefValue] | None = None) -> list[DefList]:
     lists: list[DefList] = []
     seen: dict[str, int] = {}
     last_define: tuple[int, int] | None = None  # (define line, line of its closing NL)
     reported_since_define = False
     for item in tree.children:
-        if not isinstance(item, Tree):
+        if isinstance(item, Token):
+            if item.type == "DIRECTIVE" and values is not None:
+                v = _directive_value(item, path)
+                if v is not None:
+                    values.append(v)
             continue
         if item.data == "define":
             hash_tok, name_tok, param_tok = item.children[0], item.children[1], item.children[2]
@@ -309,6 +377,11 @@ def _check_line_comments(
 
 def parse_def_text(text: str, display_path: str) -> list[DefList]:
     """Parse ``.def`` source ``text``; errors name ``display_path`` as given."""
+    return list(parse_def_file(text, display_path).lists)
+
+
+def parse_def_file(text: str, display_path: str) -> DefFile:
+    """Parse ``.def`` source ``text`` into its lists and its object-like values."""
     if text.startswith("\ufeff"):
         text = " " + text[1:]  # keep columns: the BOM becomes ignorable whitespace
     source = text + "\n\n"  # always close the last block, even after a final '\\'-newline
@@ -321,10 +394,11 @@ def parse_def_text(text: str, display_path: str) -> list[DefList]:
         finally:
             comments, _SINK.items = _SINK.items, []
     errors = ErrorCollector()
-    lists = _build(tree, source, display_path, errors)
+    values: list[DefValue] = []
+    lists = _build(tree, source, display_path, errors, values)
     _check_line_comments(comments, tree, display_path, errors)
     errors.raise_if_any()
-    return lists
+    return DefFile(tuple(lists), tuple(values))
 
 
 def parse_def(path: Path, display_path: str | None = None) -> list[DefList]:
@@ -343,4 +417,5 @@ def parse_def(path: Path, display_path: str | None = None) -> list[DefList]:
     return parse_def_text(text, shown)
 
 
-__all__ = ["DefArg", "DefEntry", "DefList", "GATE", "parse_def", "parse_def_text"]
+__all__ = ["DefArg", "DefEntry", "DefFile", "DefList", "DefValue", "GATE", "parse_def",
+           "parse_def_file", "parse_def_text"]

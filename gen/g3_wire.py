@@ -13,6 +13,8 @@ HEADER_STRUCT = "MGPWireRecHeader"
 OP_PREFIX = "kMGPWireOp"  # enumerator prefix of the opcode enum (the lock's witness reads it)
 OP_SENTINELS = ("Pad", "Count")  # the enum's own entries: opcode 0 and the table size
 RECORD_ALIGN = "kMGPipeRecordAlign"  # the header constant (seed 001 section 4)
+#: declarations this output reads by name (render_all refuses a model without them)
+NEEDS = (("struct", HEADER_STRUCT), ("constant", RECORD_ALIGN))
 
 
 def _align(n: int, to: int) -> int:

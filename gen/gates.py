@@ -29,8 +29,8 @@ from mgpipe.gen.wiregates import gate_names, gate_wire_pod
 
 def gate_call_tokens(ctx: Ctx) -> None:
     """UNKNOWN-PAYLOAD / UNKNOWN-CLASS / UNKNOWN-FLAG / UNKNOWN-WAIT-CLASS / DUPLICATE-CALL."""
-    classes, flags, waits = (ctx.enum("MGPipeCallClass"), ctx.enum("MGPipeCallFlag"),
-                             ctx.enum("MGPipeWaitClass"))
+    v = ctx.vocab
+    classes, flags, waits = ctx.enum(v.class_enum), ctx.enum(v.flag_enum), ctx.enum(v.wait_enum)
     seen: dict[str, CallRow] = {}
     for row in ctx.cat.calls:
         name, payload, cls, flg, wait = row.name, row.payload, row.cls, row.flags, row.wait
@@ -40,8 +40,8 @@ def gate_call_tokens(ctx: Ctx) -> None:
         seen[name.text] = row
         if payload.text not in ctx.lay.structs:
             ctx.err(payload.loc, "UNKNOWN-PAYLOAD",
-                    f"payload type {payload.text!r} of {name.text} is not a struct in catalogue/include, "
-                    f"expected a declared POD struct")
+                    f"payload type {payload.text!r} of {name.text} is not a struct the catalogue's "
+                    f"headers declare, expected a declared POD struct")
         if cls.text not in classes:
             ctx.err(cls.loc, "UNKNOWN-CLASS",
                     f"unknown class {cls.text!r}, expected {_one_of(classes)}")
@@ -51,20 +51,57 @@ def gate_call_tokens(ctx: Ctx) -> None:
                         f"unknown flag {part!r}, expected {_one_of(flags)}")
         if wait.text not in waits:
             ctx.err(wait.loc, "UNKNOWN-WAIT-CLASS",
-                    f"wait class {wait.text!r} is not an MGPipeWaitClass enumerator, "
+                    f"wait class {wait.text!r} is not an {v.wait_enum} enumerator, "
                     f"expected {_one_of(waits)}")
+
+
+def gate_flag_values(ctx: Ctx) -> None:
+    """FLAG-NONE / FLAG-BIT: kNone stands alone; no two flags share a bit; no flag is 0 but kNone."""
+    v = ctx.vocab
+    enum = ctx.lay.enums.get(v.flag_enum)
+    if enum is None:
+        return
+    owner: dict[int, str] = {}
+    for e in enum.enumerators:
+        if e.name == v.no_flag:
+            if e.value != 0:
+                ctx.err(Loc(enum.path, e.line, e.col), "FLAG-BIT",
+                        f"{v.flag_enum}::{e.name} is {e.value}, expected 0: it means no flag")
+            continue
+        bits = [b for b in range(64) if e.value >> b & 1]
+        if not bits:
+            ctx.err(Loc(enum.path, e.line, e.col), "FLAG-BIT",
+                    f"{v.flag_enum}::{e.name} is 0, expected a bit of its own ({v.no_flag} is the "
+                    f"only flag without one)")
+        for b in bits:
+            if b in owner:
+                ctx.err(Loc(enum.path, e.line, e.col), "FLAG-BIT",
+                        f"{v.flag_enum}::{e.name} sets bit {b}, which {owner[b]} already sets, "
+                        f"expected one bit per flag")
+            owner.setdefault(b, e.name)
+    for row in ctx.cat.calls:
+        parts = row.flags.parts
+        if v.no_flag in parts and len(parts) > 1:
+            ctx.err(row.flags.loc, "FLAG-NONE",
+                    f"{row.name.text} combines {v.no_flag} with {'|'.join(p for p in parts if p != v.no_flag)}, "
+                    f"expected {v.no_flag} alone or only the flags")
+        seen: set[str] = set()
+        for p in parts:
+            if p in seen:
+                ctx.err(row.flags.loc, "FLAG-NONE", f"{row.name.text} names {p} twice, expected each flag once")
+            seen.add(p)
 
 
 def gate_wait_class(ctx: Ctx) -> None:
     """WAIT-CLASS: every kReplySlot row is kWaitReply and no other row is (seed 002 §1)."""
     for row in ctx.cat.calls:
         name, flg, wait = row.name, row.flags, row.wait
-        has_slot = REPLY_FLAG in flg.parts
-        if has_slot and wait.text != REPLY_WAIT:
+        has_slot = ctx.vocab.reply_flag in flg.parts
+        if has_slot and wait.text != ctx.vocab.reply_wait:
             ctx.err(wait.loc, "WAIT-CLASS",
                     f"{name.text} has kReplySlot but wait class {wait.text}: a reply row that does "
                     f"not wait is a waiter that hangs, expected kWaitReply")
-        elif wait.text == REPLY_WAIT and not has_slot:
+        elif wait.text == ctx.vocab.reply_wait and not has_slot:
             ctx.err(wait.loc, "WAIT-CLASS",
                     f"{name.text} is kWaitReply without kReplySlot: it blocks on an answer nobody "
                     f"posts, expected kReplySlot in its flags or another wait class")
@@ -74,8 +111,8 @@ def gate_blob_ref(ctx: Ctx) -> None:
     """BLOB-REF: a kHasBlob row's payload owns an MGPBlobRef member."""
     for row in ctx.cat.calls:
         name, payload, flg = row.name, row.payload, row.flags
-        if "kHasBlob" in flg.parts and payload.text in ctx.lay.structs:
-            if not holds(ctx.lay, payload.text, BLOB_STRUCT):
+        if ctx.vocab.blob_flag in flg.parts and payload.text in ctx.lay.structs:
+            if not holds(ctx.lay, payload.text, ctx.vocab.blob_struct):
                 ctx.err(flg.loc, "BLOB-REF",
                         f"{name.text} is kHasBlob but its payload {payload.text} holds no "
                         f"{BLOB_STRUCT} member, expected one")
@@ -180,6 +217,7 @@ GATES: tuple[tuple[str, GateFn], ...] = (
     ("wire-pod", gate_wire_pod),
     ("names", gate_names),
     ("call-tokens", gate_call_tokens),
+    ("flag-values", gate_flag_values),
     ("wait-class", gate_wait_class),
     ("blob-ref", gate_blob_ref),
     ("append-only", gate_append_only),
@@ -195,5 +233,6 @@ GATES: tuple[tuple[str, GateFn], ...] = (
     ("handle-fields", gate_handle_fields),
 )
 
-__all__ = ["CLIENT_RESOLVED", "Ctx", "GATES", "INPUTS_STRUCT", "RS_STRUCT", "SCALAR_TAILS", "VOCABULARY",
+__all__ = ["gate_append_only", "gate_blob_ref", "gate_call_tokens", "gate_field_lists",
+           "gate_flag_values", "gate_wait_class", "CLIENT_RESOLVED", "Ctx", "GATES", "INPUTS_STRUCT", "RS_STRUCT", "SCALAR_TAILS", "VOCABULARY",
            "holds", "missing_vocabulary"]

@@ -94,6 +94,31 @@ class Constant:
 
 
 @dataclass(frozen=True, slots=True)
+class Pin:
+    """A size the headers themselves pin: ``MGP_ASSERT_POD(T, N)`` or
+    ``static_assert(sizeof(T) == N, ...)``, located where it is written."""
+
+    struct: str
+    size: int
+    path: str
+    line: int
+    col: int
+    form: str  # the macro name, or "static_assert"
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """A ``constexpr`` integer (or array of integers) the headers define, as libclang
+    evaluates it: ``kMGPipeRenderStateChunkBoundaries`` -> its 16 offsets."""
+
+    name: str
+    values: tuple[int, ...]
+    path: str
+    line: int
+    col: int
+
+
+@dataclass(frozen=True, slots=True)
 class FlatMember:
     """A leaf of :func:`flatten`: ``path`` like ``StencilStates[1].Ref``, absolute offset."""
 
@@ -115,6 +140,11 @@ class Layouts:
     constants: dict[str, Constant] = field(default_factory=dict)
     headers: tuple[str, ...] = ()
     fingerprint: str = ""
+    pins: dict[str, Pin] = field(default_factory=dict)  # struct -> the size its header pins
+    values: dict[str, Value] = field(default_factory=dict)  # constexpr integers by name
+    #: compile errors located only in a previous generator's outputs the headers include
+    #: (path, line, col, text): reported as HEADER-COMPILE, layouts read all the same
+    output_errors: tuple[tuple[str, int, int, str], ...] = ()
 
     def struct(self, name: str) -> Struct:
         return self.structs[name]
@@ -136,7 +166,10 @@ class Layouts:
             for k, v in data["enums"].items()
         }
         constants = {k: Constant(**v) for k, v in data["constants"].items()}
-        return cls(structs, enums, constants, tuple(data["headers"]), data["fingerprint"])
+        pins = {k: Pin(**v) for k, v in data.get("pins", {}).items()}
+        values = {k: Value(**{**v, "values": tuple(v["values"])}) for k, v in data.get("values", {}).items()}
+        return cls(structs, enums, constants, tuple(data["headers"]), data["fingerprint"], pins, values,
+                   tuple(tuple(e) for e in data.get("output_errors", ())))  # type: ignore[misc]
 
 
 def flatten(
@@ -192,6 +225,6 @@ def _index_suffix(flat: int, dims: tuple[int, ...]) -> str:
 
 
 __all__ = [
-    "Constant", "Enum", "Enumerator", "FlatMember", "Layouts", "Member", "SCALAR_CODES",
+    "Constant", "Enum", "Enumerator", "FlatMember", "Layouts", "Member", "Pin", "SCALAR_CODES", "Value",
     "Struct", "flatten",
 ]  # fmt: skip

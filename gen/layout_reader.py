@@ -13,8 +13,8 @@ from pathlib import Path
 from clang.cindex import Cursor, CursorKind, Type, TypeKind, TranslationUnit
 
 from .errors import ErrorCollector
-from .layout_model import SCALAR_CODES, Constant, Enum, Enumerator, Member, Struct
-from .pod import kind_of, member_problem, packing_problem
+from .layout_model import SCALAR_CODES, Constant, Enum, Enumerator, Member, Pin, Struct, Value
+from .pod import kind_of, member_problem, packing_problem, std_array
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _RECORD_KINDS = {
@@ -34,29 +34,66 @@ _SIGNED = {
 }  # fmt: skip
 
 Display = Callable[[str], str]
+GENERATED_SUBDIR = "generated"
 
 
 class _Scope:
     """Decides whether a cursor is declared in a file under the include directory."""
 
-    def __init__(self, include_dir: Path) -> None:
+    def __init__(self, include_dir: Path, wanted: frozenset[str] = frozenset(),
+                 project_dirs: tuple[Path, ...] = ()) -> None:
         self.include_dir = include_dir
+        self.wanted = wanted  # declarations taken by name from the project's other headers
+        self.project_dirs = project_dirs  # where those may come from (never system headers)
         self._memo: dict[str, bool] = {}
+        self._project: dict[str, bool] = {}
 
-    def __call__(self, cursor: Cursor) -> bool:
+    def in_dir(self, cursor: Cursor) -> bool:
         f = cursor.location.file
         if f is None:
             return False
         name = f.name
         if name not in self._memo:
-            self._memo[name] = Path(name).resolve().is_relative_to(self.include_dir)
+            p = Path(name).resolve()
+            # generated/ beside the headers holds a generator's outputs, which the headers may
+            # include: they are what is being computed, never an input
+            self._memo[name] = (p.is_relative_to(self.include_dir)
+                                and not p.is_relative_to(self.include_dir / GENERATED_SUBDIR))
         return self._memo[name]
+
+    def in_project(self, cursor: Cursor) -> bool:
+        """Declared in the catalogue's directory or any of the project's include
+        directories (never a system header): a type a wire member may use."""
+        if self.in_dir(cursor):
+            return True
+        f = cursor.location.file
+        if f is None or not self.project_dirs:
+            return False
+        if f.name not in self._project:
+            p = Path(f.name).resolve()
+            self._project[f.name] = any(p.is_relative_to(d) for d in self.project_dirs)
+        return self._project[f.name]
+
+    def __call__(self, cursor: Cursor) -> bool:
+        if self.in_dir(cursor):
+            return True
+        if not self.wanted or cursor.spelling not in self.wanted:
+            return False
+        f = cursor.location.file
+        if f is None:
+            return False
+        if f.name not in self._project:
+            p = Path(f.name).resolve()
+            self._project[f.name] = any(p.is_relative_to(d) for d in self.project_dirs)
+        return self._project[f.name]
 
 
 def _decls(cursor: Cursor, inside: _Scope) -> Iterator[Cursor]:
     for c in cursor.get_children():
         if c.kind in _SCOPES:
             yield from _decls(c, inside)
+        elif c.kind in (CursorKind.STATIC_ASSERT, CursorKind.VAR_DECL) and inside.in_dir(c):
+            yield c
         elif not inside(c):
             continue
         elif c.kind in _RECORD_KINDS:
@@ -105,13 +142,20 @@ def _spelling(text: str, problem: str | None) -> str:
 
 def _member(field: Cursor, owner: str, inside: _Scope) -> Member:
     loc = field.location
-    problem = member_problem(field, inside)
+    problem = member_problem(field, inside.in_project)
     t = field.type
     elem = t.get_canonical()
     dims: list[int] = []
-    while kind_of(elem) in (TypeKind.CONSTANTARRAY, TypeKind.INCOMPLETEARRAY):
-        dims.append(elem.element_count if kind_of(elem) == TypeKind.CONSTANTARRAY else 0)
-        elem = elem.element_type.get_canonical()
+    while True:
+        if kind_of(elem) in (TypeKind.CONSTANTARRAY, TypeKind.INCOMPLETEARRAY):
+            dims.append(elem.element_count if kind_of(elem) == TypeKind.CONSTANTARRAY else 0)
+            elem = elem.element_type.get_canonical()
+            continue
+        arr = std_array(elem)
+        if arr is None:
+            break
+        dims.append(arr[1])
+        elem = arr[0].get_canonical()
     count = 1
     for d in dims:
         count *= d
@@ -163,15 +207,65 @@ def _enumerators(c: Cursor, underlying: str | None) -> list[Enumerator]:
     return out
 
 
+def _tokens(c: Cursor) -> list[str]:
+    return [t.spelling for t in c.get_tokens()]
+
+
+def _sizeof_pin(toks: list[str]) -> tuple[str, int] | None:
+    """``static_assert(sizeof(T) == N, ...)`` -> (T, N)."""
+    if toks[:4] != ["static_assert", "(", "sizeof", "("] or len(toks) < 8:
+        return None
+    name, close, eq, num = toks[4], toks[5], toks[6], toks[7]
+    if close != ")" or eq != "==" or not _IDENT.match(name):
+        return None
+    try:
+        return name, int(num.rstrip("uUlL"), 0)
+    except ValueError:
+        return None
+
+
+def _macro_pin(toks: list[str]) -> tuple[str, int] | None:
+    """``M(T, N)`` -> (T, N)."""
+    if len(toks) < 6 or toks[1] != "(" or toks[3] != "," or not _IDENT.match(toks[2]):
+        return None
+    try:
+        return toks[2], int(toks[4].rstrip("uUlL"), 0)
+    except ValueError:
+        return None
+
+
+def collect_pins(tu: TranslationUnit, inside: _Scope, display: Display,
+                 pin_macros: tuple[str, ...]) -> dict[str, Pin]:
+    """Every size the headers pin: a ``pin_macros`` instantiation ``M(T, N)`` or a
+    ``static_assert(sizeof(T) == N)``, in a file under the include directory."""
+    pins: dict[str, Pin] = {}
+    for c in tu.cursor.get_children():
+        if c.kind == CursorKind.MACRO_INSTANTIATION and c.spelling in pin_macros and inside.in_dir(c):
+            got = _macro_pin(_tokens(c))
+            if got:
+                loc = c.location
+                pins.setdefault(got[0], Pin(got[0], got[1], display(loc.file.name), loc.line,
+                                            loc.column, c.spelling))
+    return pins
+
+
 def collect(
-    tu: TranslationUnit, include_dir: Path, display: Display, errors: ErrorCollector
-) -> tuple[dict[str, Struct], dict[str, Enum], dict[str, Constant]]:
-    """Structs, enums and anonymous-enum constants declared under ``include_dir``."""
+    tu: TranslationUnit, include_dir: Path, display: Display, errors: ErrorCollector,
+    wanted: frozenset[str] = frozenset(), project_dirs: tuple[Path, ...] = (),
+    pin_macros: tuple[str, ...] = (),
+) -> tuple[dict[str, Struct], dict[str, Enum], dict[str, Constant], dict[str, Pin], dict[str, Value]]:
+    """Structs, enums and anonymous-enum constants declared under ``include_dir`` (and the
+    ``wanted`` names from the project's other headers), the sizes the headers pin and the
+    constexpr integers they define."""
+    from .evaluate import evaluate
+
     structs: dict[str, Struct] = {}
     enums: dict[str, Enum] = {}
     constants: dict[str, Constant] = {}
+    values: dict[str, Value] = {}
     seen: set[tuple[str, int, int]] = set()
-    inside = _Scope(include_dir)
+    inside = _Scope(include_dir, wanted, project_dirs)
+    pins = collect_pins(tu, inside, display, pin_macros) if pin_macros else {}
 
     def duplicate(kind: str, name: str, first: tuple[str, int], at: Cursor, path: str) -> None:
         errors.error(path, at.location.line, at.location.column, "HEADER-DUPLICATE",
@@ -179,6 +273,20 @@ def collect(
                      f"expected one name per {kind}")  # fmt: skip
 
     for c in _decls(tu.cursor, inside):
+        if c.kind == CursorKind.STATIC_ASSERT:
+            got = _sizeof_pin(_tokens(c))
+            if got and got[0] not in pins:
+                loc = c.location
+                pins[got[0]] = Pin(got[0], got[1], display(loc.file.name), loc.line, loc.column,
+                                   "static_assert")
+            continue
+        if c.kind == CursorKind.VAR_DECL:
+            got_values = evaluate(c)
+            if got_values is not None and c.spelling not in values:
+                loc = c.location
+                values[c.spelling] = Value(c.spelling, got_values, display(loc.file.name),
+                                           loc.line, loc.column)
+            continue
         if not c.is_definition():
             continue
         loc = c.location
@@ -217,7 +325,7 @@ def collect(
         enums[name] = Enum(
             name, c.is_scoped_enum(), underlying, path, loc.line, loc.column, tuple(items)
         )
-    return structs, enums, constants
+    return structs, enums, constants, pins, values
 
 
-__all__ = ["collect", "scalar_code"]
+__all__ = ["collect", "collect_pins", "scalar_code"]

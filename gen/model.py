@@ -2,6 +2,39 @@
 
 The model holds facts already decided: opcodes, layouts (from libclang), the chunk table,
 ownership, coverage. Templates only print it; the Python tables module is a dump of it.
+
+One model for both catalogue shapes (``Model.shape``): the bundled ``catalogue/`` and
+MobileGL's own ``MG_Pipe`` tree (:mod:`mgpipe.gen.build_mobilegl`). What the fields hold for
+MobileGL's tree:
+
+* ``calls``: MGP_CALL_LIST rows in order (opcode = row); ``flag_bits`` from the
+  ``MGPipeCallFlags`` enumerators; ``validate_class`` through the stamp row (MGP_VERB_OP_LIST
+  call -> verb -> the verb's MGP_FILL_VERB_LIST class), None for a call with no stamp row.
+* ``structs``: every wire struct (payloads, field-listed structs and what they nest),
+  members in declaration order with libclang's offsets and sizes; ``pinned_size`` is the
+  header's own pin (``MGP_ASSERT_POD(T, N)`` / ``static_assert(sizeof(T) == N)``), None where
+  the headers pin none (MGPCaps). ``std::array<T, N>`` members (MobileGL's ``Array``) read as
+  arrays of ``T`` (``count`` N).
+* ``render_state``: the chunks from ``kMGPipeRenderStateChunkBoundaries`` and
+  ``MGPipeRenderStateChunkIsPipeline`` (evaluated by the compiler); a member's ``cls`` is the
+  class of the chunks its bytes lie in (``kSplit`` across both, with ``sub_members``).
+  ``spans`` / ``setters`` / ``tails`` / ``handle_fields`` come from mgpipe's overlay lists
+  when the tree carries them, else are empty.
+* ``pipe_inputs``: Coverage.def's accessors (first-seen order = field id); ``field`` is the
+  accessor name (the tree declares no PipeInputs struct, so ``type`` is ""); ``lifetime``
+  kSticky for MGP_COVERAGE_STICKY_LIST; ``ownership`` one of ``ownership_classes``
+  (RECORD_SUPPLIED derived), with ``phase``, ``why`` and ``emitted_by``.
+* ``validate_classes``: MGP_FILL_CLASS_LIST; ``fill_points``: (class, accessors) of
+  MGP_FILL_FIELD_LIST; ``verbs``: MGP_FILL_VERB_LIST (= GLFunctionsTable's order).
+* ``documented_count``: MGP_CALL_LIST_DOCUMENTED_COUNT; ``lists``: every other real list
+  row by row (:class:`Named`; ``model.rows_of("MGP_VERB_OP_LIST")``).
+* ``names``: the header spelling of each vocabulary role (``model.name_of("flag_enum")`` is
+  ``MGPipeCallFlags`` there, ``MGPipeCallFlag`` in the bundled catalogue;
+  :mod:`mgpipe.gen.vocabulary`).
+* ``catalogue_fingerprint`` (the build fingerprint) = ``abi_fingerprint``
+  (:mod:`mgpipe.gen.identity`): rows, members and chunk table, never a file's text.
+* ``inputs``: paths spelt ``catalogue/...`` (bundled) or ``MG_Pipe/...`` (MobileGL), never
+  the directory's own name.
 """
 
 from __future__ import annotations
@@ -124,8 +157,32 @@ class PipeInput(Frozen):
     lifetime: str
     ownership: str
     call: str  # answering call, or kClientResolved
-    type: str
+    type: str  # "" where the tree declares no PipeInputs struct (MobileGL's MG_Pipe)
     fill_classes: tuple[str, ...]
+    phase: str | None = None  # the retiring phase (FieldOwnership.def), "-" for none
+    why: str | None = None  # the row's reason, or how the class was derived
+    emitted_by: str | None = None  # the call Coverage.def's emitted list names, if any
+
+
+class Verb(Frozen):
+    """A frontend verb (FillPoints.def MGP_FILL_VERB_LIST) and its validate class."""
+
+    name: str
+    cls: str
+
+
+class Named(Frozen):
+    """A row of one of MobileGL's free-standing lists: a key, its values, its reason.
+
+    ``list`` names the list (``MGP_VERB_OP_LIST``, ``MGP_DIRTY_SURFACE_LIST``, ...);
+    ``key`` is the row's first column, ``values`` the middle columns as written (a flag
+    column as its ``|``-separated parts), ``why`` the reason string where the list has one.
+    """
+
+    list: str
+    key: str
+    values: tuple[str, ...]
+    why: str | None = None
 
 
 class FieldList(Frozen):
@@ -146,6 +203,12 @@ class InputFile(Frozen):
 
 HEADERS = "include/"
 
+
+def is_header(name: str) -> bool:
+    """A catalogue input that is a C++ header: under ``include/`` (bundled) or beside the
+    .def files (MobileGL's tree)."""
+    return name.startswith(HEADERS) or name.endswith((".h", ".hh", ".hpp"))
+
 #: Which catalogue inputs each model field is computed from ("include/" = every header:
 #: the headers are one translation unit, so any of them can move any layout). An output's
 #: provenance header lists exactly the inputs of the fields it reads (its ``READS``).
@@ -163,11 +226,18 @@ SOURCES: dict[str, tuple[str, ...]] = {
     "validate_classes": (HEADERS,),
     "ownership_classes": (HEADERS,),
     "fill_points": ("FillPoints.def", HEADERS),
+    "shape": (),
+    "names": (),
+    "documented_count": ("PipeCalls.def",),
+    "verbs": ("FillPoints.def", HEADERS),
+    "lists": ("PipeFields.def", "Coverage.def", "FieldOwnership.def", "DirtySurface.def",
+              "FatalFamilies.def", "SubsystemDeps.def"),
+    "abi_fingerprint": ("PipeCalls.def", "PipeFields.def", HEADERS),
 }
 
 
 class Model(Frozen):
-    catalogue_fingerprint: str  # xxh64 of PipeCalls.def: the build fingerprint
+    catalogue_fingerprint: str  # the build fingerprint: the ABI fingerprint (gen/identity.py)
     input_fingerprint: str  # xxh64 over every input
     inputs: tuple[InputFile, ...]
     calls: tuple[Call, ...]
@@ -183,12 +253,35 @@ class Model(Frozen):
     validate_classes: tuple[str, ...]
     ownership_classes: tuple[str, ...]
     fill_points: tuple[tuple[str, tuple[str, ...]], ...]
+    #: "bundled" or "mobilegl" (see :mod:`mgpipe.gen.vocabulary`)
+    shape: str = "bundled"
+    #: role -> the header spelling of that role (``flag_enum`` -> ``MGPipeCallFlags``)
+    names: tuple[tuple[str, str], ...] = ()
+    #: MGP_CALL_LIST_DOCUMENTED_COUNT (MobileGL's tree), None where the catalogue has none
+    documented_count: int | None = None
+    #: the frontend verbs in GLFunctionsTable order (MobileGL's FillPoints.def)
+    verbs: tuple[Verb, ...] = ()
+    #: MobileGL's other lists, row by row: MGP_VERIFY_PAYLOAD_LIST, MGP_COVERAGE_STICKY_LIST,
+    #: MGP_COVERAGE_DELTA_LIST, MGP_COVERAGE_EMITTED_LIST, MGP_FIELD_OWNERSHIP_FORWARD_LIST,
+    #: MGP_FIELD_OWNERSHIP_ARG_LIST, MGP_VERB_OP_LIST, MGP_VERB_OP_EXEMPT_LIST,
+    #: MGP_DIRTY_SURFACE_LIST, MGL_FATAL_FAMILY_LIST, MGL_SUBSYSTEM_DEPENDENCY_LIST
+    lists: tuple[Named, ...] = ()
+    #: xxh64 over the ABI (rows, members, chunk table), never over a file's text
+    abi_fingerprint: str = ""
+
+    def name_of(self, role: str) -> str:
+        """The header spelling of a vocabulary role (``model.name_of("flag_enum")``)."""
+        return dict(self.names)[role]
+
+    def rows_of(self, list_name: str) -> tuple[Named, ...]:
+        """The rows of one of MobileGL's lists by its real name (empty when absent)."""
+        return tuple(r for r in self.lists if r.list == list_name)
 
     def inputs_of(self, reads: tuple[str, ...]) -> tuple[InputFile, ...]:
         """The inputs the model fields ``reads`` are computed from (see :data:`SOURCES`)."""
         wanted = {src for field in reads for src in SOURCES[field]}
         return tuple(f for f in self.inputs
-                     if f.name in wanted or (HEADERS in wanted and f.name.startswith(HEADERS)))
+                     if f.name in wanted or (HEADERS in wanted and is_header(f.name)))
 
     def struct(self, name: str) -> Struct:
         for s in self.structs:
@@ -220,6 +313,9 @@ __all__ = [
     "InputFile",
     "Member",
     "Model",
+    "Named",
+    "Verb",
+    "is_header",
     "PipeInput",
     "SOURCES",
     "RenderState",

@@ -57,16 +57,66 @@ def describe(t: Type) -> str:
     return _NAMED.get(k, f"type {t.spelling}")
 
 
+#: the C library's fixed-width typedefs: ``long`` reached through one of them is the width
+#: the name says on every platform (``std::uint64_t`` is ``unsigned long`` on LP64 only)
+FIXED_WIDTH_TYPEDEFS = frozenset(f"{u}int{n}_t" for u in ("", "u") for n in (8, 16, 32, 64))
+
+
+def _through_fixed_typedef(t: Type) -> bool:
+    """Does the (element) type reach its canonical type through a fixed-width typedef?"""
+    for _ in range(16):
+        while kind_of(t) in (TypeKind.CONSTANTARRAY, TypeKind.ELABORATED):
+            t = t.element_type if kind_of(t) == TypeKind.CONSTANTARRAY else t.get_named_type()
+        if kind_of(t) != TypeKind.TYPEDEF:
+            return False
+        decl = t.get_declaration()
+        if decl.spelling in FIXED_WIDTH_TYPEDEFS:
+            return True
+        t = decl.underlying_typedef_type
+    return False
+
+
+def std_array(t: Type) -> tuple[Type, int] | None:
+    """``std::array<T, N>`` (through any alias) -> (T, N); None for anything else. It is
+    a fixed-size array with the layout of ``T[N]``, which MobileGL's headers spell
+    ``Array<T, N>``."""
+    c = t.get_canonical()
+    if kind_of(c) != TypeKind.RECORD:
+        return None
+    decl = c.get_declaration()
+    if decl.spelling != "array" or c.get_num_template_arguments() != 2:
+        return None
+    parent = decl.semantic_parent
+    while parent is not None and parent.kind == CursorKind.NAMESPACE and parent.spelling != "std":
+        parent = parent.semantic_parent
+    if parent is None or parent.spelling != "std":
+        return None
+    elem = c.get_template_argument_type(0)
+    n = c.get_size() // max(elem.get_canonical().get_size(), 1) if elem.get_canonical().get_size() > 0 else 0
+    return elem, n
+
+
 def member_problem(field: Cursor, inside: Callable[[Cursor], bool]) -> str | None:
     """Why ``field`` cannot travel on the wire, or None. ``inside`` tells whether a
     declaration is one of the catalogue's own headers."""
     if field.is_bitfield():
         return "a bit-field"
     t = field.type.get_canonical()
-    while kind_of(t) == TypeKind.CONSTANTARRAY:
-        t = t.element_type.get_canonical()
+    sugared = field.type
+    while True:
+        if kind_of(t) == TypeKind.CONSTANTARRAY:
+            t = t.element_type.get_canonical()
+            continue
+        arr = std_array(t)
+        if arr is None:
+            break
+        sugared = arr[0]
+        t = arr[0].get_canonical()
     k = kind_of(t)
     if k in FIXED_WIDTH:
+        return None
+    if k in (TypeKind.LONG, TypeKind.ULONG) and (_through_fixed_typedef(field.type)
+                                                 or _through_fixed_typedef(sugared)):
         return None
     if k == TypeKind.POINTER and kind_of(t.get_pointee().get_canonical()) in (
             TypeKind.FUNCTIONPROTO, TypeKind.FUNCTIONNOPROTO):
@@ -115,4 +165,4 @@ def packing_problem(decl: Cursor) -> str | None:
     return None
 
 
-__all__ = ["FIXED_WIDTH", "describe", "kind_of", "member_problem", "packing_problem"]
+__all__ = ["std_array", "FIXED_WIDTH", "describe", "kind_of", "member_problem", "packing_problem"]

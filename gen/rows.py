@@ -28,8 +28,9 @@ class Tok:
 
     text: str
     parts: tuple[str, ...]
-    kind: str  # ident | flags | int | string | dash
+    kind: str  # ident | flags | int | string | dash | text
     loc: Loc
+    raw: str = ""  # the argument exactly as written in the file (where plants edit it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +150,116 @@ class HandleRow:  # HandleFields.def MGP_HANDLE_FIELDS: H(Call, Field, Kind, Nul
     row: int
 
 
+# ---- the lists of a MobileGL-shaped tree (the real MG_Pipe directory) ------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyRow:  # PipeFields.def MGP_VERIFY_PAYLOAD_LIST: P(Struct)
+    struct: Tok
+    loc: Loc
+    row: int
+
+
+@dataclass(frozen=True, slots=True)
+class StickyRow:  # Coverage.def MGP_COVERAGE_STICKY_LIST: X(Accessor, Reason)
+    accessor: Tok
+    reason: Tok
+    loc: Loc
+    row: int
+
+
+@dataclass(frozen=True, slots=True)
+class DeltaRow:  # Coverage.def MGP_COVERAGE_DELTA_LIST: X(DeltaKind, Call); the kind is free text
+    kind: Tok
+    call: Tok
+    loc: Loc
+    row: int
+    TEXT_COLUMNS = ("kind",)
+
+
+@dataclass(frozen=True, slots=True)
+class FieldClassRow:  # FieldOwnership.def MGP_FIELD_OWNERSHIP(_FORWARD)_LIST:
+    #                   X(Accessor, Class, RetiringPhase, Why)
+    field: Tok
+    ownership: Tok
+    phase: Tok
+    why: Tok
+    loc: Loc
+    row: int
+
+
+@dataclass(frozen=True, slots=True)
+class FieldArgRow:  # FieldOwnership.def MGP_FIELD_OWNERSHIP_ARG_LIST: X(Accessor, Arg0, Class, Why)
+    field: Tok
+    arg: Tok
+    ownership: Tok
+    why: Tok
+    loc: Loc
+    row: int
+
+
+@dataclass(frozen=True, slots=True)
+class VerbOpRow:  # FieldOwnership.def MGP_VERB_OP_LIST: X(Call, Verb)
+    call: Tok
+    verb: Tok
+    loc: Loc
+    row: int
+
+
+@dataclass(frozen=True, slots=True)
+class ExemptRow:  # FieldOwnership.def MGP_VERB_OP_EXEMPT_LIST: X(Call, Why)
+    call: Tok
+    why: Tok
+    loc: Loc
+    row: int
+
+
+@dataclass(frozen=True, slots=True)
+class VerbRow:  # FillPoints.def MGP_FILL_VERB_LIST: X(Verb, ValidateClass)
+    verb: Tok
+    cls: Tok
+    loc: Loc
+    row: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClassNameRow:  # FillPoints.def MGP_FILL_CLASS_LIST: X(ValidateClass)
+    cls: Tok
+    loc: Loc
+    row: int
+
+
+@dataclass(frozen=True, slots=True)
+class DirtyRow:  # DirtySurface.def MGP_DIRTY_SURFACE_LIST: X(Mutator, Answer)
+    mutator: Tok
+    answer: Tok
+    loc: Loc
+    row: int
+
+
+@dataclass(frozen=True, slots=True)
+class FatalRow:  # FatalFamilies.def MGL_FATAL_FAMILY_LIST: X(Family, WireFatalCode, Why)
+    family: Tok
+    code: Tok
+    why: Tok
+    loc: Loc
+    row: int
+
+
+@dataclass(frozen=True, slots=True)
+class SubsystemRow:  # SubsystemDeps.def MGL_SUBSYSTEM_DEPENDENCY_LIST: X(Family, Requires, Why)
+    family: Tok
+    requires: Tok
+    why: Tok
+    loc: Loc
+    row: int
+
+
+def text_columns(row_type: type) -> tuple[str, ...]:
+    """Columns that take free text (any run of tokens C accepts as a macro argument)."""
+    return tuple(getattr(row_type, "TEXT_COLUMNS", ()))
+
+
 def columns(row_type: type) -> list[str]:
     return [f.name for f in fields(row_type) if f.name not in ("loc", "row")]
 
@@ -166,6 +277,8 @@ def make_row(row_type: type, toks: list[Tok], loc: Loc, row: int):  # type: igno
 
 
 __all__ = [
+    "ClassNameRow", "DeltaRow", "DirtyRow", "ExemptRow", "FatalRow", "FieldArgRow", "FieldClassRow",
+    "StickyRow", "SubsystemRow", "VerbOpRow", "VerbRow", "VerifyRow", "text_columns",
     "CallRow", "CoverageRow", "FieldRow", "FillRow", "HandleRow", "InputRow", "Loc", "LockRow",
     "OwnershipRow", "SetterRow", "SizeRow", "SpanRow", "TailRow", "Tok", "VerbClassRow", "arity",
     "columns", "make_row",

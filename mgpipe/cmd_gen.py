@@ -27,17 +27,55 @@ def add_catalogue_arg(p: argparse.ArgumentParser) -> None:
                    help="catalogue directory (default: ./catalogue, else the bundled one)")
     p.add_argument("--all-errors", action="store_true",
                    help="print the follow-on errors of a root cause too (default: count them)")
+    p.add_argument("-I", dest="include_dirs", action="append", type=Path, default=None, metavar="DIR",
+                   help="a directory the headers' #includes are searched in, in order (repeatable; "
+                        "default: the catalogue's parent). MobileGL's tree: -I MobileGL plus its "
+                        "third-party and stub directories; MGPIPE_CLANG_ARGS adds compiler flags")
+
+
+    p.add_argument("--skip-gate", dest="skip_gates", action="append", default=None, metavar="GROUP",
+                   help="run without one gate group (repeatable), e.g. a tree whose lists come from "
+                        "different commits; said on stderr every time, never silent")
+
+
+def skipped_of(args: argparse.Namespace) -> frozenset[str]:
+    """The gate groups the command line switches off (named on stderr, refused if unknown)."""
+    from mgpipe.gen.selftest import GATE_GROUPS
+
+    skip = frozenset(getattr(args, "skip_gates", None) or ())
+    unknown = sorted(skip - set(GATE_GROUPS))
+    if unknown:
+        raise GenError("<command line>", 1, 1, "UNKNOWN-GATE",
+                       f"no gate group {unknown[0]!r}, expected one of {', '.join(GATE_GROUPS)}")
+    if skip:
+        print(f"mgpipe: NOT run: gate group(s) {', '.join(sorted(skip))} (--skip-gate)", file=sys.stderr)
+    return skip
+
+
+def include_dirs_of(args: argparse.Namespace) -> tuple[Path, ...] | None:
+    """The ``-I`` directories as given (None: the catalogue's parent)."""
+    dirs = getattr(args, "include_dirs", None)
+    return tuple(dirs) if dirs else None
+
+
+def build_of(args: argparse.Namespace, **kw):  # type: ignore[no-untyped-def]
+    """The model of the catalogue and include directories the command line names."""
+    return build(catalogue_of(args), include_dirs=include_dirs_of(args), disabled=skipped_of(args), **kw)
 
 
 def catalogue_of(args: argparse.Namespace) -> Path:
     return args.catalogue if args.catalogue is not None else default_catalogue()
 
 
-def planned_files(catalogue: Path, out: Path, init_lock: bool = False) -> dict[Path, str]:
+def planned_files(catalogue: Path, out: Path, init_lock: bool = False,
+                  include_dirs: tuple[Path, ...] | None = None,
+                  disabled: frozenset[str] = frozenset()) -> dict[Path, str]:
     """Every file a generation owns -> its expected content."""
-    built = build(catalogue, lock=LockPolicy(out, init_lock))
+    built = build(catalogue, lock=LockPolicy(out, init_lock), include_dirs=include_dirs,
+                  disabled=disabled)
     files = {out / o.name: o.text for o in render_all(built.model)}
-    files[catalogue / LOCK_FILE] = built.lock_text
+    if built.lock_text:
+        files[catalogue / LOCK_FILE] = built.lock_text
     return files
 
 
@@ -78,8 +116,13 @@ def check(files: dict[Path, str], stream=None) -> list[Path]:  # type: ignore[no
 def run(args: argparse.Namespace) -> int:
     catalogue = catalogue_of(args)
     out = args.out if args.out is not None else catalogue.parent / "generated"
+    fell_back = args.catalogue is None and not (Path("catalogue") / "PipeCalls.def").is_file()
+    where = (" (the bundled catalogue: there is no ./catalogue here; --catalogue DIR names another)"
+             if fell_back else "")
     check_out_dir(out, must_exist=args.check)
-    files = planned_files(catalogue, out, init_lock=args.init_lock)
+    files = planned_files(catalogue, out, init_lock=args.init_lock,
+                          include_dirs=include_dirs_of(args), disabled=skipped_of(args))
+    print(f"catalogue {catalogue}{where} -> {out}")  # once read: a refusal stays its one line
     if args.check:
         stale = check(files)
         if stale:

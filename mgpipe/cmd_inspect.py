@@ -12,8 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from mgpipe.cmd_gen import add_catalogue_arg, catalogue_of
-from mgpipe.gen.build import build
+from mgpipe.cmd_gen import add_catalogue_arg, build_of
 from mgpipe.refusal import unknown
 
 
@@ -22,7 +21,7 @@ def _dump(obj: object) -> None:
 
 
 def run_layout(args: argparse.Namespace) -> int:
-    model = build(catalogue_of(args)).model
+    model = build_of(args).model
     names = sorted(x.name for x in model.structs)
     if args.struct is None:  # no struct named: list them
         if args.json:
@@ -56,7 +55,7 @@ def run_layout(args: argparse.Namespace) -> int:
 
 
 def run_chunks(args: argparse.Namespace) -> int:
-    rs = build(catalogue_of(args)).model.render_state
+    rs = build_of(args).model.render_state
     doc = {
         "pipeline": [{"offset": c.offset, "length": c.length} for c in rs.pipeline],
         "dynamic": [{"offset": c.offset, "length": c.length} for c in rs.dynamic],
@@ -74,7 +73,7 @@ def run_chunks(args: argparse.Namespace) -> int:
 
 
 def run_calls(args: argparse.Namespace) -> int:
-    model = build(catalogue_of(args)).model
+    model = build_of(args).model
     doc = {"calls": [{"opcode": c.opcode, "name": c.name, "payload": c.payload, "class": c.cls,
                       "flags": list(c.flags), "wait_class": c.wait_class} for c in model.calls]}
     if args.json:

@@ -13,11 +13,16 @@ import os
 import sys
 import time
 
-from mgpipe.cmd_gen import add_catalogue_arg, catalogue_of
+from pathlib import Path
+
+from mgpipe.cmd_gen import add_catalogue_arg, catalogue_of, include_dirs_of
 from mgpipe.gen.build import require_catalogue
+from mgpipe.gen.catalogue import is_mobilegl_tree
 from mgpipe.gen.controls import select
 from mgpipe.gen.errors import GenError
-from mgpipe.gen.selftest import FAIL, GATE_GROUPS, run_controls
+from mgpipe.gen.selftest import (
+    FAIL, GATE_GROUPS, NA, Result, Setup, baseline_of, private_layout_cache, run_controls,
+)  # fmt: skip
 
 EXIT_FAILED = 1
 
@@ -36,23 +41,51 @@ def run(args: argparse.Namespace) -> int:
                        f"expected a substring of a control name (see docs/SELFTEST.md)")
     jobs = args.jobs if args.jobs is not None else min(2, os.cpu_count() or 1)
     t0 = time.perf_counter()
-    results = run_controls(controls, catalogue, disabled, jobs=jobs)
+    dirs = include_dirs_of(args)
+    real = is_mobilegl_tree(catalogue)
+    if dirs is None and real:
+        dirs = (catalogue.parent,)  # the copy's parent is a temporary directory
+    setup = Setup(tuple(Path(d).resolve() for d in dirs) if dirs else None,
+                  Path(args.out).resolve() if args.out is not None else None)
+    with private_layout_cache():
+        return _run(args, controls, catalogue, disabled, jobs, t0, setup, real)
+
+
+def _run(args, controls, catalogue, disabled, jobs, t0, setup, real) -> int:  # type: ignore[no-untyped-def]
+    print(f"self-test: {len(controls)} controls on {catalogue_of(args)}"
+          f"{' (MobileGL-shaped)' if real else ''}, {jobs} worker(s)", file=sys.stderr, flush=True)
+    if real:
+        base = baseline_of(catalogue, setup)
+        setup = Setup(setup.include_dirs, setup.out, base)
+        if base:
+            print(f"self-test: the unplanted tree is refused with {len(base)} error(s); each control "
+                  f"is judged on what its plant adds", file=sys.stderr, flush=True)
+
+    def progress(done: int, total: int, r: Result) -> None:
+        print(f"[{done}/{total}] {r.status} {r.name} ({r.seconds:.1f} s)", file=sys.stderr, flush=True)
+
+    results = run_controls(controls, catalogue, disabled, jobs=jobs, setup=setup, progress=progress)
     wall = time.perf_counter() - t0
     failed = [r for r in results if r.status == FAIL]
+    na = [r for r in results if r.status == NA]
     if args.json:
         print(json.dumps({"controls": [r.as_json() for r in results]}, indent=2))
         for r in failed:
             print(f"FAIL {r.name}: {r.reason}", file=sys.stderr)
+        for r in na:
+            print(f"N/A {r.name}: {r.reason}", file=sys.stderr)
     else:
         width = max(len(r.name) for r in results)
         gwidth = max(len(r.gate) for r in results)
         for r in results:
             print(f"{r.status}  {r.name:<{width}}  {r.gate:<{gwidth}}  planted: {r.planted}  "
                   f"expected: {r.expected}")
-            if r.status == FAIL:
+            if r.status in (FAIL, NA):
                 print(f"      reason: {r.reason}")
         note = f" (gates disabled: {', '.join(sorted(disabled))})" if disabled else ""
-        print(f"{len(results) - len(failed)} of {len(results)} controls passed in {wall:.1f} s{note}")
+        napart = f", {len(na)} not applicable to this tree" if na else ""
+        passed = len(results) - len(failed) - len(na)
+        print(f"{passed} of {len(results)} controls passed{napart} in {wall:.1f} s{note}")
     return EXIT_FAILED if failed else 0
 
 
@@ -65,5 +98,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="run only controls whose name contains NAME (repeatable)")
     p.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
                    help="worker processes (default: 2, or 1 on a one-core machine)")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR",
+                   help="the outputs the stale and clean controls diff against, like gen's --out "
+                        "(default: generated/ beside the bundled-shape catalogue)")
     p.add_argument("--disable-gate", action="append", metavar="NAME", help=argparse.SUPPRESS)
     p.set_defaults(func=run)

@@ -110,13 +110,49 @@ def test_crlf_line_endings() -> None:
     assert [(e.line, e.col) for e in lists[0].entries] == [(2, 3), (3, 3)]
 
 
+PREPROCESSOR_FORMS = (
+    "#define MGP_CALL_LIST_DOCUMENTED_COUNT 3 // the count\n"
+    "#define L(X) \\\n"
+    "    X(A, kNone) X(B, kHasBlob | kVarTail) \\\n"
+    "    /* a comment between rows */ \\\n"
+    "    X(C, \\\n"
+    "      0) \\\n"
+    "    \\\n"
+    "    X(D, handle-ify (wire handle), \"one \" \"two\", \\\n"
+    "      - , -4)\n"
+)
+
+
+def test_what_a_c_preprocessor_takes_reads_as_rows() -> None:
+    from mgpipe.gen.defparse import parse_def_file
+
+    parsed = parse_def_file(PREPROCESSOR_FORMS, "x.def")
+    count = parsed.value("MGP_CALL_LIST_DOCUMENTED_COUNT")
+    assert count is not None and (count.value, count.line, count.value_col) == ("3", 1, 40)
+    rows = parsed.lists[0].entries
+    assert [(e.args[0].value, e.line, e.col, e.row) for e in rows] == [
+        ("A", 3, 5, 1), ("B", 3, 17, 2), ("C", 5, 5, 3), ("D", 8, 5, 4)]
+    flags = rows[1].args[1]
+    assert (flags.kind, flags.parts, flags.part_positions) == (
+        "flags", ("kHasBlob", "kVarTail"), ((3, 22), (3, 33)))
+    assert (rows[2].args[1].kind, rows[2].args[1].value, rows[2].args[1].line) == ("int", 0, 6)
+    text, strings, dash, neg = rows[3].args[1:]
+    assert (text.kind, text.value) == ("text", "handle-ify (wire handle)")
+    assert (strings.kind, strings.value) == ("string", "one two")
+    assert (dash.kind, neg.kind, neg.value) == ("dash", "int", -4)
+
+
+def test_a_space_separated_argument_is_free_text_not_two_arguments() -> None:
+    entry = parse_def_text("#define L(X) \\\n  X(a b, c|)\n", "x.def")[0].entries[0]
+    assert [(a.kind, a.value) for a in entry.args] == [("text", "a b"), ("text", "c|")]
+
+
 MALFORMED = [
     # (source, line, col, fragment of the message)
-    ("#define L(X) \\\n  X(a b)\n", 2, 7, "unexpected 'b', expected ',', ')' or '|'"),
-    ("#define L(X) \\\n  X(a, b \\\n  X(c)\n", 2, 10, "expected ',', ')' or '|'"),
-    ("#define L(X) \\\n  X(a, b", 2, 9, "unexpected end of file, expected ','"),
+    ("#define L(X) \\\n  X(a, b \\\n  X(c)\n", 3, 7,
+     "unexpected end of line inside an argument list, expected ',' or ')'"),
+    ("#define L(X) \\\n  X(a, b", 2, 9, "unexpected end of file inside an argument list"),
     ("#define L(X) \\\n  X(a,)\n", 2, 7, "unexpected ')', expected an identifier"),
-    ("#define L(X) \\\n  X(a|)\n", 2, 7, "unexpected ')', expected an identifier"),
     ("#define L(X) \\\n  X\n", 2, 4, "unexpected end of line, expected '('"),
     ("#define L(X) \\\n  X(a, @)\n", 2, 8, "unexpected character '@'"),
     ('#define L(X) \\\n  X("abc)\n', 2, 5, "unterminated string"),

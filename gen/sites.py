@@ -1,0 +1,249 @@
+"""Plant sites found by meaning: the row a defect belongs in, in whatever catalogue it is.
+
+A literal plant (:mod:`mgpipe.gen.plants`) edits text it was written against, so it only
+fits the catalogue it was written for. A site here is a *kind of row* - "a call that posts a
+reply", "a plain verb call with no flag", "a BARRIER_PULLED ownership row" - found by reading
+the copied catalogue with the same reader the generator uses; the edit lands on the column's
+own ``line:col``, and what it found (the call's name, its payload, a flag) is handed back as
+facts that the control's expected message is completed with.
+
+A tree without the list a site needs (the bundled catalogue has no MGP_VERB_OP_LIST) raises
+:class:`NotApplicable`: the control is reported ``N/A`` with that reason, never ``PASS``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from mgpipe.gen.catalogue import Catalogue, load_catalogue
+from mgpipe.gen.errors import ErrorCollector
+from mgpipe.gen.plants import PlantError
+from mgpipe.gen.rows import Tok
+from mgpipe.gen.vocabulary import vocabulary
+
+Facts = dict[str, str]
+
+
+class NotApplicable(Exception):
+    """The tree has no row of the kind this control plants in."""
+
+
+def _cat(tree: Path, catalogue_name: str) -> Catalogue:
+    return load_catalogue(tree / catalogue_name, errors=ErrorCollector())
+
+
+def _rows(cat: Catalogue, list_name: str) -> tuple:  # type: ignore[type-arg]
+    if list_name == "MGP_CALL_LIST":
+        return cat.calls
+    if list_name == "MGP_FIELDS":
+        return tuple(r for rows in cat.field_lists.values() for r in rows[:1])
+    rows = cat.rows(list_name)
+    if not rows and list_name not in cat.lists:
+        raise NotApplicable(f"the catalogue has no {list_name} list")
+    return rows
+
+
+def _plain(cat: Catalogue, r) -> bool:  # type: ignore[no-untyped-def]
+    v = vocabulary(cat.shape)
+    return r.cls.text == v.verb_call_class and r.flags.parts == (v.no_flag,) and r.wait.text == "kWaitNone"
+
+
+def _reply(cat: Catalogue, r) -> bool:  # type: ignore[no-untyped-def]
+    v = vocabulary(cat.shape)
+    return v.reply_flag in r.flags.parts and r.wait.text == v.reply_wait
+
+
+#: the kinds of row a control can ask for, by name (the name is what docs/SELFTEST.md shows)
+WHERE: dict[str, Callable] = {  # type: ignore[type-arg]
+    "plain verb call": _plain,
+    "reply-slot call": _reply,
+    "payload field list": lambda cat, r: True,
+    "barrier-pulled row": lambda cat, r: r.ownership.text == vocabulary(cat.shape).barrier_pulled,
+    "verify row": lambda cat, r: True,
+    "dirty-surface row": lambda cat, r: True,
+    "subsystem row": lambda cat, r: True,
+    "fatal-family row": lambda cat, r: True,
+    "unemitted barrier-pulled row": lambda cat, r: (
+        r.ownership.text == vocabulary(cat.shape).barrier_pulled
+        and r.field.text not in {e.accessor.text for e in cat.rows("MGP_COVERAGE_EMITTED_LIST")}),
+    "applier-derived row": lambda cat, r: r.ownership.text == "APPLIER_DERIVED",
+    "stamp row of a verb call": lambda cat, r: any(
+        c.name.text == r.call.text and c.cls.text == vocabulary(cat.shape).verb_call_class for c in cat.calls),
+}
+
+
+def _facts(cat: Catalogue, row) -> Facts:  # type: ignore[no-untyped-def]
+    out: Facts = {}
+    for name in ("name", "payload", "field", "call", "verb", "member", "mutator", "family"):
+        tok = getattr(row, name, None)
+        if isinstance(tok, Tok):
+            out[name] = tok.text
+    if hasattr(row, "member"):
+        out["struct"] = next(s for s, rows in cat.field_lists.items() if row in rows)
+    out["free_flag"] = vocabulary(cat.shape).free_flag
+    return out
+
+
+def _edit_at(tree: Path, catalogue_name: str, tok: Tok, new: str, span_to: str | None = None) -> None:
+    """Replace the argument ``tok`` (its raw text at its own line:col) by ``new``."""
+    rel = tok.loc.path.split("/", 1)[1]
+    path = tree / catalogue_name / rel
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    line = lines[tok.loc.line - 1]
+    at = tok.loc.col - 1
+    raw = tok.raw.split("\n", 1)[0] if tok.raw else tok.text
+    if not line[at:].startswith(raw):
+        raise PlantError(f"{rel}:{tok.loc.line}:{tok.loc.col}: {raw!r} is not where the reader put it")
+    lines[tok.loc.line - 1] = line[:at] + new + line[at + len(raw):]
+    path.write_text("".join(lines), encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class AtRow:
+    """In the first row of ``list`` that is a ``where``, set ``column`` to ``new``.
+
+    ``new`` is completed with the row's facts (``{name}``, ``{payload}``, ``{a_flag}`` ...);
+    ``new=None`` deletes the column together with the comma before it.
+    """
+
+    list: str
+    where: str
+    column: str
+    new: str | None
+    file: str = "(found by meaning)"
+
+    def run(self, tree: Path, catalogue_name: str) -> Facts:
+        cat = _cat(tree, catalogue_name)
+        pick = WHERE[self.where]
+        row = next((r for r in _rows(cat, self.list) if pick(cat, r)), None)
+        if row is None:
+            raise NotApplicable(f"the catalogue has no {self.where} in {self.list}")
+        facts = _facts(cat, row)
+        tok = getattr(row, self.column)
+        facts["old"] = tok.text
+        if self.new is None:
+            self._delete(tree, catalogue_name, row, tok)
+        else:
+            _edit_at(tree, catalogue_name, tok, self.new.format(**facts))
+        return facts
+
+    def _delete(self, tree: Path, catalogue_name: str, row, tok: Tok) -> None:  # type: ignore[no-untyped-def]
+        rel = tok.loc.path.split("/", 1)[1]
+        path = tree / catalogue_name / rel
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        line = lines[tok.loc.line - 1]
+        at = tok.loc.col - 1
+        comma = line.rfind(",", 0, at)
+        if comma < 0 or not line[at:].startswith(tok.raw):
+            raise PlantError(f"{rel}:{tok.loc.line}: no ', {tok.raw}' to delete")
+        lines[tok.loc.line - 1] = line[:comma] + line[at + len(tok.raw):]
+        path.write_text("".join(lines), encoding="utf-8")
+
+
+def _last_line(row) -> int:  # type: ignore[no-untyped-def]
+    """The last line a row's arguments reach (a row may be broken after a comma)."""
+    toks = [getattr(row, f) for f in row.__dataclass_fields__ if isinstance(getattr(row, f), Tok)]
+    return max(t.loc.line + t.raw.count("\n") for t in toks)
+
+
+@dataclass(frozen=True)
+class DropRow:
+    """Delete the first row of ``list`` that is a ``where`` (all its lines); ``copy=True``
+    writes the row a second time instead."""
+
+    list: str
+    where: str
+    copy: bool = False
+    file: str = "(found by meaning)"
+
+    def run(self, tree: Path, catalogue_name: str) -> Facts:
+        cat = _cat(tree, catalogue_name)
+        pick = WHERE[self.where]
+        row = next((r for r in _rows(cat, self.list) if pick(cat, r)), None)
+        if row is None:
+            raise NotApplicable(f"the catalogue has no {self.where} in {self.list}")
+        facts = _facts(cat, row)
+        rel = row.loc.path.split("/", 1)[1]
+        path = tree / catalogue_name / rel
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        first, last = row.loc.line - 1, _last_line(row) - 1
+        if not lines[last].rstrip().endswith("\\") or lines[first][: row.loc.col - 1].strip():
+            raise PlantError(f"{rel}:{row.loc.line}: the row does not stand on its own continued lines")
+        if self.copy:
+            lines[last + 1:last + 1] = lines[first:last + 1]
+        else:
+            del lines[first:last + 1]
+        path.write_text("".join(lines), encoding="utf-8")
+        return facts
+
+
+@dataclass(frozen=True)
+class HeaderEdit:
+    """In the header that declares ``role`` (a vocabulary role: ``flag_enum``,
+    ``chunk_boundaries``), either add ``line`` as the enum's last enumerator or rename the
+    declaration everywhere in that header (``rename``)."""
+
+    role: str
+    line: str = ""
+    rename: str = ""
+    file: str = "(found by meaning)"
+
+    def run(self, tree: Path, catalogue_name: str) -> Facts:
+        import re
+
+        cat = _cat(tree, catalogue_name)
+        v = vocabulary(cat.shape)
+        name = getattr(v, self.role)
+        if not name:
+            raise NotApplicable(f"the catalogue's vocabulary has no {self.role}")
+        root = tree / catalogue_name
+        headers = sorted(root.glob("*.h")) + sorted((root / "include").glob("*.h"))
+        facts: Facts = {"decl": name, "free_flag": v.free_flag}
+        for h in headers:
+            text = h.read_text(encoding="utf-8")
+            if self.rename:
+                if not re.search(rf"\b{name}\b\s*=", text):
+                    continue
+                for other in headers:  # every header that names it, so the tree still compiles
+                    t = other.read_text(encoding="utf-8")
+                    if re.search(rf"\b{name}\b", t):
+                        other.write_text(re.sub(rf"\b{name}\b", self.rename, t), encoding="utf-8")
+                return facts
+            m = re.search(rf"\benum\s+{name}\b[^{{;]*\{{", text)
+            if m is None:
+                continue
+            close = text.index("};", m.end())
+            new = text[:close] + "    " + self.line.format(**facts) + "\n" + text[close:]
+            h.write_text(new, encoding="utf-8")
+            return facts
+        raise NotApplicable(f"no header of the catalogue declares {name}")
+
+
+@dataclass(frozen=True)
+class SetValue:
+    """Set the object-like ``#define NAME VALUE`` to ``new`` (``{old}`` is its value)."""
+
+    name: str
+    new: str
+    file: str = "(found by meaning)"
+
+    def run(self, tree: Path, catalogue_name: str) -> Facts:
+        cat = _cat(tree, catalogue_name)
+        v = cat.values.get(self.name)
+        if v is None:
+            raise NotApplicable(f"the catalogue defines no {self.name}")
+        rel = v.path.split("/", 1)[1]
+        path = tree / catalogue_name / rel
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        line = lines[v.line - 1]
+        at = v.value_col - 1
+        new = self.new.format(old=v.value, rows=len(cat.calls),
+                              more=str(int(v.value) + 1) if v.value.isdigit() else v.value)
+        lines[v.line - 1] = line[:at] + line[at:].replace(v.value, new, 1)
+        path.write_text("".join(lines), encoding="utf-8")
+        return {"old": v.value, "new": new, "rows": str(len(cat.calls))}
+
+
+__all__ = ["HeaderEdit", "AtRow", "DropRow", "Facts", "NotApplicable", "SetValue", "WHERE"]
