@@ -1,7 +1,8 @@
-"""G2 PipeThunks.inc: monolith direct-call thunks MGP_<Name>()."""
+"""G2 PipeThunks.inc: monolith direct-call thunks MGP_<Name>() over the installed tables."""
 
 from __future__ import annotations
 
+from mgpipe.gen.g1_tables import signature, tables
 from mgpipe.gen.model import Model
 
 FILE = "PipeThunks.inc"
@@ -12,7 +13,8 @@ READS = ("calls",)
 
 
 def context(model: Model) -> dict:
+    table_of = {c.name: t for t, calls in tables(model) for c in calls}
     return {
-        "tables": list(dict.fromkeys(c.table for c in model.calls)),
-        "thunks": [(c, "kOptional" in c.flags) for c in model.calls],
+        "tables": [t for t, _ in tables(model)],
+        "thunks": [(c, f"g{table_of[c.name]}", *signature(c)) for c in model.calls],
     }

@@ -28,6 +28,8 @@ WANT_REAL = {"zero": FIELD, "nan": FIELD, "same": "-"}
 PROGRAM = r"""
 #include <cstdio>
 #include <cstring>
+#include <type_traits>
+#include <utility>
 #include "MGPipeTypes.h"
 #include "MGPipe.h"
 #include "PipeInputs.h"
@@ -74,7 +76,7 @@ def render_pair(model) -> tuple[str, str]:  # type: ignore[no-untyped-def]
     real = render_one(g4_verify, model, env).text
     view = ModelView(model, g4_verify.READS)
     ctx = {"model": view, "title": g4_verify.TITLE, "file": g4_verify.FILE,
-           **provenance(model, g4_verify.READS),
+           **provenance(model, g4_verify.READS), **g4_verify.context(view),
            "comparators": by_value(g4_verify.context(view)["comparators"])}
     planted = env.get_template(g4_verify.TEMPLATE).render(**ctx)
     return real, planted

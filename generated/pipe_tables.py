@@ -13,7 +13,7 @@
 #   catalogue/RenderStateSetters.def c514bef025021ef1
 #   catalogue/Tails.def e014524cbe9182d9
 #   catalogue/include/MGPipe.h 307714f9a96244fd
-#   catalogue/include/MGPipeBase.h 42609e524abac829
+#   catalogue/include/MGPipeBase.h 296018e9969f043b
 #   catalogue/include/MGPipeHandles.h ba916a7b072404ca
 #   catalogue/include/MGPipeHostSpan.h d04b5db0f8b94fd4
 #   catalogue/include/MGPipeTypes.h 4525fa815b31d253
@@ -22,7 +22,7 @@
 """MGPipe tables, generated: the runtime's only source of layouts, opcodes and chunks."""
 
 CATALOGUE_FINGERPRINT = "499d31a25d2676e7"
-INPUT_FINGERPRINT = "55203db680cffa4f"
+INPUT_FINGERPRINT = "4be4a77c52274f17"
 
 CALLS = (
     {

@@ -1,5 +1,7 @@
 // The runtime half of the compile test: the generated checks, run on crafted inputs.
 // (Appended after the headers and every generated .inc by tests/test_generator.py.)
+#include "PipeWireLayout.inc"  // not in the TU's list of outputs: its rows are checked below
+#include "PipeFillPoints.inc"
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -21,7 +23,8 @@ static bool Same(const char* a, const char* b) { return a && b && std::strcmp(a,
 
 static void CheckRecords() {
     alignas(8) Uint8 rec[256] = {};
-    MGPWireRecHeader h{kMGPWireOpBindRenderState, 0, kMGPipeFixedRecordBytes[kMGPWireOpBindRenderState]};
+    const auto op = [](MGPWireOp o) { return static_cast<Uint16>(o); };
+    MGPWireRecHeader h{op(MGPWireOp::BindRenderState), 0, kMGPipeFixedRecordBytes[op(MGPWireOp::BindRenderState)]};
     std::memcpy(rec, &h, sizeof h);
     EXPECT(MGPipeCheckRecord(rec, sizeof rec).Ok);
     EXPECT(Same(MGPipeCheckRecord(rec, 4).Reason, "Record.Header"));
@@ -32,10 +35,10 @@ static void CheckRecords() {
     h.Size = 12;
     std::memcpy(rec, &h, sizeof h);
     EXPECT(Same(MGPipeCheckRecord(rec, sizeof rec).Reason, "Record.Size"));
-    h = {kMGPWireOpCount, 0, 16};
+    h = {op(MGPWireOp::kOpCount), 0, 16};
     std::memcpy(rec, &h, sizeof h);
     EXPECT(Same(MGPipeCheckRecord(rec, sizeof rec).Reason, "Record.Op"));
-    h = {kMGPWireOpDrawVbo, 0, kMGPipeFixedRecordBytes[kMGPWireOpDrawVbo] + 24};  // a tail is legal
+    h = {op(MGPWireOp::DrawVbo), 0, kMGPipeFixedRecordBytes[op(MGPWireOp::DrawVbo)] + 24u};  // a tail is legal
     std::memcpy(rec, &h, sizeof h);
     EXPECT(MGPipeCheckRecord(rec, sizeof rec).Ok);
     MGPBlobRef blob{16, 32, kMGPipeSegStage, 0};
@@ -43,8 +46,16 @@ static void CheckRecords() {
     EXPECT(Same(MGPipeCheckBlob(blob, 40, "SetDynamicState.Blob").Reason, "SetDynamicState.Blob"));
     blob.Offset = ~0ull;
     EXPECT(!MGPipeCheckBlob(blob, 48, "X").Ok);
-    EXPECT(MGPipeWaitClassFor(kMGPWireOpPresent) == kWaitPresent);
-    EXPECT(MGPipeWaitClassFor(kMGPWireOpReadPixels) == kWaitReply);
+    EXPECT(MGPipeWaitClassFor(MGPWireOp::Present) == kWaitPresent);
+    EXPECT(MGPipeWaitClassFor(MGPWireOp::ReadPixels) == kWaitReply);
+    EXPECT((MGPipeCallFlagsFor(MGPWireOp::DrawVbo) & kVarTail) != 0);
+    EXPECT(MGPipeCallFlagsFor(static_cast<MGPWireOp>(0xffff)) == kNone);  // out of range: empty
+    EXPECT(MGPipeCallClassFor(MGPWireOp::Present) == kCtxVerb);
+    // the applier's bounds gate passes a well-formed record and reports no decoder installed
+    EXPECT(!MGPipeApplyWireRecord(MGPWireOp::BindRenderState, rec, sizeof(MGPWireRec_BindRenderState), 256));
+    EXPECT(MGPipeWireRecordFits(sizeof(MGPWireRec_BindRenderState), sizeof(MGPWireRec_BindRenderState), 256));
+    EXPECT(!MGPipeWireRecordFits(sizeof(MGPWireRec_BindRenderState), sizeof(MGPWireRec_BindRenderState) + 4, 256));
+    EXPECT(!MGPipeWireRecordFits(sizeof(MGPWireRec_BindRenderState), sizeof(MGPWireRec_BindRenderState), 8));
 }
 
 static void CheckVerify() {
@@ -68,13 +79,43 @@ static void CheckVerify() {
 
 static void CheckPoison() {
     static MGPipePoison p{};
-    MGPipeEnterVerb(p, kMGPWireOpDrawVbo);
-    EXPECT(MGPipeCheckRead(p, kMGPipeInput_m_renderState) == nullptr);
-    EXPECT(Same(MGPipeCheckRead(p, kMGPipeInput_m_clearColor), "GetClearColor"));
-    MGPipeEnterVerb(p, kMGPWireOpClear);
-    EXPECT(MGPipeCheckRead(p, kMGPipeInput_m_clearColor) == nullptr);
-    MGPipeEnterVerb(p, kMGPWireOpFlush);  // validates nothing: every per-verb read is stale
-    EXPECT(Same(MGPipeCheckRead(p, kMGPipeInput_m_renderState), "GetRenderStateParameters"));
+    MGPipeEnterVerb(p, static_cast<Uint16>(MGPWireOp::DrawVbo));
+    EXPECT(MGPipeCheckRead(p, MGPipeInputField::GetRenderStateParameters) == nullptr);
+    EXPECT(Same(MGPipeCheckRead(p, MGPipeInputField::GetClearColor), "GetClearColor"));
+    MGPipeEnterVerb(p, static_cast<Uint16>(MGPWireOp::Clear));
+    EXPECT(MGPipeCheckRead(p, MGPipeInputField::GetClearColor) == nullptr);
+    MGPipeEnterVerb(p, static_cast<Uint16>(MGPWireOp::Flush));  // validates nothing: every per-verb read is stale
+    EXPECT(Same(MGPipeCheckRead(p, MGPipeInputField::GetRenderStateParameters), "GetRenderStateParameters"));
+}
+
+static void CheckWireLayout() {
+    // every call's row carries the columns the per-opcode tables hold
+    for (const auto& c : kMGPipeWireCallLayouts) {
+        const auto op = static_cast<MGPWireOp>(c.Op);
+        EXPECT(c.Flags == MGPipeCallFlagsFor(op));
+        EXPECT(c.Wait == static_cast<Uint64>(MGPipeWaitClassFor(op)));
+        EXPECT(Same(c.Name, kMGPipeCallName[c.Op]));
+    }
+    EXPECT(sizeof(kMGPipeWireCallLayouts) / sizeof(kMGPipeWireCallLayouts[0]) == kMGPipeCallCount);
+    // a struct row is followed by its members, each inside it
+    Uint64 size = 0;
+    for (const auto& m : kMGPipeWireLayoutMembers) {
+        if (std::strchr(m.Name, '.') == nullptr) size = m.Size;
+        else EXPECT(m.Offset + m.Size <= size);
+    }
+}
+
+static void CheckFillPoints() {
+    // a class may read every sticky field, and a verb's class is one of the classes
+    for (SizeT c = 0; c < kMGPipeVerbClassCount; ++c)
+        for (SizeT f = 0; f < kMGPipeInputFieldCount; ++f)
+            if (kMGPipeInputFieldSticky[f])
+                EXPECT(MGPipeFieldMaskHas(kMGPipeClassFieldMask[c], static_cast<MGPipeInputField>(f)));
+    for (SizeT v = 0; v < kMGPipeVerbCount; ++v)
+        EXPECT(static_cast<SizeT>(kMGPipeVerbClass[v]) < kMGPipeVerbClassCount);
+    EXPECT(MGPipeFieldMaskHas(kMGPipeClassFieldMask[static_cast<SizeT>(kMGPipeVerbClass[0])],
+                              MGPipeInputField::GetRenderStateParameters) ==
+           (kMGPipeVerbClass[0] == MGPipeVerbClass::kDraw));
 }
 
 static void CheckSpans() {
@@ -92,6 +133,8 @@ int main() {
     CheckVerify();
     CheckPoison();
     CheckSpans();
+    CheckWireLayout();
+    CheckFillPoints();
     if (g_failures) return 1;
     std::printf("all runtime checks passed\n");
     return 0;

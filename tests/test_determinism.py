@@ -14,8 +14,8 @@ from mgpipe import cli
 from mgpipe.gen import CATALOGUE_DIR, GENERATED_DIR, REPO_ROOT
 from mgpipe.gen.render import ModelView, outputs
 
-CALL_OUTPUTS = {"PipeTables.inc", "PipeThunks.inc", "PipeWire.inc", "PipeFilled.inc",
-                "PipeCoverage.inc", "pipe_tables.py"}
+CALL_OUTPUTS = {"PipeTables.inc", "PipeThunks.inc", "PipeWire.inc", "PipeWireLayout.inc",
+                "PipeFilled.inc", "PipeFillPoints.inc", "PipeCoverage.inc", "pipe_tables.py"}
 
 
 @pytest.mark.parametrize("where", ["/", "catalogue", "tmp"])

@@ -102,7 +102,7 @@ def test_gen_check_goes_red_naming_the_file_when_a_def_row_changes(tmp_path, cap
     assert cli.main(["gen", "--check", "--catalogue", str(cat), "--out", str(out)]) == 1
     text = capsys.readouterr().out
     assert "PipeWire.inc: STALE:" in text and "pipe_tables.py: STALE:" in text
-    assert "-    kOptional,  // SetSwapInterval" in text  # the unified diff shows the change
+    assert "-    static_cast<Uint32>(kOptional),  // SetSwapInterval" in text  # the diff shows it
 
 
 def test_gen_check_goes_red_when_a_header_field_changes(tmp_path, capsys) -> None:

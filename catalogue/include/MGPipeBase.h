@@ -18,3 +18,4 @@ typedef double Double;
 typedef bool Bool;
 typedef unsigned int GLenum;
 typedef unsigned int GLbitfield;
+typedef decltype(sizeof(0)) SizeT;  // the width of an object size (std::size_t)
