@@ -229,7 +229,9 @@ def _build_mobilegl(cat: Catalogue, roots: ErrorCollector, include_dirs: tuple[P
     classes = {}
     model = real.model_of(cat, lay, vocab, lambda s, pins: _struct(lay, s, pins, classes),
                           {a: own.get(a, ("", "-", "")) for a in real.accessors(cat)}, inputs, fp)
-    model = model.model_copy(update={"names": _names(vocab), "abi_fingerprint": _abi(model),
+    abi = _abi(model)
+    model = model.model_copy(update={"names": _names(vocab), "abi_fingerprint": abi,
+                                     "catalogue_fingerprint": abi,
                                      "tails": _tails(cat, wire) if cat.tails else ()})
     return Built(model, cat, lay, "")
 
@@ -246,20 +248,27 @@ def _names(vocab) -> tuple[tuple[str, str], ...]:  # type: ignore[no-untyped-def
     return tuple((k, v) for k, v in asdict(vocab).items() if isinstance(v, str))
 
 
+#: how outputs spell the catalogue's root: a fixed word per shape, never the directory's own
+#: name, so a catalogue renamed or copied elsewhere generates the same bytes
+OUTPUT_LABEL = {"bundled": "catalogue", "mobilegl": "MG_Pipe"}
+
+
 def _inputs(cat: Catalogue) -> tuple[InputFile, ...]:
-    """Every input file of the catalogue with its fingerprint, spelt from the catalogue root."""
+    """Every input file of the catalogue with its fingerprint, spelt from the catalogue root
+    as :data:`OUTPUT_LABEL` names it."""
     inputs = []
     prefix = cat.display_root + "/"
+    label = OUTPUT_LABEL[cat.shape] + "/"
     for shown, text in sorted(cat.files.items()):
         if shown == cat.lock_path:
             continue
-        inputs.append(InputFile(path=shown, name=shown.removeprefix(prefix),
-                                fingerprint=fingerprint(text.encode())))
+        name = shown.removeprefix(prefix)
+        inputs.append(InputFile(path=label + name, name=name, fingerprint=fingerprint(text.encode())))
     headers = (sorted(cat.root.glob("*.h")) if cat.shape == "mobilegl"
                else sorted((cat.root / "include").glob("*.h")))
     for p in headers:
         rel = p.relative_to(cat.root).as_posix()
-        inputs.append(InputFile(path=prefix + rel, name=rel, fingerprint=fingerprint(p.read_bytes())))
+        inputs.append(InputFile(path=label + rel, name=rel, fingerprint=fingerprint(p.read_bytes())))
     inputs.sort(key=lambda f: f.path)
     return tuple(inputs)
 
@@ -300,7 +309,9 @@ def build(catalogue_dir: Path, disabled: frozenset[str] = frozenset(), use_cache
     from mgpipe.gen.vocabulary import BUNDLED
 
     model = _model(cat, lay, rs)
-    model = model.model_copy(update={"names": _names(BUNDLED), "abi_fingerprint": _abi(model)})
+    abi = _abi(model)
+    model = model.model_copy(update={"names": _names(BUNDLED), "abi_fingerprint": abi,
+                                     "catalogue_fingerprint": abi})
     return Built(model, cat, lay, lock_text(cat))
 
 
@@ -336,18 +347,7 @@ def _model(cat: Catalogue, lay: Layouts, rs) -> Model:  # type: ignore[no-untype
                   fill_classes=tuple(c for c, fs in fill.items() if r.field.text in fs))
         for i, r in enumerate(cat.pipe_inputs)
     )
-    inputs = []
-    prefix = cat.display_root + "/"
-    for shown, text in sorted(cat.files.items()):
-        if shown == cat.lock_path:
-            continue  # the lock is derived state, not an input
-        inputs.append(InputFile(path=shown, name=shown.removeprefix(prefix),
-                                fingerprint=fingerprint(text.encode())))
-    include_dir = cat.root / "include"
-    for p in sorted(include_dir.glob("*.h")):
-        inputs.append(InputFile(path=f"{prefix}include/{p.name}", name=f"include/{p.name}",
-                                fingerprint=fingerprint(p.read_bytes())))
-    inputs.sort(key=lambda f: f.path)
+    inputs = list(_inputs(cat))
     calls_path = cat.path_of("PipeCalls.def")
     all_fp = fingerprint("".join(f"{f.path}\0{f.fingerprint}\n" for f in inputs).encode())
     return Model(

@@ -95,6 +95,9 @@ PROTECTS: dict[str, str] = {
     'ownership-twice': 'no PipeInputs field is in two ownership classes (MobileGL tree)',
     'ownership-forward': "a sticky forward's class is its field row's (MobileGL tree)",
     'verify-list': 'MGP_VERIFY_PAYLOAD_LIST names exactly the field-listed structs (MobileGL tree)',
+    'dirty-surface-twice': 'one DirtySurface.def row per mutator (MobileGL tree; with the frontend sources, both directions)',
+    'subsystem-deps': 'every subsystem dependency row names one-bit constants the headers define (MobileGL tree)',
+    'fatal-family-twice': 'one FatalFamilies.def row per family, with its reason (MobileGL tree)',
     'verb-stamp-missing': 'every verb-shaped call has a stamp row or a reasoned exemption (MobileGL tree)',
 }
 

@@ -2,6 +2,39 @@
 
 The model holds facts already decided: opcodes, layouts (from libclang), the chunk table,
 ownership, coverage. Templates only print it; the Python tables module is a dump of it.
+
+One model for both catalogue shapes (``Model.shape``): the bundled ``catalogue/`` and
+MobileGL's own ``MG_Pipe`` tree (:mod:`mgpipe.gen.build_mobilegl`). What the fields hold for
+MobileGL's tree:
+
+* ``calls``: MGP_CALL_LIST rows in order (opcode = row); ``flag_bits`` from the
+  ``MGPipeCallFlags`` enumerators; ``validate_class`` through the stamp row (MGP_VERB_OP_LIST
+  call -> verb -> the verb's MGP_FILL_VERB_LIST class), None for a call with no stamp row.
+* ``structs``: every wire struct (payloads, field-listed structs and what they nest),
+  members in declaration order with libclang's offsets and sizes; ``pinned_size`` is the
+  header's own pin (``MGP_ASSERT_POD(T, N)`` / ``static_assert(sizeof(T) == N)``), None where
+  the headers pin none (MGPCaps). ``std::array<T, N>`` members (MobileGL's ``Array``) read as
+  arrays of ``T`` (``count`` N).
+* ``render_state``: the chunks from ``kMGPipeRenderStateChunkBoundaries`` and
+  ``MGPipeRenderStateChunkIsPipeline`` (evaluated by the compiler); a member's ``cls`` is the
+  class of the chunks its bytes lie in (``kSplit`` across both, with ``sub_members``).
+  ``spans`` / ``setters`` / ``tails`` / ``handle_fields`` come from mgpipe's overlay lists
+  when the tree carries them, else are empty.
+* ``pipe_inputs``: Coverage.def's accessors (first-seen order = field id); ``field`` is the
+  accessor name (the tree declares no PipeInputs struct, so ``type`` is ""); ``lifetime``
+  kSticky for MGP_COVERAGE_STICKY_LIST; ``ownership`` one of ``ownership_classes``
+  (RECORD_SUPPLIED derived), with ``phase``, ``why`` and ``emitted_by``.
+* ``validate_classes``: MGP_FILL_CLASS_LIST; ``fill_points``: (class, accessors) of
+  MGP_FILL_FIELD_LIST; ``verbs``: MGP_FILL_VERB_LIST (= GLFunctionsTable's order).
+* ``documented_count``: MGP_CALL_LIST_DOCUMENTED_COUNT; ``lists``: every other real list
+  row by row (:class:`Named`; ``model.rows_of("MGP_VERB_OP_LIST")``).
+* ``names``: the header spelling of each vocabulary role (``model.name_of("flag_enum")`` is
+  ``MGPipeCallFlags`` there, ``MGPipeCallFlag`` in the bundled catalogue;
+  :mod:`mgpipe.gen.vocabulary`).
+* ``catalogue_fingerprint`` (the build fingerprint) = ``abi_fingerprint``
+  (:mod:`mgpipe.gen.identity`): rows, members and chunk table, never a file's text.
+* ``inputs``: paths spelt ``catalogue/...`` (bundled) or ``MG_Pipe/...`` (MobileGL), never
+  the directory's own name.
 """
 
 from __future__ import annotations
@@ -204,7 +237,7 @@ SOURCES: dict[str, tuple[str, ...]] = {
 
 
 class Model(Frozen):
-    catalogue_fingerprint: str  # xxh64 of PipeCalls.def: the build fingerprint
+    catalogue_fingerprint: str  # the build fingerprint: the ABI fingerprint (gen/identity.py)
     input_fingerprint: str  # xxh64 over every input
     inputs: tuple[InputFile, ...]
     calls: tuple[Call, ...]

@@ -15,13 +15,18 @@
 * ``FILL-POINTS`` the verb classes are MGP_FILL_CLASS_LIST's, each verb once, each may-read
   row a class and an accessor; the verbs are exactly the verb table's function-pointer
   members (GLFunctionsTable) in declaration order, where the headers declare it;
-* ``RESIDUAL-RATCHET`` the retired members of ResidualValueBlock stay retired: its field list
-  names only what the struct declares, and no retired value block member comes back.
+* ``SUBSYSTEM-DEPS`` each family is one subsystem bit the headers define, once; each
+  requirement names such bits (or is ``0``); ``FATAL-FAMILY`` one row per family, each with
+  its reason;
+* ``DIRTY-SURFACE`` one row per mutator, and - where the tree holds the frontend's sources
+  (``MG_Impl/GLImpl`` beside ``MG_Pipe``) - both directions against the ``pGLContext->``
+  mutators they call (a tree without them, like the snapshot, is checked for duplicates only).
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from mgpipe.gen.catalogue import DOCUMENTED_COUNT, Loc
 from mgpipe.gen.ctx import Ctx
@@ -183,3 +188,102 @@ GATES = (
 )
 
 __all__ = ["GATES"]
+
+
+#: the frontend sources whose ``pGLContext->Mutator(`` calls DirtySurface.def answers for
+DIRTY_SCAN_ROOT = "MG_Impl/GLImpl"
+_MUTATOR_CALL = re.compile(r"\bpGLContext\s*->\s*([A-Za-z_]\w*)\s*\(")
+
+
+def _mask_comments(text: str) -> str:
+    """Comments blanked (newlines kept, so line numbers hold)."""
+    return re.sub(r"//[^\n]*|/\*.*?\*/", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)
+
+
+def scan_mutators(root: Path) -> dict[str, tuple[str, int]]:
+    """``mutator -> (file, line)`` of its first call under ``root`` (the frontend's GL entry
+    points), comments ignored."""
+    found: dict[str, tuple[str, int]] = {}
+    for p in sorted(root.rglob("*")):
+        if not p.is_file() or p.suffix not in (".cpp", ".cc", ".h", ".hpp", ".inl"):
+            continue
+        text = _mask_comments(p.read_text(encoding="utf-8", errors="replace"))
+        for m in _MUTATOR_CALL.finditer(text):
+            found.setdefault(m.group(1), (p.relative_to(root.parent.parent).as_posix(),
+                                          text.count("\n", 0, m.start()) + 1))
+    return found
+
+
+def gate_dirty_surface(ctx: Ctx) -> None:
+    """DIRTY-SURFACE: one row per mutator; and where the tree holds the frontend's sources
+    (``MG_Impl/GLImpl`` beside ``MG_Pipe``), every mutator they call has a row and every row
+    names a mutator they still call."""
+    rows = ctx.cat.rows("MGP_DIRTY_SURFACE_LIST")
+    seen: dict[str, object] = {}
+    for r in rows:
+        if r.mutator.text in seen:
+            ctx.err(r.mutator.loc, "DIRTY-SURFACE", f"mutator {r.mutator.text} has two rows, expected one")
+        seen[r.mutator.text] = r
+    root = ctx.cat.root.resolve().parent / DIRTY_SCAN_ROOT
+    if not rows or not root.is_dir():
+        return
+    scanned = scan_mutators(root)
+    for r in rows:
+        if r.mutator.text not in scanned:
+            ctx.err(r.mutator.loc, "DIRTY-SURFACE",
+                    f"row names mutator {r.mutator.text}, which no pGLContext-> call under "
+                    f"{DIRTY_SCAN_ROOT} makes any more, expected the row removed (or the mutator back)")
+    for name, (path, line) in scanned.items():
+        if name not in seen:
+            ctx.err(Loc(path, line, 1), "DIRTY-SURFACE",
+                    f"mutator {name} is called here and has no MGP_DIRTY_SURFACE_LIST row, expected "
+                    f"X({name}, <what publishes it>) in DirtySurface.def")
+
+
+GATES = (*GATES, ("dirty-surface", gate_dirty_surface))
+
+
+def _one_bit(v: int) -> bool:
+    return v > 0 and v & (v - 1) == 0
+
+
+def gate_subsystem_deps(ctx: Ctx) -> None:
+    """SUBSYSTEM-DEPS: each row's family is one subsystem bit the headers define, named once;
+    each required bit is one the headers define (``0`` for none), never the family itself."""
+    values = {n: v.values[0] for n, v in ctx.lay.values.items() if len(v.values) == 1}
+    seen: set[str] = set()
+    for r in ctx.cat.rows("MGL_SUBSYSTEM_DEPENDENCY_LIST"):
+        fam = r.family.text
+        if fam not in values or not _one_bit(values[fam]):
+            what = "is no constant the headers define" if fam not in values else f"is {values[fam]:#x}, not one bit"
+            ctx.err(r.family.loc, "SUBSYSTEM-DEPS",
+                    f"family {fam} {what}, expected exactly one kMGPipeSubsystem* bit")
+        if fam in seen:
+            ctx.err(r.family.loc, "SUBSYSTEM-DEPS", f"family {fam} has two rows, expected one")
+        seen.add(fam)
+        if r.requires.kind == "int":
+            if int(r.requires.text) != 0:
+                ctx.err(r.requires.loc, "SUBSYSTEM-DEPS",
+                        f"{fam} requires {r.requires.text}, expected 0 or named subsystem bits")
+            continue
+        for part in r.requires.parts:
+            if part not in values or not _one_bit(values[part]):
+                ctx.err(r.requires.loc, "SUBSYSTEM-DEPS",
+                        f"{fam} requires {part}, which is no one-bit constant the headers define, "
+                        f"expected kMGPipeSubsystem* bits or 0")
+            elif part == fam:
+                ctx.err(r.requires.loc, "SUBSYSTEM-DEPS", f"{fam} requires itself, expected other bits")
+
+
+def gate_fatal_families(ctx: Ctx) -> None:
+    """FATAL-FAMILY: one row per family, and every row gives its reason."""
+    seen: set[str] = set()
+    for r in ctx.cat.rows("MGL_FATAL_FAMILY_LIST"):
+        if r.family.text in seen:
+            ctx.err(r.family.loc, "FATAL-FAMILY", f"family {r.family.text} has two rows, expected one")
+        seen.add(r.family.text)
+        if r.why.kind != "string" or not r.why.text.strip():
+            ctx.err(r.why.loc, "FATAL-FAMILY", f"family {r.family.text} gives no reason, expected a string")
+
+
+GATES = (*GATES, ("subsystem-deps", gate_subsystem_deps), ("fatal-families", gate_fatal_families))

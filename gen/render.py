@@ -127,7 +127,27 @@ def format_python(text: str) -> str:
     return out
 
 
+def missing_for_outputs(model: Model) -> list[str]:
+    """``kind name`` of each declaration an output reads by name that the model lacks.
+
+    An output module may declare ``NEEDS = (("struct", name), ("constant", name), ...)``;
+    MobileGL's tree, for one, declares no wire record header of its own (its generator
+    writes one), so its outputs wait for mgpipe's overlay to state it."""
+    have = {"struct": {s.name for s in model.structs}, "constant": {n for n, _ in model.constants},
+            "enum": {e.name for e in model.enums}}
+    return [f"{kind} {name}" for m in outputs() for kind, name in getattr(m, "NEEDS", ())
+            if name not in have[kind]]
+
+
 def render_all(model: Model) -> list[Output]:
+    missing = missing_for_outputs(model)
+    if missing:
+        from mgpipe.gen.errors import GenError
+
+        where = model.inputs[0].path if model.inputs else "<catalogue>"
+        raise GenError(where.rsplit("/", 1)[0] + "/PipeCalls.def", 1, 1, "HEADER-VOCABULARY",
+                       f"the headers declare no {', no '.join(dict.fromkeys(missing))}, which the "
+                       f"outputs are rendered from, expected them in the headers (or mgpipe's overlay)")
     env = _env()
     return [render_one(m, model, env) for m in outputs()]
 

@@ -62,6 +62,9 @@ WHERE: dict[str, Callable] = {  # type: ignore[type-arg]
     "payload field list": lambda cat, r: True,
     "barrier-pulled row": lambda cat, r: r.ownership.text == vocabulary(cat.shape).barrier_pulled,
     "verify row": lambda cat, r: True,
+    "dirty-surface row": lambda cat, r: True,
+    "subsystem row": lambda cat, r: True,
+    "fatal-family row": lambda cat, r: True,
     "unemitted barrier-pulled row": lambda cat, r: (
         r.ownership.text == vocabulary(cat.shape).barrier_pulled
         and r.field.text not in {e.accessor.text for e in cat.rows("MGP_COVERAGE_EMITTED_LIST")}),
@@ -73,7 +76,7 @@ WHERE: dict[str, Callable] = {  # type: ignore[type-arg]
 
 def _facts(cat: Catalogue, row) -> Facts:  # type: ignore[no-untyped-def]
     out: Facts = {}
-    for name in ("name", "payload", "field", "call", "verb", "member"):
+    for name in ("name", "payload", "field", "call", "verb", "member", "mutator", "family"):
         tok = getattr(row, name, None)
         if isinstance(tok, Tok):
             out[name] = tok.text

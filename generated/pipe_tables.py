@@ -21,7 +21,7 @@
 #   catalogue/include/PipeInputs.h 18d2c71e1e7b64b5
 """MGPipe tables, generated: the runtime's only source of layouts, opcodes and chunks."""
 
-CATALOGUE_FINGERPRINT = "b1835667e21ff94b"
+CATALOGUE_FINGERPRINT = "499d31a25d2676e7"
 INPUT_FINGERPRINT = "4be4a77c52274f17"
 
 CALLS = (

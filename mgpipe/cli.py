@@ -190,7 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         parser = build_parser()
         args = _parse(parser, argv)
-        check_environment()
+        check_environment(command=getattr(args, "command", None))
         func = getattr(args, "func", None)
         if func is None:
             raise refusal("NO-HANDLER", f"command {args.command!r} did not set a handler, "

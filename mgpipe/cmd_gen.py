@@ -33,6 +33,25 @@ def add_catalogue_arg(p: argparse.ArgumentParser) -> None:
                         "third-party and stub directories; MGPIPE_CLANG_ARGS adds compiler flags")
 
 
+    p.add_argument("--skip-gate", dest="skip_gates", action="append", default=None, metavar="GROUP",
+                   help="run without one gate group (repeatable), e.g. a tree whose lists come from "
+                        "different commits; said on stderr every time, never silent")
+
+
+def skipped_of(args: argparse.Namespace) -> frozenset[str]:
+    """The gate groups the command line switches off (named on stderr, refused if unknown)."""
+    from mgpipe.gen.selftest import GATE_GROUPS
+
+    skip = frozenset(getattr(args, "skip_gates", None) or ())
+    unknown = sorted(skip - set(GATE_GROUPS))
+    if unknown:
+        raise GenError("<command line>", 1, 1, "UNKNOWN-GATE",
+                       f"no gate group {unknown[0]!r}, expected one of {', '.join(GATE_GROUPS)}")
+    if skip:
+        print(f"mgpipe: NOT run: gate group(s) {', '.join(sorted(skip))} (--skip-gate)", file=sys.stderr)
+    return skip
+
+
 def include_dirs_of(args: argparse.Namespace) -> tuple[Path, ...] | None:
     """The ``-I`` directories as given (None: the catalogue's parent)."""
     dirs = getattr(args, "include_dirs", None)
@@ -41,7 +60,7 @@ def include_dirs_of(args: argparse.Namespace) -> tuple[Path, ...] | None:
 
 def build_of(args: argparse.Namespace, **kw):  # type: ignore[no-untyped-def]
     """The model of the catalogue and include directories the command line names."""
-    return build(catalogue_of(args), include_dirs=include_dirs_of(args), **kw)
+    return build(catalogue_of(args), include_dirs=include_dirs_of(args), disabled=skipped_of(args), **kw)
 
 
 def catalogue_of(args: argparse.Namespace) -> Path:
@@ -49,9 +68,11 @@ def catalogue_of(args: argparse.Namespace) -> Path:
 
 
 def planned_files(catalogue: Path, out: Path, init_lock: bool = False,
-                  include_dirs: tuple[Path, ...] | None = None) -> dict[Path, str]:
+                  include_dirs: tuple[Path, ...] | None = None,
+                  disabled: frozenset[str] = frozenset()) -> dict[Path, str]:
     """Every file a generation owns -> its expected content."""
-    built = build(catalogue, lock=LockPolicy(out, init_lock), include_dirs=include_dirs)
+    built = build(catalogue, lock=LockPolicy(out, init_lock), include_dirs=include_dirs,
+                  disabled=disabled)
     files = {out / o.name: o.text for o in render_all(built.model)}
     if built.lock_text:
         files[catalogue / LOCK_FILE] = built.lock_text
@@ -98,10 +119,10 @@ def run(args: argparse.Namespace) -> int:
     fell_back = args.catalogue is None and not (Path("catalogue") / "PipeCalls.def").is_file()
     where = (" (the bundled catalogue: there is no ./catalogue here; --catalogue DIR names another)"
              if fell_back else "")
-    print(f"catalogue {catalogue}{where} -> {out}", file=sys.stderr)
     check_out_dir(out, must_exist=args.check)
     files = planned_files(catalogue, out, init_lock=args.init_lock,
-                          include_dirs=include_dirs_of(args))
+                          include_dirs=include_dirs_of(args), disabled=skipped_of(args))
+    print(f"catalogue {catalogue}{where} -> {out}")  # once read: a refusal stays its one line
     if args.check:
         stale = check(files)
         if stale:

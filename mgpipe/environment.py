@@ -132,10 +132,30 @@ def bad_setting(name: str, value: str, text: str) -> GenError:
     return refusal("BAD-ENVIRONMENT", f"{name}={shlex.quote(value)} {text}", WHERE)
 
 
-def check_environment(env: Mapping[str, str] | None = None) -> None:
-    """Raise the refusal of the first bad setting in ``env`` (default ``os.environ``)."""
+#: the settings only the runtime reads: the generator's commands (which must run while the
+#: generated tables are stale, missing or named wrongly) never look at them
+RUNTIME_KNOBS: frozenset[str] = frozenset(
+    {"MGPIPE_TRANSPORT", "MGPIPE_TABLES_MODULE", "MGPIPE_VK_VALIDATION", "MGPIPE_EGL_PLATFORM"}
+)
+#: the commands that run the generator only
+GENERATOR_COMMANDS: frozenset[str] = frozenset(
+    {"gen", "calls", "layout", "chunks", "self-test", "version"}
+)
+
+
+def knobs_of(command: str | None) -> list[str]:
+    """The settings ``command`` reads (every one when the command is not known)."""
+    if command in GENERATOR_COMMANDS:
+        return [name for name in KNOBS if name not in RUNTIME_KNOBS]
+    return list(KNOBS)
+
+
+def check_environment(env: Mapping[str, str] | None = None, command: str | None = None) -> None:
+    """Raise the refusal of the first bad setting in ``env`` (default ``os.environ``) that
+    ``command`` reads (every setting when no command is named)."""
     env = os.environ if env is None else env
-    for name, check in KNOBS.items():
+    for name in knobs_of(command):
+        check = KNOBS[name]
         value = env.get(name, "")
         if value:
             text = check(value)

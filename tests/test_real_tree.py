@@ -239,3 +239,45 @@ def test_self_test_runs_its_controls_on_the_real_tree(tree: Path) -> None:
     assert doc["clean"] == "FAIL" and "OWNERSHIP-MISSING" in proc.stderr
     assert "[1/" in proc.stderr and "the unplanted tree is refused with 9 error(s)" in proc.stderr
     assert len(CONTROLS) > len(ANY_TREE)
+
+
+def test_dirty_surface_rows_against_the_mutators_the_sources_call(tree: Path) -> None:
+    """With the frontend's sources in the tree, a mutator they call without a row, and a row
+    whose mutator they no longer call, are both refused at their place."""
+    src = tree / "MobileGL" / "MG_Impl" / "GLImpl"
+    src.mkdir(parents=True)
+    try:
+        (src / "SelfTest.cpp").write_text(
+            "// pGLContext->NotACall(1);\nvoid f() {\n    pGLContext->SetBlendColor(1);\n"
+            "    pGLContext->SetSelfTestThing(2);\n}\n")
+        errs = _errors(tree)
+        assert ("MG_Impl/GLImpl/SelfTest.cpp:4:1: DIRTY-SURFACE: mutator SetSelfTestThing is called "
+                "here and has no MGP_DIRTY_SURFACE_LIST row, expected X(SetSelfTestThing, <what "
+                "publishes it>) in DirtySurface.def") in errs
+        assert any(": DIRTY-SURFACE: row names mutator SetClearColor, which no pGLContext-> call" in e
+                   for e in errs)
+        assert not any("SetBlendColor" in e or "NotACall" in e for e in errs)
+    finally:
+        shutil.rmtree(tree / "MobileGL" / "MG_Impl")
+
+
+def test_calls_json_of_the_snapshot_prints_the_84_real_rows(tree: Path) -> None:
+    """As a user runs it; the two cross-commit gate groups named off (and said so)."""
+    import json
+    import subprocess
+    import sys
+
+    args = [sys.executable, "-m", "mgpipe", "calls", "--json", "--catalogue", "MobileGL/MG_Pipe"]
+    for d in INCLUDE:
+        args += ["-I", d]
+    refused = subprocess.run(args, cwd=tree, capture_output=True, text=True)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert refused.stderr.count(": OWNERSHIP-MISSING: ") == 7
+    proc = subprocess.run([*args, "--skip-gate", "ownership", "--skip-gate", "verb-stamps"], cwd=tree,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.startswith("mgpipe: NOT run: gate group(s) ownership, verb-stamps")
+    rows = json.loads(proc.stdout)["calls"]
+    assert [r["opcode"] for r in rows] == list(range(1, 85))
+    assert rows[0] == {"opcode": 1, "name": "GetCaps", "payload": "MGPCaps", "class": "kScreen",
+                       "flags": ["kReplySlot", "kHasBlob"], "wait_class": "kWaitReply"}

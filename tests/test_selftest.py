@@ -30,7 +30,8 @@ NAMES = [c.name for c in CONTROLS]
 #: reason (tests/test_real_tree.py runs them on the snapshot)
 MOBILEGL_ONLY = {"documented-count", "ownership-phase", "ownership-record-supplied", "chunk-table",
                  "ownership-field", "ownership-missing", "ownership-twice", "ownership-forward",
-                 "verify-list", "verb-stamp-missing"}
+                 "verify-list", "verb-stamp-missing", "dirty-surface-twice",
+                 "subsystem-deps", "fatal-family-twice"}
 CPU_LIMIT_S = 45.0  # CPU seconds of the whole run (children included); ~17 s measured
 
 
