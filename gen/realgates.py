@@ -250,7 +250,8 @@ def _one_bit(v: int) -> bool:
 def gate_subsystem_deps(ctx: Ctx) -> None:
     """SUBSYSTEM-DEPS: each row's family is one subsystem bit the headers define, named once;
     each required bit is one the headers define (``0`` for none), never the family itself."""
-    values = {n: v.values[0] for n, v in ctx.lay.values.items() if len(v.values) == 1}
+    values = {n: c.value for n, c in ctx.lay.constants.items()}  # an enumerator constant, or
+    values |= {n: v.values[0] for n, v in ctx.lay.values.items() if len(v.values) == 1}  # constexpr
     seen: set[str] = set()
     for r in ctx.cat.rows("MGL_SUBSYSTEM_DEPENDENCY_LIST"):
         fam = r.family.text
