@@ -325,12 +325,28 @@ def _run_all(controls, names, catalogue, disabled, jobs, setup, progress):  # ty
     # the slowest controls first, so the two workers finish together
     slow = {STALE: 0, G4: 1, CLEAN: 2}
     order = sorted(range(len(names)), key=lambda i: slow.get(controls[i].kind, 3))
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    pool = ProcessPoolExecutor(max_workers=jobs)
+    try:
         futures = {pool.submit(run_control, names[i], catalogue, disabled, setup): i for i in order}
         results: dict[int, Result] = {}
         for fut in as_completed(futures):
             results[futures[fut]] = tick(fut.result())
-        return [results[i] for i in range(len(names))]
+    except KeyboardInterrupt:  # Ctrl-C: leave now, not after the pending controls
+        _abandon(pool)
+        raise
+    pool.shutdown(wait=True)
+    return [results[i] for i in range(len(names))]
+
+
+def _abandon(pool: ProcessPoolExecutor) -> None:
+    """Drop the pending controls and stop the workers running the others."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in workers:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in workers:
+        proc.join(timeout=5)
 
 
 __all__ = ["FAIL", "GATE_GROUPS", "NA", "PASS", "Result", "Setup", "baseline_of", "copy_tree",
