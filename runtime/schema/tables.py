@@ -70,7 +70,11 @@ def _where() -> str:
 
 
 def _is_pointer(m: dict) -> bool:
-    return not m.get("scalar") and not m.get("struct") and str(m.get("type", "")).rstrip().endswith("*")
+    return (
+        not m.get("scalar")
+        and not m.get("struct")
+        and str(m.get("type", "")).rstrip().endswith("*")
+    )
 
 
 def struct_info(name: str) -> dict:
@@ -79,15 +83,30 @@ def struct_info(name: str) -> dict:
     A pointer member (a host span's address, meaningful in one process only) reads as the
     unsigned integer of its size, so every consumer sees a scalar where the wire has bytes.
     """
+    module = tables()
+    if _struct_cache[0] is not module:  # another tables module: start a new memo
+        _struct_cache[:] = [module, {}]
     try:
-        info = tables().STRUCTS[name]
+        return _struct_cache[1][name]
+    except KeyError:
+        pass
+    try:
+        info = module.STRUCTS[name]
     except (AttributeError, KeyError):
         raise TablesError(f"{_where()}: STRUCTS has no struct {name!r}") from None
-    if not any(_is_pointer(m) for m in info["members"]):
-        return info
-    members = tuple({**m, "scalar": f"u{8 * int(m['elem_size'])}"} if _is_pointer(m) else m
-                    for m in info["members"])
-    return {**info, "members": members}
+    if any(_is_pointer(m) for m in info["members"]):
+        members = tuple(
+            {**m, "scalar": f"u{8 * int(m['elem_size'])}"} if _is_pointer(m) else m
+            for m in info["members"]
+        )
+        info = {**info, "members": members}
+    _struct_cache[1][name] = info
+    return info
+
+
+#: [the tables module the memo is of, name -> struct_info's answer]: a hot path asks for
+#: the same struct every draw, and the pointer rewrite is done once per struct
+_struct_cache: list = [None, {}]
 
 
 @dataclass(frozen=True, slots=True)
