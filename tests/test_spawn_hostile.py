@@ -167,7 +167,7 @@ def test_descriptors_a_client_floods_the_server_with_are_all_closed() -> None:
 _PEER = r"""
 import json, os, socket, struct, sys, time
 from mgpipe.runtime.transport.control import CONTROL_ABI, TAGS, decode, encode
-from mgpipe.runtime.transport.framing import FrameReader, send_frame
+from mgpipe.runtime.transport.framing import FrameReader, encode_frame, send_frame
 from mgpipe.runtime.transport.spawn import build_fingerprint
 
 mode = sys.argv[1]

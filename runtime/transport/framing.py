@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import array
 import os
+import select
 import socket
 import struct
 
@@ -146,6 +147,14 @@ class FrameReader:
     def buffered(self) -> bool:
         """Bytes are queued here already (a socket poll will not report them again)."""
         return bool(self._buf)
+
+    def readable_within(self, timeout: float) -> bool:
+        """Whether the socket turns readable (data, EOF or an error) within ``timeout`` s."""
+        if self.buffered or self.eof:
+            return True
+        poll = select.poll()
+        poll.register(self.sock.fileno(), select.POLLIN | select.POLLHUP | select.POLLERR)
+        return bool(poll.poll(max(0.0, timeout) * 1000.0))
 
     def peek_frame_size(self) -> int | None:
         """Payload size of the next complete frame, or None when none is complete."""

@@ -149,6 +149,8 @@ class Session:
             self.exit(0)  # the client is gone: release and leave at once
         except ProtocolMismatch as exc:
             self.fatal(exc.kind, exc.reason, EXIT_FATAL)
+        if self.bell.dead:  # the doorbell hung up before the control socket did: the
+            self.exit(0)  # client is gone all the same (its Close, if any, was read above)
 
     def consume(self, apply: Callable[[bytes], object]) -> bool:
         """Apply records until ``Close``; returns whether the client asked for the recording."""

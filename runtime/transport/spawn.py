@@ -175,7 +175,24 @@ class SpawnTransport:
             self.bell.kill()
 
     def _on_control(self) -> None:
-        """Control socket readable / hung up during a wait: latch on EOF or a Fatal."""
+        """Control socket readable / hung up during a wait: latch on EOF or a Fatal.
+
+        A doorbell that hung up while the control socket has not (the kernel closes a
+        dead process's descriptors in no set order) gives the control socket
+        :data:`DEFAULT_GRACE_S` to say how -- its EOF or a Fatal -- then latches
+        ``DeviceLost("Doorbell.Hangup")``."""
+        deadline = time.monotonic() + DEFAULT_GRACE_S
+        self._read_control()
+        while not self.lost and self.bell.dead and self.report is None and not self._reader.eof:
+            if not self._reader.readable_within(deadline - time.monotonic()):
+                self._latch(DeviceLost("Doorbell.Hangup"))
+                break
+            self._read_control()
+        if self.lost:
+            raise _Latched()
+
+    def _read_control(self) -> None:
+        """Handle every frame queued or readable now, without blocking; latch on a fault."""
         try:
             while True:  # frames already queued first (one read may carry several)
                 while (payload := self._reader.next_frame()) is not None:
@@ -197,8 +214,6 @@ class SpawnTransport:
                 self._latch(DeviceLost("Control.Hangup"))
         except ProtocolMismatch as exc:
             self._latch(exc)
-        if self.lost:
-            raise _Latched()
 
     # -- transport API -----------------------------------------------------------
     @property
