@@ -3,9 +3,10 @@
 A message is a frame payload ``[u16 tag][u16 0][canonical JSON object]``. Each message
 kind declares its fields and their JSON types (:data:`SCHEMA`); encoding and decoding
 both refuse an undeclared field, a missing one or a wrong type
-(``ProtocolMismatch("<Kind>.<field>")``). Rule G (seed 004): no declared field is a
-process-local handle -- no descriptor number, pid, address or EGL value; descriptors
-cross only through ``SCM_RIGHTS`` beside a frame.
+(``ProtocolMismatch("<Kind>.<field>")``); decoding refuses text that is not JSON
+(``"<Kind>.Json"``) and JSON nested too deep to parse (``"<Kind>.Depth"``).
+Rule G (seed 004): no declared field is a process-local handle -- no descriptor number,
+pid, address or EGL value; descriptors cross only through ``SCM_RIGHTS`` beside a frame.
 
 Tags only ever get appended.
 """
@@ -84,6 +85,8 @@ def decode(payload: bytes) -> Message:
         body = json.loads(payload[_TAG.size :])
     except ValueError:
         raise ProtocolMismatch(f"{kind}.Json") from None
+    except RecursionError:  # nested past the interpreter's stack: refused by name
+        raise ProtocolMismatch(f"{kind}.Depth") from None
     if not isinstance(body, dict):
         raise ProtocolMismatch(f"{kind}.Json")
     _check(kind, body)

@@ -13,6 +13,9 @@ Descriptors never ride in a payload: they cross beside a frame through ``SCM_RIG
 
 from __future__ import annotations
 
+import array
+import os
+import select
 import socket
 import struct
 
@@ -35,6 +38,9 @@ MAGIC: int = int.from_bytes(b"MGLF", "little")
 MAX_FRAME = 64 << 20
 HEADER = struct.Struct("<II")
 _RECV_CHUNK = 1 << 16
+#: descriptors one read takes (``SCM_RIGHTS``); the kernel closes any past the buffer.
+_MAX_FDS = 16
+_FD_SIZE = array.array("i").itemsize
 
 
 class ProtocolMismatch(PipeFatal):
@@ -68,10 +74,13 @@ def send_frame(sock: socket.socket, payload: bytes, fds: list[int] | None = None
 class FrameReader:
     """Reassembles frames from a stream socket and checks each header on read."""
 
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: socket.socket, accept_fds: bool = True) -> None:
+        """``accept_fds`` False: every descriptor that arrives is closed on arrival (this
+        side asked for none); set it False once the descriptors asked for are taken."""
         self.sock = sock
         self._buf = bytearray()
         self._fds: list[int] = []
+        self.accept_fds = accept_fds
         self.failed: ProtocolMismatch | None = None
         self.eof = False
 
@@ -104,18 +113,28 @@ class FrameReader:
         self._check()
 
     def fill(self, blocking: bool = True) -> bool:
-        """Read what the socket has (one read); False when nothing was there (non-blocking)."""
+        """Read what the socket has (one read); False when nothing was there (non-blocking).
+
+        ``recvmsg`` is called directly with ``MSG_DONTWAIT``: ``socket.recv_fds`` of
+        CPython 3.11 drops its ``flags`` argument, so a "non-blocking" read through it
+        blocks until the peer writes again."""
         if self.eof:
             raise PeerClosed("control socket closed")
+        flags = 0 if blocking else socket.MSG_DONTWAIT
         try:
-            data, fds, _flags, _addr = socket.recv_fds(
-                self.sock, _RECV_CHUNK, 16, 0 if blocking else socket.MSG_DONTWAIT
+            data, anc, _flags, _addr = self.sock.recvmsg(
+                _RECV_CHUNK, socket.CMSG_SPACE(_MAX_FDS * _FD_SIZE), flags
             )
-        except BlockingIOError:
+        except (BlockingIOError, InterruptedError):
             return False
         except (ConnectionResetError, BrokenPipeError) as exc:
             self.eof = True
             raise PeerClosed("control socket reset") from exc
+        fds = _fds_of(anc)
+        if fds and not self.accept_fds:
+            for fd in fds:
+                os.close(fd)
+            fds = []
         if not data and not fds:
             self.eof = True
             raise PeerClosed("control socket closed")
@@ -124,6 +143,19 @@ class FrameReader:
         return True
 
     # -- frames --------------------------------------------------------------
+    @property
+    def buffered(self) -> bool:
+        """Bytes are queued here already (a socket poll will not report them again)."""
+        return bool(self._buf)
+
+    def readable_within(self, timeout: float) -> bool:
+        """Whether the socket turns readable (data, EOF or an error) within ``timeout`` s."""
+        if self.buffered or self.eof:
+            return True
+        poll = select.poll()
+        poll.register(self.sock.fileno(), select.POLLIN | select.POLLHUP | select.POLLERR)
+        return bool(poll.poll(max(0.0, timeout) * 1000.0))
+
     def peek_frame_size(self) -> int | None:
         """Payload size of the next complete frame, or None when none is complete."""
         return self._complete()
@@ -166,3 +198,17 @@ class FrameReader:
         """Descriptors that arrived so far (``SCM_RIGHTS``), handed over once."""
         fds, self._fds = self._fds, []
         return fds
+
+    def close_fds(self) -> None:
+        """Close every descriptor that arrived and was not taken."""
+        for fd in self.recv_fds():
+            os.close(fd)
+
+
+def _fds_of(ancdata: list[tuple[int, int, bytes]]) -> list[int]:
+    """The descriptors in ``SCM_RIGHTS`` ancillary data (a truncated trailing one dropped)."""
+    fds = array.array("i")
+    for level, kind, data in ancdata:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(data[: len(data) - len(data) % _FD_SIZE])
+    return list(fds)

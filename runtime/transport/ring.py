@@ -250,8 +250,8 @@ class Ring:
             raise BarrierTimeout("Ring.Applied")
 
     # -- consumer -----------------------------------------------------------
-    def _corrupt(self) -> ProtocolCorruption:
-        self.corrupt = "Ring.Header"
+    def _corrupt(self, reason: str = "Ring.Header") -> ProtocolCorruption:
+        self.corrupt = reason
         return ProtocolCorruption(self.corrupt)
 
     def peek(self) -> memoryview | None:

@@ -98,6 +98,10 @@ class Session:
         except ProtocolMismatch as exc:
             s.fatal(exc.kind, exc.reason, EXIT_FATAL)
         fds = s.reader.recv_fds()
+        s.reader.accept_fds = False  # from here on every descriptor that arrives is closed
+        if len(fds) != 3:
+            for fd in fds:
+                os.close(fd)
         if msg.kind != "Hello":
             s.fatal("ProtocolMismatch", f"Handshake.{msg.kind}", EXIT_FATAL)
         s.config = dict(msg["config"])
@@ -131,16 +135,22 @@ class Session:
 
     # -- the loop ----------------------------------------------------------------
     def _on_control(self) -> None:
+        """The control socket is readable or hung up: read what is there without blocking
+        (a frame other than ``Close`` is read and dropped; the wait goes on)."""
         try:
-            while self.reader.fill(blocking=False):
+            while True:  # frames already queued first (one read may carry several)
                 while (payload := self.reader.next_frame()) is not None:
                     msg = decode(payload)
                     if msg.kind == "Close":
                         raise _Close(bool(msg["report"]))
+                if not self.reader.fill(blocking=False):
+                    break
         except PeerClosed:
             self.exit(0)  # the client is gone: release and leave at once
         except ProtocolMismatch as exc:
             self.fatal(exc.kind, exc.reason, EXIT_FATAL)
+        if self.bell.dead:  # the doorbell hung up before the control socket did: the
+            self.exit(0)  # client is gone all the same (its Close, if any, was read above)
 
     def consume(self, apply: Callable[[bytes], object]) -> bool:
         """Apply records until ``Close``; returns whether the client asked for the recording."""
@@ -148,6 +158,8 @@ class Session:
         pop = ring.pop_copy
         pending = 0
         try:
+            if self.reader.buffered:
+                self._on_control()  # a frame that came with Hello: no poll will see it
             while True:
                 rec = pop()
                 if rec is None:

@@ -64,7 +64,10 @@ class SharedRing(Ring):
         """The next record as an immutable copy (pads skipped), or None when none is published.
 
         Every header is read once and checked; a header no correct producer writes marks
-        the ring corrupt (``ProtocolCorruption("Ring.Header")``), for good.
+        the ring corrupt (``ProtocolCorruption("Ring.Header")``), for good, and so does a
+        ``head`` no producer can publish -- behind this side's read cursor or more than
+        ``capacity`` bytes ahead of it (``ProtocolCorruption("Ring.Cursor")``): a waiter
+        that took it for "nothing yet" would spin on it without ever parking.
         """
         if self.corrupt is not None:
             raise ProtocolCorruption(self.corrupt)
@@ -78,7 +81,11 @@ class SharedRing(Ring):
         while True:
             avail = head - self._read
             if avail <= 0:
+                if avail < 0:
+                    raise self._corrupt("Ring.Cursor")
                 return None
+            if avail > cap:
+                raise self._corrupt("Ring.Cursor")
             pos = self._read & mask
             to_end = cap - pos
             if avail < hdr or to_end < hdr:

@@ -15,11 +15,20 @@ Either latches :attr:`lost` (with :attr:`lost_reason`): from then on ``submit``,
 ``flush``, ``wait_applied`` and ``close`` return at once and move nothing -- nothing
 blocks, nothing raises. A stopped peer is neither: every wait blocks (no timeout)
 until it continues.
+
+**A hostile server** never hangs the client: the constructor gives the server
+``handshake_timeout`` seconds to answer ``Hello`` (``DeviceLost("Handshake.Deadline")``
+past it); a reply no server of this protocol sends -- garbage, a wrong schema, a
+control message a server never sends, a ``Report`` counting records that were never
+emitted -- is a named :class:`~.framing.ProtocolMismatch`; descriptors a server sends
+are closed on arrival; and every teardown waits at most ``grace`` seconds for the child
+to leave after its sockets close, then kills it.
 """
 
 from __future__ import annotations
 
 import os
+import select
 import socket
 import time
 from typing import Any
@@ -42,6 +51,10 @@ DEFAULT_STAGE = 4 << 20
 #: records committed between two publishes (§11.6: "every record, or amortised over 8-16");
 #: every wait publishes first, so this only thins the doorbell traffic.
 DEFAULT_PUBLISH_EVERY = 16
+#: seconds the server has to answer ``Hello`` (it builds its backend first: a GPU context).
+DEFAULT_HANDSHAKE_S = 30.0
+#: seconds a torn-down child has to leave once its sockets are closed before it is killed.
+DEFAULT_GRACE_S = 1.0
 
 
 class DeviceLost(PipeFatal):
@@ -78,11 +91,15 @@ class SpawnTransport:
         config: dict[str, Any] | None = None,
         env: dict[str, str] | None = None,
         server_argv: list[str] | None = None,
+        handshake_timeout: float = DEFAULT_HANDSHAKE_S,
+        grace: float = DEFAULT_GRACE_S,
     ) -> None:
         self.lost = False
+        self._grace = grace
         self.lost_reason: PipeFatal | None = None
         self.report: dict[str, Any] | None = None
         self._closed = False
+        self._close_sent = False
         self._publish_every = max(1, publish_every)
         self._cmd = SharedSegment.create("cmd", segment_size(ring_capacity))
         self._stage_seg = SharedSegment.create("stage", stage_capacity)
@@ -90,7 +107,7 @@ class SpawnTransport:
         ctrl, child_ctrl = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         bell, child_bell = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self._ctrl, self._bell = ctrl, bell
-        self._reader = FrameReader(ctrl)
+        self._reader = FrameReader(ctrl, accept_fds=False)  # a server sends none
         try:
             self.child = Child(child_ctrl.fileno(), child_env(extra=env), server_argv)
         finally:
@@ -109,17 +126,37 @@ class SpawnTransport:
             send_frame(ctrl, hello, [self._cmd.fd, self._stage_seg.fd, child_bell.fileno()])
         finally:
             child_bell.close()
-        self.welcome = self._handshake()
+        self.welcome = self._handshake(handshake_timeout)
+        if self._reader.buffered:  # a frame came with Welcome: no
+            try:  # wait's poll will see it (it is read already), so it is handled here
+                self._on_control()
+            except _Latched:
+                pass
         for seg in (self._cmd, self._stage_seg):
             seg.release_fd()  # the child has mapped them: the mappings keep the memory
 
     # -- handshake / control ---------------------------------------------------
-    def _handshake(self) -> dict[str, Any]:
+    def _read_reply(self, timeout: float) -> bytes:
+        """The server's first frame, within ``timeout`` seconds (DeviceLost past it)."""
+        deadline = time.monotonic() + timeout
+        poll = select.poll()
+        poll.register(self._ctrl.fileno(), select.POLLIN | select.POLLHUP | select.POLLERR)
+        while (frame := self._reader.next_frame()) is None:
+            left = deadline - time.monotonic()
+            if left <= 0 or not poll.poll(left * 1000.0):
+                raise DeviceLost("Handshake.Deadline")
+            self._reader.fill(blocking=False)
+        return frame
+
+    def _handshake(self, timeout: float) -> dict[str, Any]:
         try:
-            msg = decode(self._reader.read_frame())
-        except (PeerClosed, ProtocolMismatch) as exc:
+            msg = decode(self._read_reply(timeout))
+        except PeerClosed as exc:
             self._teardown()
             raise DeviceLost(f"Handshake.{type(exc).__name__}") from exc
+        except (ProtocolMismatch, DeviceLost):
+            self._teardown()
+            raise
         if msg.kind == "Fatal":
             self._teardown()
             raise PipeFatal(msg["kind"], msg["reason"])
@@ -138,22 +175,45 @@ class SpawnTransport:
             self.bell.kill()
 
     def _on_control(self) -> None:
-        """Control socket readable / hung up during a wait: latch on EOF or a Fatal."""
+        """Control socket readable / hung up during a wait: latch on EOF or a Fatal.
+
+        A doorbell that hung up while the control socket has not (the kernel closes a
+        dead process's descriptors in no set order) gives the control socket
+        :data:`DEFAULT_GRACE_S` to say how -- its EOF or a Fatal -- then latches
+        ``DeviceLost("Doorbell.Hangup")``."""
+        deadline = time.monotonic() + DEFAULT_GRACE_S
+        self._read_control()
+        while not self.lost and self.bell.dead and self.report is None and not self._reader.eof:
+            if not self._reader.readable_within(deadline - time.monotonic()):
+                self._latch(DeviceLost("Doorbell.Hangup"))
+                break
+            self._read_control()
+        if self.lost:
+            raise _Latched()
+
+    def _read_control(self) -> None:
+        """Handle every frame queued or readable now, without blocking; latch on a fault."""
         try:
-            while self._reader.fill(blocking=False):
+            while True:  # frames already queued first (one read may carry several)
                 while (payload := self._reader.next_frame()) is not None:
                     msg = decode(payload)
                     if msg.kind == "Fatal":
                         self._latch(PipeFatal(msg["kind"], msg["reason"]))
                     elif msg.kind == "Report":
+                        if not self._close_sent:  # a Report answers Close, nothing else
+                            raise ProtocolMismatch("Report.Early")
+                        if not 0 <= msg["applied_seq"] <= self.ring.emit_seq:
+                            raise ProtocolMismatch("Report.applied_seq")
                         self.report = msg.body
+                    else:  # a server never sends Hello / Welcome-again / Close
+                        raise ProtocolMismatch(f"Ctrl.{msg.kind}")
+                if not self._reader.fill(blocking=False):
+                    break
         except PeerClosed:
             if self.report is None:  # after the Report, EOF is the orderly exit
                 self._latch(DeviceLost("Control.Hangup"))
         except ProtocolMismatch as exc:
             self._latch(exc)
-        if self.lost:
-            raise _Latched()
 
     # -- transport API -----------------------------------------------------------
     @property
@@ -225,6 +285,7 @@ class SpawnTransport:
             if not self.lost:
                 self.wait_applied()
             if not self.lost:
+                self._close_sent = True
                 send_frame(self._ctrl, encode("Close", report=report))
                 while self.report is None and not self.lost:
                     self.bell.wait(lambda: self.report is not None)
@@ -246,20 +307,25 @@ class SpawnTransport:
             s.close()
         for seg in (self._cmd, self._stage_seg):
             seg.release_fd()
-        deadline = time.monotonic() + grace
-        while self.child.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.01)
-        if self.child.poll() is None:
-            self.child.kill()
-        self.child.wait()
+        self._reap(grace)
 
     def _teardown(self) -> None:
+        """Close the sockets and reap the child: it has ``grace`` seconds to leave (a
+        correct server exits at EOF at once), then it is killed -- never an unbounded wait."""
         for s in (self._ctrl, self._bell):
             s.close()
         for seg in (self._cmd, self._stage_seg):
             seg.release_fd()
-        self.child.wait()
         self._closed = True
+        self._reap(self._grace)
+
+    def _reap(self, grace: float) -> None:
+        deadline = time.monotonic() + grace
+        while self.child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        if self.child.poll() is None:
+            self.child.kill()
+        self.child.wait()
 
     def __enter__(self) -> "SpawnTransport":
         return self
