@@ -375,5 +375,19 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def run(argv: list[str] | None = None) -> int:
+    """:func:`main` with mgpipe's refusals: a bad snapshot is one ``file:line:col: GATE:``
+    line and exit 2, never a traceback."""
+    from mgpipe.gen.errors import GenError, GenErrors, exit_code_for
+
+    try:
+        return main(argv)
+    except (GenError, GenErrors) as exc:
+        return exit_code_for(exc)
+    except OSError as exc:
+        return exit_code_for(GenError(str(exc.filename or "<command line>"), 1, 1, "IO-ERROR",
+                                      f"{exc.strerror or exc}, expected a writable --out"))
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

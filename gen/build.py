@@ -356,12 +356,7 @@ def _model(cat: Catalogue, lay: Layouts, rs) -> Model:  # type: ignore[no-untype
         inputs=tuple(inputs),
         calls=calls,
         structs=structs,
-        enums=tuple(Enum(name=e.name, values=tuple((x.name, x.value) for x in e.enumerators))
-                    for e in sorted(lay.enums.values(), key=lambda e: (e.path, e.line, e.name))),
-        constants=tuple((c.name, c.value) for c in
-                        sorted(lay.constants.values(), key=lambda c: (c.path, c.line, c.name))),
-        field_lists=tuple(FieldList(struct=s, fields=tuple(r.member.text for r in rows))
-                          for s, rows in cat.field_lists.items()),
+        **declared_tables(lay, cat),
         render_state=RenderState(
             struct=RS_STRUCT, size=rs_struct.size, members=rs_struct.members,
             sub_members=rs.sub_members, chunks=rs.chunks,
@@ -380,5 +375,18 @@ def _model(cat: Catalogue, lay: Layouts, rs) -> Model:  # type: ignore[no-untype
         fill_points=tuple((c, tuple(fs)) for c, fs in fill.items()),
     )
 
+
+
+def declared_tables(lay, cat) -> dict:  # type: ignore[no-untyped-def]
+    """The model's enums, constants and field lists, as the headers and PipeFields.def declare
+    them (in declaration order), for a tree of either shape."""
+    return dict(
+        enums=tuple(Enum(name=e.name, values=tuple((x.name, x.value) for x in e.enumerators))
+                    for e in sorted(lay.enums.values(), key=lambda e: (e.path, e.line, e.name))),
+        constants=tuple((c.name, c.value) for c in
+                        sorted(lay.constants.values(), key=lambda c: (c.path, c.line, c.name))),
+        field_lists=tuple(FieldList(struct=s, fields=tuple(r.member.text for r in rows))
+                          for s, rows in cat.field_lists.items()),
+    )  # fmt: skip
 
 __all__ = ["Built", "build", "require_catalogue", "fingerprint", "lock_text", "LOCK_FILE"]

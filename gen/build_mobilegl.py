@@ -25,12 +25,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from mgpipe.gen.build import declared_tables
 from mgpipe.gen.catalogue import Catalogue
 from mgpipe.gen.errors import ErrorCollector, GenError, GenErrors
 from mgpipe.gen.layout import Options, read_headers
 from mgpipe.gen.layout_model import Layouts
 from mgpipe.gen.model import (
-    Call, Chunk, Enum, FieldList, HandleField, InputFile, Member, Model, Named, PipeInput,
+    Call, Chunk, HandleField, InputFile, Member, Model, Named, PipeInput,
     RenderState, Span, Struct, SubMember, Verb,
 )  # fmt: skip
 from mgpipe.gen.vocabulary import MOBILEGL, Vocabulary
@@ -271,12 +272,7 @@ def model_of(cat: Catalogue, lay: Layouts, vocab: Vocabulary, build_struct, owne
         inputs=inputs,
         calls=calls,
         structs=tuple(ordered),
-        enums=tuple(Enum(name=e.name, values=tuple((x.name, x.value) for x in e.enumerators))
-                    for e in sorted(lay.enums.values(), key=lambda e: (e.path, e.line, e.name))),
-        constants=tuple((c.name, c.value) for c in
-                        sorted(lay.constants.values(), key=lambda c: (c.path, c.line, c.name))),
-        field_lists=tuple(FieldList(struct=s, fields=tuple(r.member.text for r in rows))
-                          for s, rows in cat.field_lists.items()),
+        **declared_tables(lay, cat),
         render_state=rs,
         setters=(),
         tails=(),

@@ -7,6 +7,8 @@ never raises: it records errors, and the build refuses after all gates have spok
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Callable
 
 from mgpipe.gen.catalogue import Loc
@@ -159,26 +161,28 @@ def gate_sizes(ctx: Ctx) -> None:
 
 
 def gate_field_lists(ctx: Ctx) -> None:
-    """FIELD-MISSING / FIELD-UNKNOWN / FIELD-ORDER / FIELD-LIST: PipeFields.def mirrors."""
+    """FIELD-MISSING / FIELD-UNKNOWN / FIELD-ORDER / FIELD-LIST: PipeFields.def mirrors every
+    member in declaration order (a tree whose vocabulary names a padding member never lists it)."""
+    pad = re.compile(f"^(?:{ctx.vocab.padding_member})$") if ctx.vocab.padding_member else None
     for struct, rows in ctx.cat.field_lists.items():
         s = ctx.lay.structs.get(struct)
         if s is None:
             ctx.err(ctx.cat.field_list_locs[struct], "FIELD-LIST",
-                    f"MGP_FIELDS_{struct} names no struct in catalogue/include, expected a declared struct")
+                    f"MGP_FIELDS_{struct} names no struct the headers declare, expected a declared struct")
             continue
-        declared = [m.name for m in s.members]
+        declared = [m.name for m in s.members if not (pad and pad.match(m.name))]
         listed = [r.member.text for r in rows]
         for r in rows:
             if r.member.text not in declared:
+                why = " (a Pad member is padding and is never listed)" if pad and pad.match(r.member.text) else ""
                 ctx.err(r.member.loc, "FIELD-UNKNOWN",
-                        f"{struct} has no member {r.member.text!r}, expected one of its members")
+                        f"{struct} has no member {r.member.text!r}{why}, expected one of its members")
         for m in s.members:
-            if m.name not in listed:
+            if m.name in declared and m.name not in listed:
                 ctx.err(Loc(s.path, m.line, m.col), "FIELD-MISSING",
                         f"member {struct}::{m.name} has no row in MGP_FIELDS_{struct} (PipeFields.def), "
                         f"expected F({m.name}) in declaration order")
-        common = [n for n in listed if n in declared]
-        order = [n for n in declared if n in common]
+        order = [n for n in declared if n in listed]
         for r, want in zip([r for r in rows if r.member.text in declared], order):
             if r.member.text != want:
                 ctx.err(r.member.loc, "FIELD-ORDER",
@@ -186,11 +190,11 @@ def gate_field_lists(ctx: Ctx) -> None:
                         f"expected declaration order")
                 break
     for row in ctx.cat.calls:
-        payload = row.payload
-        if payload.text in ctx.lay.structs and payload.text not in ctx.cat.field_lists:
-            ctx.err(payload.loc, "FIELD-LIST",
-                    f"payload {payload.text} has no MGP_FIELDS_{payload.text} list in PipeFields.def, "
-                    f"expected one (the G4 comparator walks it)")
+        p = row.payload.text
+        if p in ctx.lay.structs and p not in ctx.cat.field_lists:
+            ctx.err(row.payload.loc, "FIELD-LIST",
+                    f"payload {p} has no MGP_FIELDS_{p} list in PipeFields.def, expected one (the "
+                    f"G4 comparator walks it)")
 
 
 VOCABULARY: tuple[tuple[str, str], ...] = (

@@ -31,6 +31,7 @@ from pathlib import Path
 from mgpipe.gen.catalogue import DOCUMENTED_COUNT, Loc
 from mgpipe.gen.ctx import Ctx
 from mgpipe.gen.errors import one_of
+from mgpipe.gen.gates import gate_field_lists  # one gate for both shapes: its vocabulary names the padding
 
 
 def gate_documented_count(ctx: Ctx) -> None:
@@ -45,41 +46,6 @@ def gate_documented_count(ctx: Ctx) -> None:
         ctx.err(Loc(v.path, v.line, v.value_col), "DOCUMENTED-COUNT",
                 f"{DOCUMENTED_COUNT} is {v.value} but MGP_CALL_LIST has {rows} rows, expected "
                 f"{rows} (or the rows the count documents)")
-
-
-def gate_field_lists(ctx: Ctx) -> None:
-    pad = re.compile(f"^(?:{ctx.vocab.padding_member})$") if ctx.vocab.padding_member else None
-    for struct, rows in ctx.cat.field_lists.items():
-        s = ctx.lay.structs.get(struct)
-        if s is None:
-            ctx.err(ctx.cat.field_list_locs[struct], "FIELD-LIST",
-                    f"MGP_FIELDS_{struct} names no struct the headers declare, expected a declared struct")
-            continue
-        declared = [m.name for m in s.members if not (pad and pad.match(m.name))]
-        listed = [r.member.text for r in rows]
-        for r in rows:
-            if r.member.text not in declared:
-                why = " (a Pad member is padding and is never listed)" if pad and pad.match(r.member.text) else ""
-                ctx.err(r.member.loc, "FIELD-UNKNOWN",
-                        f"{struct} has no member {r.member.text!r}{why}, expected one of its members")
-        for m in s.members:
-            if m.name in declared and m.name not in listed:
-                ctx.err(Loc(s.path, m.line, m.col), "FIELD-MISSING",
-                        f"member {struct}::{m.name} has no row in MGP_FIELDS_{struct} (PipeFields.def), "
-                        f"expected F({m.name}) in declaration order")
-        order = [n for n in declared if n in listed]
-        for r, want in zip([r for r in rows if r.member.text in declared], order):
-            if r.member.text != want:
-                ctx.err(r.member.loc, "FIELD-ORDER",
-                        f"MGP_FIELDS_{struct} lists {r.member.text} where {struct} declares {want}, "
-                        f"expected declaration order")
-                break
-    for row in ctx.cat.calls:
-        p = row.payload.text
-        if p in ctx.lay.structs and p not in ctx.cat.field_lists:
-            ctx.err(row.payload.loc, "FIELD-LIST",
-                    f"payload {p} has no MGP_FIELDS_{p} list in PipeFields.def, expected one (the "
-                    f"G4 comparator walks it)")
 
 
 def gate_verify_list(ctx: Ctx) -> None:

@@ -252,3 +252,15 @@ def test_self_test_passes_every_control_the_tree_can_host(capsys) -> None:  # ty
     last = capsys.readouterr().out.strip().splitlines()[-1]
     passed, _, total = last.partition(" of ")
     assert int(passed) > 0 and "controls passed" in last, last
+
+
+def test_the_importer_refuses_a_missing_snapshot_in_one_line(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "mgpipe.catalogue.import_abi",
+                           str(tmp_path / "nope"), "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert ": CATALOGUE-MISSING: " in proc.stderr.strip().splitlines()[0]
