@@ -3,6 +3,7 @@ may-read field mask (its own fields and every sticky field)."""
 
 from __future__ import annotations
 
+from mgpipe.gen.errors import GenError
 from mgpipe.gen.model import Model, Verb
 
 FILE = "PipeFillPoints.inc"
@@ -18,6 +19,11 @@ STICKY = "kSticky"
 
 def context(model: Model) -> dict:
     fields = sorted(model.pipe_inputs, key=lambda f: f.id)
+    if fields and fields[-1].id >= 64 * MASK_WORDS:
+        raise GenError(f"generated/{FILE}", 1, 1, "FIELD-MASK",
+                       f"PipeInputs field {fields[-1].accessor} has id {fields[-1].id}, past the "
+                       f"{64 * MASK_WORDS}-bit field mask, expected at most {64 * MASK_WORDS} "
+                       f"fields (or a wider MASK_WORDS in gen/g5b_fill_points.py)")  # fmt: skip
     sticky = {f.accessor for f in fields if f.lifetime == STICKY}
     own = dict(model.fill_points)
     masks = []

@@ -210,3 +210,20 @@ def test_an_unwritable_output_is_a_located_refusal(tmp_path) -> None:
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert ": IO-ERROR: " in proc.stderr and str(blocker) in proc.stderr
+
+
+def test_a_field_set_past_the_fill_mask_is_refused_by_name() -> None:
+    """The fill mask holds 64 * MASK_WORDS fields; one more is a named refusal of the
+    output, never an IndexError."""
+    from mgpipe.gen import CATALOGUE_DIR, g5b_fill_points
+    from mgpipe.gen.build import build
+    from mgpipe.gen.errors import GenError
+
+    model = build(CATALOGUE_DIR).model
+    g5b_fill_points.context(model)  # the bundled catalogue fits
+    last = max(model.pipe_inputs, key=lambda f: f.id)
+    grown = model.model_copy(update={"pipe_inputs": (
+        *model.pipe_inputs, last.model_copy(update={"id": 64 * g5b_fill_points.MASK_WORDS}))})
+    with pytest.raises(GenError) as err:
+        g5b_fill_points.context(grown)
+    assert err.value.gate == "FIELD-MASK"
