@@ -107,7 +107,17 @@ def test_every_gate_has_a_control() -> None:
         if src.name == "lockhistory.py":  # git history, not a catalogue: controls in test_lock.py
             continue
         emitted |= set(re.findall(r'"([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)"', src.read_text()))
-    assert emitted - {c.gate for c in CONTROLS} == set()
+    # a gate whose plant is not a catalogue edit has its control as a test, named here
+    for gate, (path, test) in CONTROLLED_IN_PYTEST.items():
+        assert f"def {test}(" in (REPO_ROOT / path).read_text(), (gate, path, test)
+    assert emitted - {c.gate for c in CONTROLS} - set(CONTROLLED_IN_PYTEST) == set()
+
+
+#: gate -> (test file, test) planting its defect: FIELD-MASK needs 129 PipeInputs fields, a
+#: model grown past the mask rather than a catalogue edit
+CONTROLLED_IN_PYTEST = {
+    "FIELD-MASK": ("tests/test_generator.py", "test_a_field_set_past_the_fill_mask_is_refused_by_name"),
+}
     from mgpipe.gen.realgates import GATES as REAL_GATES
 
     groups = {name for name, _ in GATES} | {"render-state"} | {n for n, _ in REAL_GATES}
