@@ -221,6 +221,12 @@ def _build_mobilegl(cat: Catalogue, roots: ErrorCollector, include_dirs: tuple[P
         ctx.errors.error(*where, "CHUNK-TABLE",
                          f"{why}, expected the render-state chunk table the headers define "
                          f"({vocab.chunk_boundaries} and {vocab.chunk_is_pipeline})")
+    setters: tuple = ()
+    if cat.setters and "render-state" not in disabled and vocab.rs_struct in lay.structs and why is None:
+        from mgpipe.gen.rsgates import check_setters
+
+        setters = _gate(lambda c: check_setters(c, *real.setter_classes(lay, vocab)), ctx_all,
+                        after_root) or ()
     if after_root:
         raise GenErrors(roots.errors, follow_on=[*roots.follow_on, *ctx.errors.errors])
     ctx.errors.raise_if_any()
@@ -231,7 +237,7 @@ def _build_mobilegl(cat: Catalogue, roots: ErrorCollector, include_dirs: tuple[P
                           {a: own.get(a, ("", "-", "")) for a in real.accessors(cat)}, inputs, fp)
     abi = _abi(model)
     model = model.model_copy(update={"names": _names(vocab), "abi_fingerprint": abi,
-                                     "catalogue_fingerprint": abi,
+                                     "catalogue_fingerprint": abi, "setters": setters,
                                      "tails": _tails(cat, wire) if cat.tails else ()})
     return Built(model, cat, lay, "")
 

@@ -151,6 +151,35 @@ def _classes_of(begin: int, end: int, chunks: list[tuple[int, int, str]]) -> set
     return {c for off, n, c in chunks if off < end and begin < off + n}
 
 
+def setter_classes(lay: Layouts, vocab: Vocabulary):  # type: ignore[no-untyped-def]
+    """The render-state classes the setter gate reads (``ClassRow`` per member, and per
+    sub-member name of a split member), derived from the chunk table instead of a
+    PipeFields.def class column: a member (or sub-member, over every element) is the set of
+    chunk classes its bytes fall in."""
+    from mgpipe.gen.catalogue import Loc
+    from mgpipe.gen.chunks import ClassRow
+
+    rs = lay.structs[vocab.rs_struct]
+    table, _ = chunk_table(lay, vocab)
+    classes: dict[str, ClassRow] = {}
+    subs: dict[str, dict[str, ClassRow]] = {}
+    for m in rs.members:
+        loc = Loc(rs.path, m.line, m.col)
+        got = _classes_of(m.offset, m.offset + m.size, table)
+        classes[m.name] = ClassRow(frozenset({SPLIT} if len(got) > 1 else got), loc)
+        inner = lay.structs.get(m.struct or "")
+        if len(got) > 1 and inner is not None:
+            per = subs.setdefault(inner.name, {})
+            elem = m.size // max(m.count, 1)
+            for sm in inner.members:
+                sc: set[str] = set()
+                for i in range(max(m.count, 1)):
+                    base = m.offset + i * elem + sm.offset
+                    sc |= _classes_of(base, base + sm.size, table)
+                per[sm.name] = ClassRow(frozenset(sc), Loc(inner.path, sm.line, sm.col))
+    return classes, subs
+
+
 def render_state(lay: Layouts, vocab: Vocabulary, structs: dict[str, Struct],
                  spans: tuple[Span, ...]) -> RenderState:
     rs = structs[vocab.rs_struct]

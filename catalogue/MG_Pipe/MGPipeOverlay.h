@@ -3,7 +3,7 @@
 // generated PipeWire.inc, its ring and cache sizes in its transport). Nothing here changes a
 // payload: the payload structs, their sizes and the chunk table are MobileGL's and stay in
 // the imported headers. Read by the same reader, with Tails.def, HandleFields.def and
-// EsprytSpans.def (the overlay lists).
+// EsprytSpans.def and RenderStateSetters.def (the overlay lists).
 #pragma once
 
 #include "MG_Util/Types.h"
@@ -37,6 +37,21 @@ namespace MobileGL {
         // spells it as the handle constant kMGPipeDefaultFramebuffer, which the reader cannot
         // read as a number).
         kMGPipeDefaultFramebufferGen = 1,
+    };
+
+    // The targets glHint names, in the order RenderStateSetters.def's SetHint rows use as
+    // their selector (MobileGL's frontend keeps hints in its own state, not in MG_Pipe).
+    enum class HintTarget : Uint32 {
+        LineSmooth = 0, PolygonSmooth = 1, TextureCompression = 2, FragmentShaderDerivative = 3,
+    };
+
+    // Which version counters a RenderState setter bumps (RenderStateSetters.def's Bump
+    // column; checked against the chunk classes of the bytes the setter writes).
+    enum MGPipeSetterBump : Uint8 {
+        kBumpBoth = 0,         // the parameter version and the pipeline-state version
+        kBumpVersion = 1,      // the parameter version only (dynamic bytes)
+        kBumpConditional = 2,  // the parameter version; the pipeline version iff a pipeline byte moved
+        kBumpNone = 3,         // neither (state outside the parameter block)
     };
 
     // Every record starts with this: its opcode, the ring's framing flags (never the call's
