@@ -17,16 +17,20 @@ def _package_dir(package: str) -> Path:
     return Path(str(files(package)))
 
 
-#: The X-macro catalogues and ``include/`` headers shipped with mgpipe.
-CATALOGUE_DIR: Path = _package_dir("mgpipe.catalogue")
-#: The C++ headers libclang reads.
-INCLUDE_DIR: Path = CATALOGUE_DIR / "include"
+#: The bundled catalogue: a MobileGL-shaped ``MG_Pipe`` tree holding MGPipe's ABI (its
+#: out-of-tree includes, ``MG_Util/`` and ``MG_Backend/``, sit beside it).
+CATALOGUE_DIR: Path = _package_dir("mgpipe.catalogue") / "MG_Pipe"
+#: mgpipe's original catalogue shape (``PayloadSizes.def``, ``PipeInputs.def``, headers in
+#: ``include/``): still read by the reader of that shape and its tests, not the ABI.
+ORIGINAL_DIR: Path = _package_dir("mgpipe.catalogue")
+#: The original shape's C++ headers.
+INCLUDE_DIR: Path = ORIGINAL_DIR / "include"
 #: One Jinja2 template per output.
 TEMPLATES_DIR: Path = _package_dir("mgpipe.templates")
 #: The committed outputs (``generated/`` beside the bundled catalogue).
 GENERATED_DIR: Path = _package_dir("mgpipe.generated")
 #: The directory that holds the catalogue: the source tree's root in a checkout (where
 #: ``tests/`` and ``pyproject.toml`` live), the installed ``mgpipe`` package otherwise.
-REPO_ROOT: Path = CATALOGUE_DIR.parent
+REPO_ROOT: Path = ORIGINAL_DIR.parent
 
-__all__ = ["REPO_ROOT", "CATALOGUE_DIR", "INCLUDE_DIR", "TEMPLATES_DIR", "GENERATED_DIR"]
+__all__ = ["REPO_ROOT", "CATALOGUE_DIR", "ORIGINAL_DIR", "INCLUDE_DIR", "TEMPLATES_DIR", "GENERATED_DIR"]

@@ -7,7 +7,7 @@ import difflib
 import sys
 from pathlib import Path
 
-from mgpipe.gen import CATALOGUE_DIR
+from mgpipe.gen import CATALOGUE_DIR, GENERATED_DIR
 from mgpipe.gen.build import LOCK_FILE, build
 from mgpipe.gen.catalogue import display
 from mgpipe.gen.errors import GenError
@@ -18,13 +18,16 @@ EXIT_STALE = 1
 
 
 def default_catalogue() -> Path:
-    here = Path("catalogue")
-    return here if (here / "PipeCalls.def").is_file() else CATALOGUE_DIR
+    """./catalogue/MG_Pipe (a checkout's bundled tree), else ./catalogue, else the bundled one."""
+    for here in (Path("catalogue") / "MG_Pipe", Path("catalogue")):
+        if (here / "PipeCalls.def").is_file():
+            return here
+    return CATALOGUE_DIR
 
 
 def add_catalogue_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--catalogue", type=Path, default=None, metavar="DIR",
-                   help="catalogue directory (default: ./catalogue, else the bundled one)")
+                   help="catalogue directory (default: ./catalogue/MG_Pipe, else ./catalogue, else the bundled one)")
     p.add_argument("--all-errors", action="store_true",
                    help="print the follow-on errors of a root cause too (default: count them)")
     p.add_argument("-I", dest="include_dirs", action="append", type=Path, default=None, metavar="DIR",
@@ -113,10 +116,27 @@ def check(files: dict[Path, str], stream=None) -> list[Path]:  # type: ignore[no
     return stale
 
 
+def default_out(catalogue: Path) -> Path:
+    """Where ``gen`` writes without ``--out``: the bundled tree's outputs are the package
+    ``mgpipe.generated`` (``generated/`` at a checkout's root); another MobileGL-shaped tree
+    keeps them in its own ``generated/`` (where MobileGL's build finds them); the original
+    shape beside its directory."""
+    root = catalogue.resolve()
+    if root == CATALOGUE_DIR.resolve():
+        return GENERATED_DIR
+    checkout = root.parent.parent  # a checkout's catalogue/MG_Pipe: its root's generated/
+    if root.name == "MG_Pipe" and root.parent.name == "catalogue" and (checkout / "generated" / "__init__.py").is_file():
+        return checkout / "generated"
+    if (catalogue / "PayloadSizes.def").is_file():
+        return catalogue.parent / "generated"
+    return catalogue / "generated"
+
+
 def run(args: argparse.Namespace) -> int:
     catalogue = catalogue_of(args)
-    out = args.out if args.out is not None else catalogue.parent / "generated"
-    fell_back = args.catalogue is None and not (Path("catalogue") / "PipeCalls.def").is_file()
+    out = args.out if args.out is not None else default_out(catalogue)
+    fell_back = args.catalogue is None and not any((d / "PipeCalls.def").is_file()
+                                                   for d in (Path("catalogue") / "MG_Pipe", Path("catalogue")))
     where = (" (the bundled catalogue: there is no ./catalogue here; --catalogue DIR names another)"
              if fell_back else "")
     check_out_dir(out, must_exist=args.check)
@@ -146,7 +166,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("gen", help="regenerate G1-G8 and the Python tables from the catalogue")
     add_catalogue_arg(p)
     p.add_argument("--out", type=Path, default=None, metavar="DIR",
-                   help="output directory (default: generated/ beside the catalogue)")
+                   help="output directory (default: the bundled tree's generated/ package; another MobileGL-shaped "
+                        "tree's own generated/; generated/ beside an original-shape catalogue)")
     p.add_argument("--check", action="store_true",
                    help="regenerate in memory; exit 1 naming each stale file with a unified diff")
     p.add_argument("--init-lock", action="store_true",

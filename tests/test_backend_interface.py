@@ -138,7 +138,7 @@ def test_handle_tables_grow_in_constant_space_whatever_the_slot() -> None:
 
 def test_object_death_checks_the_kind_after_a_wire_delete() -> None:
     p = Pipe(Keeper())
-    kinds = t.enum("MGPipeHandleKind")
+    kinds = t.enum("MGPipeKind")
     p("ResourceCreate", {"Res": Handle(2, 1), "Target": 0})  # a buffer
     p("ResourceDestroy", {"Res": Handle(2, 1)})
     before = p.snapshot()

@@ -146,7 +146,7 @@ class Client:
     def create_buffer(self, data: bytes | None = None, bind_mask: int = 0) -> Buffer:
         buf = Buffer(self.tr.alloc["Buffer"].alloc())
         self.em.emit("ResourceCreate", {"Res": buf.handle, "StorageKind": 1, "BindMask": bind_mask,
-                                        "Target": self._target("kResourceBuffer")})  # fmt: skip
+                                        "Target": self._target("Buffer")})  # fmt: skip
         if data is not None:
             self.buffer_data(buf, data)
         return buf
@@ -154,14 +154,14 @@ class Client:
     def buffer_data(self, buf: Buffer, data: bytes) -> None:
         buf.size = len(data)
         self.em.emit("ResourceRespecify", {"Res": buf.handle, "StorageKind": 1, "Width": len(data),
-                                           "Target": self._target("kResourceBuffer"),
+                                           "Target": self._target("Buffer"),
                                            "HasDefinedContent": 1})  # fmt: skip
         self.buffer_sub_data(buf, 0, data)
 
     def buffer_sub_data(self, buf: Buffer, offset: int, data: bytes) -> None:
         if offset < 0 or offset + len(data) > buf.size:
             raise ValueError(f"buffer_sub_data [{offset}, {offset + len(data)}) outside {buf.size}")
-        self.em.emit("ResourceSubData", {"Res": buf.handle, "Target": self._target("kResourceBuffer"),
+        self.em.emit("ResourceSubData", {"Res": buf.handle, "Target": self._target("Buffer"),
                                          "UnionBox": {"X": offset, "W": len(data), "H": 1, "D": 1},
                                          "RegionCount": 0}, ((),), blob=bytes(data))  # fmt: skip
 
@@ -173,7 +173,7 @@ class Client:
     # -- textures ------------------------------------------------------------
     def create_texture_2d(self, width: int, height: int, internal_format: int = GL_RGBA8,
                           levels: int = 1) -> Texture:  # fmt: skip
-        tex = Texture(self.tr.alloc["Texture"].alloc(), "kResourceTex2D", internal_format,
+        tex = Texture(self.tr.alloc["Texture"].alloc(), "Tex2D", internal_format,
                       width, height, levels)  # fmt: skip
         desc = {"Res": tex.handle, "Target": self._target(tex.target), "StorageKind": 0}
         self.em.emit("ResourceCreate", desc)
@@ -195,7 +195,7 @@ class Client:
                 self.tr.units[unit] = (None, s)
         if not tex.view.is_null:  # the view dies before its storage owner
             self.tr.death("SamplerViewCso", tex.view, "DeleteSamplerView")
-        kind = "Renderbuffer" if tex.target == "kResourceRenderbuffer" else "Texture"
+        kind = "Renderbuffer" if tex.target == "Renderbuffer" else "Texture"
         self.tr.death(kind, tex.handle, "ResourceDestroy")
 
     # -- samplers ------------------------------------------------------------
@@ -293,7 +293,7 @@ class Client:
 
     def create_renderbuffer(self, width: int, height: int, internal_format: int) -> Texture:
         """A renderbuffer (``glRenderbufferStorage``); delete it with :meth:`delete_texture`."""
-        rb = Texture(self.tr.alloc["Renderbuffer"].alloc(), "kResourceRenderbuffer",
+        rb = Texture(self.tr.alloc["Renderbuffer"].alloc(), "Renderbuffer",
                      internal_format, width, height, 1)  # fmt: skip
         desc = {"Res": rb.handle, "Target": self._target(rb.target), "StorageKind": 0}
         self.em.emit("ResourceCreate", desc)
@@ -407,7 +407,7 @@ class Client:
 
     @staticmethod
     def _target(name: str) -> int:
-        return _t.enum("MGPResourceTarget")[name]
+        return _t.enum("MGPipeResourceTarget")[name]
 
 
 def _sampler_dtype() -> np.dtype:

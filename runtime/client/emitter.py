@@ -41,7 +41,7 @@ class Emitter:
         self.by_call: Counter[str] = Counter()
         mod = _t.tables()
         self._wait = {c["name"]: c["wait_class"] != _NO_WAIT for c in mod.CALLS}
-        self._buffer_target = _t.enum("MGPResourceTarget")["kResourceBuffer"]
+        self._buffer_target = _t.enum("MGPipeResourceTarget")["Buffer"]
 
     def room(self, nbytes: int) -> None:
         """Make ``nbytes`` of stage space (drain, then rewind: the stage reset rule)."""

@@ -45,7 +45,7 @@ class Buffer:
 @dataclass
 class Texture:
     handle: Handle
-    target: str = "kResourceTex2D"
+    target: str = "Tex2D"
     internal_format: int = 0
     width: int = 0
     height: int = 0
@@ -92,7 +92,7 @@ class Tracker:
     ) -> None:
         self.em = emitter
         self.rs = RenderState()
-        self.alloc = {k: SlotAllocator(k) for k in _t.enum("MGPipeHandleKind")}
+        self.alloc = {k: SlotAllocator(k) for k in _t.enum("MGPipeKind")}
         resources = self.alloc["Buffer"]  # one slot space for every resource kind (the
         for kind in resource_kinds():  # server cannot tell two kinds' slot 1 apart)
             self.alloc[kind] = resources
@@ -134,7 +134,7 @@ class Tracker:
 
     def _push_subdata(self) -> None:
         """One ResourceSubData per dirty (texture, level): union box + region list + bytes."""
-        target_enum = _t.enum("MGPResourceTarget")
+        target_enum = _t.enum("MGPipeResourceTarget")
         for tex in list(self.textures_pending.values()):
             for level, regions in sorted(tex.pending.items()):
                 x0 = min(r[0] for r in regions)
@@ -181,7 +181,7 @@ class Tracker:
                 "Stencil": self._surface(*(fb.stencil or (None, 0))),
                 "Complete": int(bool(fb.color or fb.depth or fb.stencil)),
             }  # fmt: skip
-        payload["Target"] = _t.enum("MGPFramebufferTarget")["kFramebufferBoth"]
+        payload["Target"] = _t.enum("MGPipeFramebufferTarget")["Both"]
         digest = self.sup.offer("SetFramebufferState", payload)
         if digest is not None:
             payload["ContentHash"] = digest
@@ -191,8 +191,8 @@ class Tracker:
     def _surface(tex: Texture | None, level: int) -> dict[str, Any]:
         if tex is None:
             return {"Kind": 0}
-        target = _t.enum("MGPResourceTarget")[tex.target]
-        kind = 2 if tex.target == "kResourceRenderbuffer" else 1  # MGPSurface.Kind
+        target = _t.enum("MGPipeResourceTarget")[tex.target]
+        kind = 2 if tex.target == "Renderbuffer" else 1  # MGPSurface.Kind
         return {"Res": tex.handle, "InternalFormat": tex.internal_format, "Kind": kind,
                 "Level": level, "UploadTarget": target}  # fmt: skip
 
@@ -211,7 +211,7 @@ class Tracker:
                 tex.view = self.alloc["SamplerViewCso"].alloc()
                 self.em.emit("CreateSamplerView", {
                     "Cso": tex.view, "Texture": tex.handle, "InternalFormat": tex.internal_format,
-                    "Target": _t.enum("MGPResourceTarget")[tex.target],
+                    "Target": _t.enum("MGPipeResourceTarget")[tex.target],
                     "NumLevels": tex.levels, "NumLayers": 1,
                 })  # fmt: skip
             views.append({"View": tex.view, "Texture": tex.handle} if tex else {})
@@ -273,7 +273,7 @@ class Tracker:
         every client emitter that may name the handle, then the slot freed (seed 001 §5.6)."""
         if delete_call is not None:
             self.em.emit(delete_call, {"Res": handle})
-        self.em.emit("ObjectDeath", {"Object": handle, "Kind": _t.enum("MGPipeHandleKind")[kind]})
+        self.em.emit("ObjectDeath", {"Object": handle, "Kind": _t.enum("MGPipeKind")[kind]})
         for key in [k for k, v in self._pushed.items() if v == handle]:
             del self._pushed[key]  # e.g. the bound program: re-pushed at the next validate
         self.sup.forget()  # a recycled {slot, gen} must never match a remembered set

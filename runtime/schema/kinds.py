@@ -1,4 +1,4 @@
-"""Handle kinds from the tables: the ``MGPipeHandleKind`` enum and the kind masks.
+"""Handle kinds from the tables: the ``MGPipeKind`` enum and the kind masks.
 
 - :data:`RESOURCE_KINDS` share ONE slot space (``kMGPipeResourceKindMask``): buffers,
   textures and renderbuffers (``ResourceDestroy``/``ResourceSubData`` carry a bare handle,
@@ -17,16 +17,16 @@ from . import tables as _t
 
 __all__ = ["handle_kinds", "kinds_in", "resource_kinds", "reissue_kinds"]
 
-_KIND_ENUM = "MGPipeHandleKind"
+_KIND_ENUM = "MGPipeKind"
 
 
 def handle_kinds() -> dict[str, int]:
-    """``MGPipeHandleKind`` enumerator -> value, from the tables."""
+    """``MGPipeKind`` enumerator -> value, from the tables."""
     return dict(_t.enum(_KIND_ENUM))
 
 
 def kinds_in(mask_name: str) -> tuple[str, ...]:
-    """The MGPipeHandleKind enumerators a header mask constant names, in enum order."""
+    """The MGPipeKind enumerators a header mask constant names, in enum order."""
     mask = _t.constant(mask_name)
     kinds = sorted(_t.enum(_KIND_ENUM).items(), key=lambda kv: kv[1])
     return tuple(name for name, value in kinds if mask >> value & 1)

@@ -29,15 +29,15 @@ Push = Callable[[ServerContext, Decoded, ServerObject | None], None]
 
 @lru_cache(maxsize=None)
 def _resource_targets() -> dict[int, str]:
-    """``MGPResourceTarget`` value -> the handle kind of the resource."""
-    targets = _t.enum("MGPResourceTarget")
+    """``MGPipeResourceTarget`` value -> the handle kind of the resource."""
+    targets = _t.enum("MGPipeResourceTarget")
     buffer, texture, renderbuffer = resource_kinds()
     out = {}
     for name, value in targets.items():
         out[int(value)] = (
             buffer
-            if name == "kResourceBuffer"
-            else renderbuffer if name == "kResourceRenderbuffer" else texture
+            if name == "Buffer"
+            else renderbuffer if name == "Renderbuffer" else texture
         )
     return out
 
@@ -62,7 +62,7 @@ def _prep_create_render_state(ctx: ServerContext, d: Decoded) -> dict[str, Any]:
 
 
 def _prep_framebuffer(ctx: ServerContext, d: Decoded) -> dict[str, Any]:
-    if int(d.payload.Target) > _t.enum("MGPFramebufferTarget")["kFramebufferNamed"]:
+    if int(d.payload.Target) > _t.enum("MGPipeFramebufferTarget")["Named"]:
         raise ProtocolCorruption("SetFramebufferState.Target")
     return {}
 
@@ -105,11 +105,11 @@ def _binder(attr: str, member: str) -> Push:
 def _set_framebuffer(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:
     assert obj is not None
     obj.payload = d.payload
-    targets = _t.enum("MGPFramebufferTarget")
+    targets = _t.enum("MGPipeFramebufferTarget")
     target = int(d.payload.Target)
-    if target in (targets["kFramebufferDraw"], targets["kFramebufferBoth"]):
+    if target in (targets["Draw"], targets["Both"]):
         ctx.draw_framebuffer = obj.handle
-    if target in (targets["kFramebufferRead"], targets["kFramebufferBoth"]):
+    if target in (targets["Read"], targets["Both"]):
         ctx.read_framebuffer = obj.handle
 
 

@@ -7,7 +7,7 @@ members joined by ``.``, ``[]`` for "every element of an array member"; a tail i
 ``<Element>[]``, e.g. ``"MGPBoundView[].View"`` or ``"MGPipeHandle[]"``. The generator's
 HANDLE-FIELDS gate guarantees every handle a record carries has exactly one row.
 
-Kinds are ``MGPipeHandleKind`` enumerators, plus the catalogue's two spellings:
+Kinds are ``MGPipeKind`` enumerators, plus the catalogue's two spellings:
 
 - ``Resource`` -- any of :data:`RESOURCE_KINDS`. Buffers, textures and renderbuffers
   share ONE slot space (``ResourceDestroy``/``ResourceSubData`` carry a bare handle, so
@@ -132,7 +132,7 @@ class Site:
     """One handle field of a call, compiled: concrete paths, kind, null rule."""
 
     field: str  # the generic path, as written in HANDLE_FIELDS
-    kind: str  # an MGPipeHandleKind, RESOURCE, or KIND_FROM_RECORD
+    kind: str  # an MGPipeKind, RESOURCE, or KIND_FROM_RECORD
     nullable: bool
     tail: str | None  # tail element name, None for a payload field
     paths: tuple[layouts.Path, ...]  # concrete payload paths, or the path inside one element

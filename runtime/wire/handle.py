@@ -95,7 +95,7 @@ def __getattr__(name: str) -> Handle:
 
 
 def check_kind(kind: str) -> None:
-    """ValueError unless ``kind`` is an ``MGPipeHandleKind`` enumerator."""
+    """ValueError unless ``kind`` is an ``MGPipeKind`` enumerator."""
     kinds = handle_kinds()
     if kind not in kinds:
         raise ValueError(f"unknown handle kind {kind!r} (expected one of {', '.join(kinds)})")

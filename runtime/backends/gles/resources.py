@@ -66,9 +66,9 @@ class Resources:
         self.gl = gl
         self.limits = limits
         self.epoch = 0
-        t = _t.enum("MGPResourceTarget")
-        self.buffer_target, self.tex2d_target = int(t["kResourceBuffer"]), int(t["kResourceTex2D"])
-        self.renderbuffer_target = int(t["kResourceRenderbuffer"])
+        t = _t.enum("MGPipeResourceTarget")
+        self.buffer_target, self.tex2d_target = int(t["Buffer"]), int(t["Tex2D"])
+        self.renderbuffer_target = int(t["Renderbuffer"])
 
     # -- create / destroy -----------------------------------------------------------
     def create(self, kind: str, target: int, what: str) -> object:
