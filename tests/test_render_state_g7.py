@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from mgpipe.runtime.client import g7check, render_state
 from mgpipe.runtime.schema import tables as _t
 from mgpipe.runtime.client.render_state import Arg, RenderState, SetterRow, setter_rows
+from mgpipe.runtime.client.setter_rows import index_bound
 
 ROWS = setter_rows()
 LogicOpArg = Annotated[str, Arg("enum", "LogicOperation")]
@@ -34,10 +35,10 @@ def _strategy(arg: Arg) -> st.SearchStrategy:
     if arg.kind == "glenum":
         return st.integers(0, 0xFFFF)
     if arg.kind in ("enum", "face"):
-        values = _t.enum(arg.ref)
+        values = _t.enum_members(arg.ref)
         return st.sampled_from(sorted(values) + sorted(values.values()))
     if arg.kind == "index":
-        return st.integers(0, _t.constant(arg.ref) - 1)
+        return st.integers(0, index_bound(arg.ref) - 1)
     if arg.kind == "pixel":
         members = _t.struct_info("PixelStoreParameters")["members"]
         return st.sampled_from([m["name"] for m in members if m["count"] == 1])

@@ -54,6 +54,7 @@ from .setter_rows import (
     ViewportIndex,
     KITS,
     clear_cache,
+    index_bound,
     member,
     method_name,
     rs_struct,
@@ -67,7 +68,8 @@ __all__ = [
 ]  # fmt: skip
 
 _PIXEL_STORE = "PixelStoreParameters"
-_FACES = "<faces>"  # the KITS entry of the face -> elements map
+_FACES = "<faces>"
+_VIEWPORTS = ViewportIndex.__metadata__[0].ref  # the viewport count: the Viewports array  # the KITS entry of the face -> elements map
 
 
 def _every_box_written(setter: str) -> tuple | None:
@@ -78,7 +80,7 @@ def _every_box_written(setter: str) -> tuple | None:
 def _face_elements(_: str) -> dict[int | str, tuple[int, ...]]:
     """Every ``CullFaceMode`` name and value -> the elements ``RenderState._faces`` gives it."""
     faces = RenderState._faces
-    names = _t.enum("CullFaceMode").items()
+    names = _t.enum_members("CullFaceMode").items()
     return {f: tuple(faces(None, f)) for kv in names for f in kv}  # type: ignore[arg-type]
 
 
@@ -97,11 +99,12 @@ class RenderState(RenderBlock):
     def _defaults(self) -> None:
         """GL initial state (no counter moves: this is construction)."""
         p, e = self.p, _t.enum
-        p["ColorMasks"]["V"] = True
-        p["DepthRanges"]["V"][:, 1] = 1.0
+        _fill(p["ColorMasks"], True)
+        p["DepthRanges"][_vec_names(p["DepthRanges"])[1]] = 1.0
         p["LineWidth"] = p["PointSize"] = 1.0
-        p["BlendStates"]["SrcRGB"] = p["BlendStates"]["SrcAlpha"] = e("BlendFactor")["One"]
-        p["BlendStates"]["DstRGB"] = p["BlendStates"]["DstAlpha"] = e("BlendFactor")["Zero"]
+        blend = p["BlendStates"]
+        blend["SrcFactorRGB"] = blend["SrcFactorAlpha"] = e("BlendFactor")["One"]
+        blend["DstFactorRGB"] = blend["DstFactorAlpha"] = e("BlendFactor")["Zero"]
         p["LogicOp"] = e("LogicOperation")["Copy"]
         p["DepthFunc"] = e("DepthTestFunc")["Less"]
         p["DepthMask"] = True
@@ -111,8 +114,8 @@ class RenderState(RenderBlock):
         p["SampleCoverageValue"] = 1.0
         p["SampleMaskValue"] = 0xFFFFFFFF
         p["PatchVertices"] = 3
-        p["PatchDefaultOuterLevel"]["V"] = 1.0
-        p["PatchDefaultInnerLevel"]["V"] = 1.0
+        _fill(p["PatchDefaultOuterLevel"], 1.0)
+        _fill(p["PatchDefaultInnerLevel"], 1.0)
         p["DitherEnabled"] = p["MultisampleEnabled"] = True
         for ps in (self.pixel_pack, self.pixel_unpack):
             ps["Alignment"] = 4
@@ -147,10 +150,10 @@ class RenderState(RenderBlock):
     def set_viewport(self, x: F32, y: F32, w: F32, h: F32) -> None:
         if self._put_span(KITS["SetViewport"], (x, y, w, h)):
             return
-        self._commit(self._row("SetViewport"), lambda: _put(self.p["Viewports"]["V"], (x, y, w, h)))
+        self._commit(self._row("SetViewport"), lambda: _put(self.p["Viewports"], (x, y, w, h)))
 
     def set_viewport_indexed(self, index: ViewportIndex, x: F32, y: F32, w: F32, h: F32) -> None:
-        v = self.p["Viewports"]["V"]
+        v = self.p["Viewports"]
         self._commit(self._row("SetViewportIndexed"), lambda: _put(v[index], (x, y, w, h)))
 
     def set_line_width(self, width: F32) -> None:
@@ -207,7 +210,7 @@ class RenderState(RenderBlock):
         if self._put_span(KITS["SetClearColor"], (r, g, b, a)):
             return
         self._commit(
-            self._row("SetClearColor"), lambda: _put(self.p["ClearColor"]["V"], (r, g, b, a))
+            self._row("SetClearColor"), lambda: _put(self.p["ClearColor"], (r, g, b, a))
         )
 
     def set_clear_depth(self, depth: F32) -> None:
@@ -222,18 +225,18 @@ class RenderState(RenderBlock):
         if self._put_span(KITS["SetBlendColor"], (r, g, b, a)):
             return
         self._commit(
-            self._row("SetBlendColor"), lambda: _put(self.p["BlendColor"]["V"], (r, g, b, a))
+            self._row("SetBlendColor"), lambda: _put(self.p["BlendColor"], (r, g, b, a))
         )
 
     def set_depth_range(self, near: F32, far: F32) -> None:
         if self._put_span(KITS["SetDepthRange"], (near, far)):
             return
         self._commit(
-            self._row("SetDepthRange"), lambda: _put(self.p["DepthRanges"]["V"], (near, far))
+            self._row("SetDepthRange"), lambda: _put(self.p["DepthRanges"], (near, far))
         )
 
     def set_depth_range_indexed(self, index: ViewportIndex, near: F32, far: F32) -> None:
-        v = self.p["DepthRanges"]["V"]
+        v = self.p["DepthRanges"]
         self._commit(self._row("SetDepthRangeIndexed"), lambda: _put(v[index], (near, far)))
 
     def set_scissor_box(self, x: I32, y: I32, w: I32, h: I32) -> None:
@@ -241,14 +244,14 @@ class RenderState(RenderBlock):
             return
 
         def write() -> None:
-            _put(self.p["ScissorBoxes"]["V"], (x, y, w, h))
+            _put(self.p["ScissorBoxes"], (x, y, w, h))
             self.p["ScissorBoxWrittenMask"] = _all_bits(len(self.p["ScissorBoxes"]))
 
         self._commit(self._row("SetScissorBox"), write)
 
     def set_scissor_box_indexed(self, index: ViewportIndex, x: I32, y: I32, w: I32, h: I32) -> None:
         def write() -> None:
-            _put(self.p["ScissorBoxes"]["V"][index], (x, y, w, h))
+            _put(self.p["ScissorBoxes"][index], (x, y, w, h))
             self.p["ScissorBoxWrittenMask"] |= 1 << index
 
         self._commit(self._row("SetScissorBoxIndexed"), write)
@@ -265,11 +268,11 @@ class RenderState(RenderBlock):
         self._set("SetPatchVertices", PatchVertices=count)
 
     def set_patch_default_outer_level(self, x: F32, y: F32, z: F32, w: F32) -> None:
-        v = self.p["PatchDefaultOuterLevel"]["V"]
+        v = self.p["PatchDefaultOuterLevel"]
         self._commit(self._row("SetPatchDefaultOuterLevel"), lambda: _put(v, (x, y, z, w)))
 
     def set_patch_default_inner_level(self, x: F32, y: F32) -> None:
-        v = self.p["PatchDefaultInnerLevel"]["V"]
+        v = self.p["PatchDefaultInnerLevel"]
         self._commit(self._row("SetPatchDefaultInnerLevel"), lambda: _put(v, (x, y)))
 
     def set_capability(self, cap: Cap, enabled: B8) -> None:
@@ -315,27 +318,27 @@ class RenderState(RenderBlock):
         elif len(peers) > 1:
             bits = 1 << peers.index(row)
         else:
-            bits = _all_bits(_t.constant("kMGMaxViewports"))
+            bits = _all_bits(index_bound(_VIEWPORTS))
         p[head] = (int(p[head]) | bits) if on else (int(p[head]) & ~bits)
 
     def set_blend_func(self, src_rgb: BlendFactorArg, dst_rgb: BlendFactorArg,
                        src_alpha: BlendFactorArg, dst_alpha: BlendFactorArg) -> None:  # fmt: skip
-        self._blend("SetBlendFunc", None, SrcRGB=src_rgb, DstRGB=dst_rgb, SrcAlpha=src_alpha,
-                    DstAlpha=dst_alpha)  # fmt: skip
+        self._blend("SetBlendFunc", None, SrcFactorRGB=src_rgb, DstFactorRGB=dst_rgb,
+                    SrcFactorAlpha=src_alpha, DstFactorAlpha=dst_alpha)  # fmt: skip
 
     def set_blend_func_indexed(self, index: DrawBufferIndex, src_rgb: BlendFactorArg,
                                dst_rgb: BlendFactorArg, src_alpha: BlendFactorArg,
                                dst_alpha: BlendFactorArg) -> None:  # fmt: skip
-        self._blend("SetBlendFuncIndexed", index, SrcRGB=src_rgb, DstRGB=dst_rgb,
-                    SrcAlpha=src_alpha, DstAlpha=dst_alpha)  # fmt: skip
+        self._blend("SetBlendFuncIndexed", index, SrcFactorRGB=src_rgb, DstFactorRGB=dst_rgb,
+                    SrcFactorAlpha=src_alpha, DstFactorAlpha=dst_alpha)  # fmt: skip
 
     def set_blend_equation(self, mode_rgb: BlendEquationArg,
                            mode_alpha: BlendEquationArg) -> None:  # fmt: skip
-        self._blend("SetBlendEquation", None, ModeRGB=mode_rgb, ModeAlpha=mode_alpha)
+        self._blend("SetBlendEquation", None, ColorEquation=mode_rgb, AlphaEquation=mode_alpha)
 
     def set_blend_equation_indexed(self, index: DrawBufferIndex, mode_rgb: BlendEquationArg,
                                    mode_alpha: BlendEquationArg) -> None:  # fmt: skip
-        self._blend("SetBlendEquationIndexed", index, ModeRGB=mode_rgb, ModeAlpha=mode_alpha)
+        self._blend("SetBlendEquationIndexed", index, ColorEquation=mode_rgb, AlphaEquation=mode_alpha)
 
     def _blend(self, setter: str, index: int | None, **subs: Any) -> None:
         states = self.p["BlendStates"]
@@ -377,11 +380,11 @@ class RenderState(RenderBlock):
 
     def set_color_mask(self, r: B8, g: B8, b: B8, a: B8) -> None:
         self._commit(
-            self._row("SetColorMask"), lambda: _put(self.p["ColorMasks"]["V"], (r, g, b, a))
+            self._row("SetColorMask"), lambda: _put(self.p["ColorMasks"], (r, g, b, a))
         )
 
     def set_color_mask_indexed(self, index: DrawBufferIndex, r: B8, g: B8, b: B8, a: B8) -> None:
-        v = self.p["ColorMasks"]["V"]
+        v = self.p["ColorMasks"]
         self._commit(self._row("SetColorMaskIndexed"), lambda: _put(v[index], (r, g, b, a)))
 
     def set_sample_coverage(self, value: F32, invert: B8) -> None:
@@ -436,8 +439,24 @@ def _each(arr: np.ndarray, rows: Any, **subs: Any) -> None:
             arr[i][k] = v
 
 
-def _put(target: np.ndarray, values: tuple) -> None:
-    target[...] = values
+def _vec_names(target: np.ndarray | np.void) -> tuple[str, ...]:
+    """The component members of a vector struct (``FloatVec4``: X, Y, Z, W), in order."""
+    names = target.dtype.names
+    if not names:
+        raise TypeError(f"not a vector struct: {target.dtype}")
+    return names
+
+
+def _put(target: np.ndarray | np.void, values: tuple) -> None:
+    """Write a vector struct (or every element of an array of them) component by component."""
+    for name, value in zip(_vec_names(target), values, strict=True):
+        target[name] = value
+
+
+def _fill(target: np.ndarray | np.void, value: Any) -> None:
+    """Every component of a vector struct (or of every element of an array of them)."""
+    for name in _vec_names(target):
+        target[name] = value
 
 
 def _all_bits(n: int) -> int:

@@ -55,7 +55,8 @@ class Arg:
     """What a setter parameter holds (read by the G7 test to generate arguments).
 
     ``kind``: ``f32`` ``u32`` ``i32`` ``bool`` ``glenum`` ``enum`` (``ref`` = enum name),
-    ``index`` (``ref`` = constant bounding it), ``arm`` (``ref`` = selector enum),
+    ``index`` (``ref`` bounds it: a constant, or ``.Member``, an array member of the
+    render-state block whose element count is the bound; :func:`index_bound`), ``arm`` (``ref`` = selector enum),
     ``face`` (``CullFaceMode``), ``pixel`` (a ``PixelStoreParameters`` member name).
     """
 
@@ -69,10 +70,20 @@ I32 = Annotated[int, Arg("i32")]
 B8 = Annotated[bool, Arg("bool")]
 GLenum = Annotated[int, Arg("glenum")]
 Face = Annotated[int | str, Arg("face", "CullFaceMode")]
-ViewportIndex = Annotated[int, Arg("index", "kMGMaxViewports")]
+#: MobileGL sizes the viewport arrays with a macro (``MAX_VIEWPORTS``) the tables do not
+#: carry as a constant: the bound is the element count of the block's ``Viewports`` array
+ViewportIndex = Annotated[int, Arg("index", ".Viewports")]
 DrawBufferIndex = Annotated[int, Arg("index", "kMGMaxDrawBuffers")]
 Cap = Annotated[int | str, Arg("arm", "CapabilityInput")]
 Hint = Annotated[int | str, Arg("arm", "HintTarget")]
+
+
+def index_bound(ref: str) -> int:
+    """The exclusive bound an ``index`` argument's ``ref`` names: ``CONSTANTS[ref]``, or,
+    for ``.Member``, the element count of that array member of the render-state block."""
+    if not ref.startswith("."):
+        return int(_t.constant(ref))
+    return int(member(rs_struct(), ref[1:])["count"])
 
 
 def _enum(name: str) -> Any:
