@@ -15,12 +15,20 @@ from mgpipe.runtime.backends.base import build_table
 from mgpipe.runtime.backends.recorder import Recorder
 from mgpipe.runtime.errors import HandleRefused, NullEntry, ProtocolCorruption
 from mgpipe.runtime.wire.handle import Handle, default_framebuffer
-from mgpipe.runtime.server.working_state import chunk_tables
+from mgpipe.runtime.schema.kinds import handle_kinds
+from mgpipe.runtime.server.working_state import chunk_tables, mask_all
 from mgpipe.runtime.wire.stage import StageSegment
 from mgpipe.runtime.wire.codec import Encoder
 
-ALL = 0xFFFFFFFF  # kMGPipeRenderStateChunkMaskAll, checked against the tables below
+ALL = 0xFFFFFFFF  # the all-ones ChunkMask, checked against the tables below
 RS_STRUCT, RS_SIZE, PIPE, DYN = chunk_tables()
+KIND = handle_kinds()  # MGPipeKind, by name
+
+
+def _target(name: str) -> int:
+    from mgpipe.runtime.schema import tables as t
+
+    return t.enum("MGPipeResourceTarget")[name]
 
 
 class Pipe:
@@ -56,7 +64,17 @@ def _gather(block: bytes, chunks: tuple[tuple[int, int], ...]) -> bytes:
 def test_mask_all_is_the_tables_constant() -> None:
     from mgpipe.runtime.schema import tables as t
 
-    assert t.constant("kMGPipeRenderStateChunkMaskAll") == ALL
+    # MobileGL's ABI has no kMGPipeRenderStateChunkMaskAll: "all ones" is every bit of the
+    # Uint32 ChunkMask (its largest value), and the mask of exactly the half's chunk bits
+    # ((1 << kMGPipe*ChunkCount) - 1, MobileGL's spelling) names every chunk as well
+    assert mask_all() == t.field("MGPRenderStateDesc", "ChunkMask").max_value == ALL
+    p = Pipe()
+    block = _reference_block(2)
+    p("CreateRenderState", {"Cso": Handle(1, 1), "ChunkMask": (1 << len(PIPE)) - 1},
+      blob=_gather(block, PIPE))  # fmt: skip
+    p("BindRenderState", {"Cso": Handle(1, 1)})
+    p("SetDynamicState", {"ChunkMask": (1 << len(DYN)) - 1}, blob=_gather(block, DYN))
+    assert bytes(p.applier.ctx.render_state.data) == block
 
 
 def test_handle_mapping_covers_every_call_and_its_gate_goes_red(monkeypatch: Any) -> None:
@@ -91,10 +109,12 @@ def test_handle_refusals_are_named() -> None:
     assert p.refused("BindRenderState", {"Cso": Handle(1, 2)}) == "BindRenderState.Cso.Unknown"
     assert p.refused("CreateRenderState", {"Cso": Handle(1, 1), "ChunkMask": ALL},
                      blob=_gather(block, PIPE)) == "CreateRenderState.Cso.Backward"  # fmt: skip
-    p("DeleteRenderState", {"Res": Handle(1, 1)})
+    p("DeleteRenderState", {"Handle": Handle(1, 1)})
     assert p.refused("BindRenderState", {"Cso": Handle(1, 1)}) == "BindRenderState.Cso.Stale"
-    assert p.refused("DeleteRenderState", {"Res": Handle(1, 1)}) == "DeleteRenderState.Res.Stale"
-    assert p.refused("DeleteRenderState", {}) == "DeleteRenderState.Res.Null"
+    assert p.refused("DeleteRenderState", {"Handle": Handle(1, 1)}) == (
+        "DeleteRenderState.Handle.Stale"
+    )
+    assert p.refused("DeleteRenderState", {}) == "DeleteRenderState.Handle.Null"
     assert p.refused("CreateRenderState", {"Cso": Handle(1, 1), "ChunkMask": ALL},
                      blob=_gather(block, PIPE)) == "CreateRenderState.Cso.Backward"  # fmt: skip
     _create_cso(p, Handle(1, 2), block)  # the slot reused with the next gen
@@ -106,7 +126,7 @@ def test_null_is_legal_only_where_nothing_may_be_bound() -> None:
     p = Pipe()
     p("SetVertexBuffers", {"Start": 3, "Count": 2}, [[{}, {}]])  # null = nothing bound
     p("SetDrawProgram", {})
-    p("ResourceCreate", {"Res": Handle(1, 1), "Target": 2})  # a Tex2D
+    p("ResourceCreate", {"Resource": Handle(1, 1), "Target": _target("Tex2D")})
     assert p.refused("SetTextureParams", {"Res": Handle(1, 1)}) == (
         "SetTextureParams.BuiltinSampler.Null"  # D-E1: never null
     )
@@ -115,7 +135,7 @@ def test_null_is_legal_only_where_nothing_may_be_bound() -> None:
     )
     # a texture where a buffer is required is refused by kind
     assert p.refused("SetVertexBuffers", {"Count": 1}, [[{"Res": Handle(1, 1)}]]) == (
-        "SetVertexBuffers.MGPVertexBufferWire[0].Res.Kind"
+        "SetVertexBuffers.MGPVertexBuffer[0].Res.Kind"
     )
 
 
@@ -133,24 +153,34 @@ def test_default_framebuffer_resolves_and_cannot_die() -> None:
     p = Pipe()
     dfb = default_framebuffer()
     p("SetFramebufferState", {"Fbo": dfb, "Target": 2})
-    p("Blit", {"SrcFbo": dfb, "DstFbo": dfb})
+    p("Blit", {"ReadFbo": dfb, "DrawFbo": dfb})
     assert p.applier.ctx.read_framebuffer == dfb
-    assert p.refused("ObjectDeath", {"Object": dfb, "Kind": 3}) == "ObjectDeath.Object.Null"
-    assert p.refused("Blit", {"SrcFbo": dfb}) == "Blit.DstFbo.Null"
+    assert p.refused("ObjectDeath", {"Handle": dfb, "Kind": KIND["Framebuffer"]}) == (
+        "ObjectDeath.Handle.Null"
+    )
+    assert p.refused("Blit", {"ReadFbo": dfb}) == "Blit.DrawFbo.Null"
 
 
 def test_object_death_follows_the_wire_delete_once() -> None:
     p = Pipe()
-    p("ResourceCreate", {"Res": Handle(2, 1), "Target": 0})
-    p("ResourceDestroy", {"Res": Handle(2, 1)})
-    p("ObjectDeath", {"Object": Handle(2, 1), "Kind": 0})
-    assert p.refused("ObjectDeath", {"Object": Handle(2, 1), "Kind": 0}) == (
-        "ObjectDeath.Object.Stale"
+    buf = KIND["Buffer"]
+    p("ResourceCreate", {"Resource": Handle(2, 1), "Target": _target("Buffer")})
+    p("ResourceDestroy", {"Handle": Handle(2, 1), "Kind": buf})
+    p("ObjectDeath", {"Handle": Handle(2, 1), "Kind": buf})
+    assert p.refused("ObjectDeath", {"Handle": Handle(2, 1), "Kind": buf}) == (
+        "ObjectDeath.Handle.Stale"
     )
-    assert p.refused("ObjectDeath", {"Object": Handle(2, 1), "Kind": 200}) == "ObjectDeath.Kind"
-    p("BindStreamOutput", {"Xfb": Handle(3, 1)})  # Xfb: created at first use ...
-    p("ObjectDeath", {"Object": Handle(3, 1), "Kind": 4})  # ... gone at its death
-    assert p.refused("BindStreamOutput", {"Xfb": Handle(3, 1)}) == "BindStreamOutput.Xfb.Stale"
+    assert p.refused("ObjectDeath", {"Handle": Handle(2, 1), "Kind": 200}) == "ObjectDeath.Kind"
+    # MGPipeKind::None names no object
+    assert p.refused("ObjectDeath", {"Handle": Handle(2, 1), "Kind": 0}) == "ObjectDeath.Kind"
+    # no MobileGL record carries an Xfb handle (BindStreamOutput names a GL name): the
+    # implicit kind the wire does name is the framebuffer
+    fbo = KIND["Framebuffer"]
+    p("SetFramebufferState", {"Fbo": Handle(3, 1)})  # a framebuffer: created at first use ...
+    p("ObjectDeath", {"Handle": Handle(3, 1), "Kind": fbo})  # ... gone at its death
+    assert p.refused("SetFramebufferState", {"Fbo": Handle(3, 1)}) == (
+        "SetFramebufferState.Fbo.Stale"
+    )
 
 
 def test_render_state_scatter_gives_the_reference_block() -> None:
@@ -198,16 +228,16 @@ def test_null_entry_is_refused_and_optional_entry_is_skipped() -> None:
             return "made"
 
     p = Pipe(Partial())
-    assert p("ResourceCreate", {"Res": Handle(1, 1)}) == "made"
+    assert p("ResourceCreate", {"Resource": Handle(1, 1)}) == "made"
     with pytest.raises(NullEntry) as exc:
-        p("ResourceDestroy", {"Res": Handle(1, 1)})
+        p("ResourceDestroy", {"Handle": Handle(1, 1)})
     assert exc.value.call == "ResourceDestroy" and exc.value.kind == "UnimplementedCall"
     assert Handle(1, 1) in p.applier.tables["Resource"]  # refused before any change
     assert p("SetSwapInterval", {"Interval": 1}) is None  # kOptional: skipped, counted
-    assert p("UnmapPersistent", {"Res": Handle(1, 1)}) is None
+    assert p("UnmapPersistent", {"Handle": Handle(1, 1)}) is None
     assert p.applier.skipped == {"SetSwapInterval": 1, "UnmapPersistent": 1}
     with pytest.raises(HandleRefused):  # a skipped entry still validates its handles
-        p("UnmapPersistent", {"Res": Handle(7, 1)})
+        p("UnmapPersistent", {"Handle": Handle(7, 1)})
 
 
 def test_backend_table_refuses_a_mistyped_entry() -> None:
@@ -220,10 +250,16 @@ def test_backend_table_refuses_a_mistyped_entry() -> None:
     assert len(table) == len(tables().CALLS) and all(callable(v) for v in table.values())
 
 
+def t_constant(name: str) -> int:
+    from mgpipe.runtime.schema import tables as t
+
+    return t.constant(name)
+
+
 def _scene(p: Pipe, serial: int = 1) -> None:
     block = _reference_block(3)
-    p("ResourceCreate", {"Res": Handle(1, 1), "Target": 0})
-    p("ResourceCreate", {"Res": Handle(2, 1), "Target": 2})
+    p("ResourceCreate", {"Resource": Handle(1, 1), "Target": _target("Buffer")})
+    p("ResourceCreate", {"Resource": Handle(2, 1), "Target": _target("Tex2D")})
     p("CreateSamplerView", {"Cso": Handle(1, 1), "Texture": Handle(2, 1)})
     _create_cso(p, Handle(1, 1), block)
     p("BindRenderState", {"Cso": Handle(1, 1), "Version": 1, "PipelineVersion": 1})
@@ -235,7 +271,8 @@ def _scene(p: Pipe, serial: int = 1) -> None:
     p("SetFramebufferState", {"Fbo": default_framebuffer()})
     p("DrawVbo", {"Mode": 4, "IndexSize": 2, "NumDraws": 1, "IndexResource": Handle(1, 1)},
       [[{"Count": 6}]])  # fmt: skip
-    p("Clear", {"Mask": 0x4000, "ColorBits": [0, 0x3F800000, 0, 0]})
+    p("Clear", {"Kind": t_constant("kMGPipeClearKindWhole"), "BufferMask": 0x4000,
+                "DrawBufferIndex": -1, "ColorValue": [0, 0x3F800000, 0, 0]})  # fmt: skip
     p("Present", {"FrameSerial": serial})
 
 

@@ -19,6 +19,9 @@ from mgpipe.runtime.wire.records import record_type
 from mgpipe.runtime.wire.stage import StageSegment
 
 
+BUFFER = t.enum("MGPipeResourceTarget")["Buffer"]
+
+
 class Keeper:
     """A backend that keeps an object per server object and everything it was given."""
 
@@ -31,11 +34,11 @@ class Keeper:
 
     def ResourceCreate(self, ctx: Any, d: Decoded) -> None:
         self._keep(ctx, d)
-        ctx.resolved["Res"].backend = ("buffer", d.payload.Width)
+        ctx.resolved["Resource"].backend = ("buffer", d.payload.Width)
 
     def ResourceDestroy(self, ctx: Any, d: Decoded) -> None:
         self._keep(ctx, d)
-        self.freed.append(ctx.resolved["Res"].backend)
+        self.freed.append(ctx.resolved["Handle"].backend)
 
     def ObjectDeath(self, ctx: Any, d: Decoded) -> None:
         self._keep(ctx, d)
@@ -73,7 +76,7 @@ class Pipe:
 def test_entry_receives_immutable_records_and_keeps_a_backend_object() -> None:
     k = Keeper()
     p = Pipe(k)
-    p("ResourceCreate", {"Res": Handle(1, 1), "Target": 0, "Width": 64})
+    p("ResourceCreate", {"Resource": Handle(1, 1), "Target": BUFFER, "Width": 64})
     p("DrawVbo", {"Mode": 4, "NumDraws": 1, "IndexResource": Handle(1, 1)}, [[{"Count": 3}]])
     call, d, res = k.seen[-1]
     assert call == "DrawVbo" and d.name == "DrawVbo" and type(d.payload) is record_type("MGPDrawInfo")
@@ -82,7 +85,7 @@ def test_entry_receives_immutable_records_and_keeps_a_backend_object() -> None:
     assert res["IndexResource"].backend == ("buffer", 64)
     with pytest.raises(AttributeError):
         d.payload.Mode = 5  # type: ignore[misc]
-    p("ResourceDestroy", {"Res": Handle(1, 1)})
+    p("ResourceDestroy", {"Handle": Handle(1, 1)})
     assert k.freed == [("buffer", 64)]  # the retired object still carries the backend's
 
 
@@ -99,27 +102,27 @@ def test_null_entry_refuses_by_name_before_anything_changes() -> None:
 
 def test_blit_with_a_good_src_and_a_backward_dst_changes_nothing() -> None:
     p = Pipe(Keeper())
-    p("Blit", {"SrcFbo": Handle(3, 1), "DstFbo": Handle(3, 1)})  # first use: created once
+    p("Blit", {"ReadFbo": Handle(3, 1), "DrawFbo": Handle(3, 1)})  # first use: created once
     before = p.snapshot()
-    # SrcFbo new (would be created), DstFbo {3, 2} while {3, 1} lives: a create on a live slot
-    assert p.refused("Blit", {"SrcFbo": Handle(4, 1), "DstFbo": Handle(3, 2)}) == (
-        "Blit.DstFbo.Backward"
+    # ReadFbo new (would be created), DrawFbo {3, 2} while {3, 1} lives: a create on a live slot
+    assert p.refused("Blit", {"ReadFbo": Handle(4, 1), "DrawFbo": Handle(3, 2)}) == (
+        "Blit.DrawFbo.Backward"
     )
     assert p.snapshot() == before and Handle(4, 1) not in p.applier.tables["Framebuffer"]
     # two fields naming one new slot with two gens: refused before either is made
-    assert p.refused("Blit", {"SrcFbo": Handle(9, 1), "DstFbo": Handle(9, 2)}) == (
-        "Blit.DstFbo.Backward"
+    assert p.refused("Blit", {"ReadFbo": Handle(9, 1), "DrawFbo": Handle(9, 2)}) == (
+        "Blit.DrawFbo.Backward"
     )
     assert p.snapshot() == before
 
 
 def test_a_refused_window_record_leaves_every_table_and_window() -> None:
     p = Pipe(Keeper())
-    p("ResourceCreate", {"Res": Handle(1, 1), "Target": 0})
+    p("ResourceCreate", {"Resource": Handle(1, 1), "Target": BUFFER})
     before, window = p.snapshot(), list(p.applier.ctx.windows["SetVertexBuffers"])
     rows = [{"Res": Handle(1, 1)}, {"Res": Handle(2, 1)}]
     assert p.refused("SetVertexBuffers", {"Count": 2}, [rows]) == (
-        "SetVertexBuffers.MGPVertexBufferWire[1].Res.Unknown"
+        "SetVertexBuffers.MGPVertexBuffer[1].Res.Unknown"
     )
     assert p.snapshot() == before and p.applier.ctx.windows["SetVertexBuffers"] == window
 
@@ -128,7 +131,7 @@ def test_handle_tables_grow_in_constant_space_whatever_the_slot() -> None:
     p = Pipe(Keeper())
     tracemalloc.start()
     t0 = time.process_time()
-    p("ResourceCreate", {"Res": Handle((1 << 20) - 1, 1), "Target": 0})
+    p("ResourceCreate", {"Resource": Handle((1 << 20) - 1, 1), "Target": BUFFER})
     cpu = time.process_time() - t0
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
@@ -139,16 +142,16 @@ def test_handle_tables_grow_in_constant_space_whatever_the_slot() -> None:
 def test_object_death_checks_the_kind_after_a_wire_delete() -> None:
     p = Pipe(Keeper())
     kinds = t.enum("MGPipeKind")
-    p("ResourceCreate", {"Res": Handle(2, 1), "Target": 0})  # a buffer
-    p("ResourceDestroy", {"Res": Handle(2, 1)})
+    p("ResourceCreate", {"Resource": Handle(2, 1), "Target": BUFFER})  # a buffer
+    p("ResourceDestroy", {"Handle": Handle(2, 1), "Kind": kinds["Buffer"]})
     before = p.snapshot()
-    assert p.refused("ObjectDeath", {"Object": Handle(2, 1), "Kind": kinds["Texture"]}) == (
-        "ObjectDeath.Object.Kind"
+    assert p.refused("ObjectDeath", {"Handle": Handle(2, 1), "Kind": kinds["Texture"]}) == (
+        "ObjectDeath.Handle.Kind"
     )
     assert p.snapshot() == before
-    p("ObjectDeath", {"Object": Handle(2, 1), "Kind": kinds["Buffer"]})
-    assert p.refused("ObjectDeath", {"Object": Handle(2, 1), "Kind": kinds["Buffer"]}) == (
-        "ObjectDeath.Object.Stale"
+    p("ObjectDeath", {"Handle": Handle(2, 1), "Kind": kinds["Buffer"]})
+    assert p.refused("ObjectDeath", {"Handle": Handle(2, 1), "Kind": kinds["Buffer"]}) == (
+        "ObjectDeath.Handle.Stale"
     )
 
 

@@ -20,9 +20,14 @@ __all__ = ["handle_kinds", "kinds_in", "resource_kinds", "reissue_kinds"]
 _KIND_ENUM = "MGPipeKind"
 
 
+#: ``MGPipeKind::None``: the kind of no object (the null handle's), not a kind of object.
+_NO_KIND = "None"
+
+
 def handle_kinds() -> dict[str, int]:
-    """``MGPipeKind`` enumerator -> value, from the tables."""
-    return dict(_t.enum(_KIND_ENUM))
+    """``MGPipeKind`` enumerator -> value, from the tables: the kinds of objects, i.e. the
+    enum without ``None`` (no object) and its count member."""
+    return {k: v for k, v in _t.enum_members(_KIND_ENUM).items() if k != _NO_KIND}
 
 
 def kinds_in(mask_name: str) -> tuple[str, ...]:

@@ -29,6 +29,7 @@ __all__ = [
     "field",
     "packer",
     "enum",
+    "enum_members",
     "constant",
     "call_name",
 ]
@@ -207,6 +208,15 @@ def enum(name: str) -> dict[str, int]:
         return tables().ENUMS[name]
     except (AttributeError, KeyError):
         raise TablesError(f"{_where()}: ENUMS has no enum {name!r}") from None
+
+
+def enum_members(name: str) -> dict[str, int]:
+    """``ENUMS[name]`` without its sentinels: the count member (named ``Count`` or
+    ``...Count``, holding the largest value) and ``Unknown`` (a negative value)."""
+    values = enum(name)
+    top = max(values.values(), default=0)
+    return {k: v for k, v in values.items()
+            if not (k.endswith("Count") and v == top) and not (k == "Unknown" and v < 0)}  # fmt: skip
 
 
 def constant(name: str) -> int:

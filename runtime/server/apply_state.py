@@ -30,7 +30,7 @@ Push = Callable[[ServerContext, Decoded, ServerObject | None], None]
 @lru_cache(maxsize=None)
 def _resource_targets() -> dict[int, str]:
     """``MGPipeResourceTarget`` value -> the handle kind of the resource."""
-    targets = _t.enum("MGPipeResourceTarget")
+    targets = _t.enum_members("MGPipeResourceTarget")
     buffer, texture, renderbuffer = resource_kinds()
     out = {}
     for name, value in targets.items():
@@ -135,9 +135,16 @@ def _program_bindings(ctx: ServerContext, d: Decoded, obj: ServerObject | None) 
 
 
 def _storage_block(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:
+    """The block is named, not indexed (``Name``: the blob, NUL included)."""
     assert obj is not None
     blocks = obj.data.setdefault("storage_blocks", {})
-    blocks[int(d.payload.BlockIndex)] = int(d.payload.Binding)
+    name = bytes(d.blob if d.blob is not None else b"").split(b"\0", 1)[0]
+    blocks[name.decode("utf-8", "replace")] = int(d.payload.Binding)
+
+
+def _stream_output(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:
+    """The XFB namespace has no wire handle: the bound object is (GL name, lifetime id)."""
+    ctx.xfb = (int(d.payload.GlName), int(d.payload.LifetimeId))
 
 
 def _texture_params(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:
@@ -162,11 +169,11 @@ def _present(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:
 PUSH: dict[str, Push] = {
     "BindRenderState": _bind_render_state,
     "SetDynamicState": _set_dynamic_state,
-    "BindVertexElements": _binder("vertex_elements", "Res"),
-    "BindShaderState": _binder("shader_state", "Res"),
-    "SetDrawProgram": _binder("draw_program", "ShaderCso"),
-    "SetDispatchProgram": _binder("dispatch_program", "ShaderCso"),
-    "BindStreamOutput": _binder("xfb", "Xfb"),
+    "BindVertexElements": _binder("vertex_elements", "Handle"),
+    "BindShaderState": _binder("shader_state", "Handle"),
+    "SetDrawProgram": _binder("draw_program", "Handle"),
+    "SetDispatchProgram": _binder("dispatch_program", "Handle"),
+    "BindStreamOutput": _stream_output,
     "SetFramebufferState": _set_framebuffer,
     "SetVertexBuffers": _window,
     "SetSamplerViews": _window,

@@ -9,7 +9,9 @@
   ``render_state_version``, ``pipeline_version`` and the last ``dynamic_version``;
 - ``tables``: one :class:`~.handle_table.HandleTable` per server table (resources share one);
 - the current bindings: ``draw_framebuffer``, ``read_framebuffer``, ``vertex_elements``,
-  ``shader_state``, ``draw_program``, ``dispatch_program``, ``xfb`` (handles);
+  ``shader_state``, ``draw_program``, ``dispatch_program`` (handles), and ``xfb``: the
+  bound stream output as ``(GlName, LifetimeId)`` of the last ``BindStreamOutput`` (the XFB
+  namespace has no wire handle; ``(0, 0)``: the default object, nothing bound);
 - ``windows``: binding-point windows, a list of element records per point, as many
   points as the tail's bound (``"SetVertexBuffers"``, ``"SetSamplerViews"``,
   ``"BindSamplerStates"``, ``"SetShaderImages"``, ``"SetShaderBuffers[<Class>]"``,
@@ -126,7 +128,7 @@ class ServerContext:
         self.shader_state = NULL
         self.draw_program = NULL
         self.dispatch_program = NULL
-        self.xfb = NULL
+        self.xfb: tuple[int, int] = (0, 0)
         self.windows.clear()
         keys = [(c, c) for c in WINDOW_CALLS + ("SetVertexAttribDefaults",)]
         keys += [(f"SetShaderBuffers[{cls}]", "SetShaderBuffers")
@@ -175,7 +177,7 @@ class ServerContext:
             "shader_state": h(self.shader_state),
             "draw_program": h(self.draw_program),
             "dispatch_program": h(self.dispatch_program),
-            "xfb": h(self.xfb),
+            "xfb": list(self.xfb),
             "windows": {k: window(k) for k in sorted(self.windows)},
             "last": {k: to_plain(v, json_safe=True) for k, v in sorted(self.last.items())},
         }

@@ -8,7 +8,9 @@ Blob conventions (both halves, ``CreateRenderState`` and ``SetDynamicState``):
 
 - bit *i* of ``ChunkMask`` names chunk *i* of the half (ascending offset order);
 - the blob is the concatenation of the named chunks' bytes, in bit order;
-- ``kMGPipeRenderStateChunkMaskAll`` (all ones) names every chunk of the half;
+- the all-ones ``ChunkMask`` (every bit of the member set: its largest value, from the
+  layout in the tables) names every chunk of the half, as does the mask with exactly the
+  half's chunk bits set (MobileGL's ``(1 << kMGPipe*ChunkCount) - 1``);
 - a set bit beyond the half's chunk count (other than all-ones) is
   ``ProtocolCorruption("<Call>.ChunkMask")``; a blob whose length is not the sum of the
   named chunks' lengths is ``ProtocolCorruption("<Call>.Blob")``.
@@ -32,6 +34,7 @@ from ..schema import tables as _t
 
 __all__ = [
     "chunk_tables",
+    "mask_all",
     "selected_chunks",
     "pipeline_subset_size",
     "build_pipeline_subset",
@@ -57,9 +60,19 @@ def chunk_tables() -> tuple[str, int, Chunks, Chunks]:
     return rs["struct"], size, pipe, dyn
 
 
+@lru_cache(maxsize=None)
+def mask_all() -> int:
+    """The all-ones ``ChunkMask``: the largest value of ``MGPRenderStateDesc.ChunkMask``
+    (``MGPDynamicState.ChunkMask`` is checked to be the same width)."""
+    pipe = _t.field("MGPRenderStateDesc", "ChunkMask").max_value
+    if _t.field("MGPDynamicState", "ChunkMask").max_value != pipe:
+        raise _t.TablesError("MGPRenderStateDesc / MGPDynamicState ChunkMask widths differ")
+    return pipe
+
+
 def selected_chunks(mask: int, chunks: Chunks, what: str) -> Chunks:
     """The chunks ``mask`` names (see the module docstring)."""
-    if mask == _t.constant("kMGPipeRenderStateChunkMaskAll"):
+    if mask == mask_all():
         return chunks
     if mask >> len(chunks):
         raise ProtocolCorruption(f"{what}.ChunkMask")
