@@ -228,7 +228,7 @@ def test_a_respecified_render_texture_gets_a_new_framebuffer():
         assert _pixel(c, 1, 1) == (255, 0, 0, 255)
         # new storage for the attached texture (glTexImage2D again) while the FBO stays
         # bound: the framebuffer state is not re-sent, the old image retires in flight
-        c.em.emit("ResourceRespecify", {"Res": tex.handle, "Target": c._target(tex.target),
+        c.em.emit("ResourceRespecify", {"Resource": tex.handle, "Target": c._target(tex.target),
                                         "StorageKind": 0, "InternalFormat": 0x8058, "Width": 64,
                                         "Height": 48, "Depth": 1, "ArrayLayers": 1, "Levels": 1})
         c.clear_color(0, 0, 1, 1)

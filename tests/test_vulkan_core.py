@@ -125,7 +125,18 @@ def test_exactly_magmas_eight_dynamic_states():
 def test_every_catalogue_enumerator_has_a_translation(enum):
     from mgpipe.runtime.schema import tables as _t
 
-    assert set(vk_enums.catalogue_map(enum)) == {int(v) for v in _t.enum(enum).values()}
+    names, table = _t.enum(enum), vk_enums.TRANSLATED[enum]
+    m = vk_enums.catalogue_map(enum)
+    # every enumerator that names a state translates; the only ones that do not are
+    # MobileGL's bound (<Enum>Count) and marker (Unknown), and a record carrying one is refused
+    no_state = {n for n, v in names.items() if table[n] is vk_enums.NOT_A_VALUE}
+    assert no_state == {n for n in names if n.endswith("Count") or n == "Unknown"}
+    assert set(m) == {int(v) for n, v in names.items() if n not in no_state}
+    for n in no_state:
+        with pytest.raises(vk_enums.UnsupportedEnum, match=f"{enum}::{n} .* names no state"):
+            m[int(names[n])]
+    with pytest.raises(vk_enums.UnsupportedEnum, match=f"is no {enum} enumerator"):
+        m[max(int(v) for v in names.values()) + 1]
 
 
 def test_a_missing_translation_is_refused(monkeypatch):

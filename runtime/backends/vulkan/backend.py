@@ -77,7 +77,7 @@ class VulkanBackend:
 
     # -- resources ---------------------------------------------------------------
     def ResourceCreate(self, ctx: Any, d: Any) -> None:
-        obj = ctx.resolved["Res"]
+        obj = ctx.resolved["Resource"]
         if obj.kind == "Buffer":
             obj.backend = self._keep(VkBufferResource(self.dev, self.r.ring.defer))
         else:
@@ -93,7 +93,7 @@ class VulkanBackend:
         self._live.pop(id(thing), None)
 
     def ResourceRespecify(self, ctx: Any, d: Any) -> None:
-        obj, p = ctx.resolved["Res"], d.payload
+        obj, p = ctx.resolved["Resource"], d.payload
         if obj.backend is None:
             self.ResourceCreate(ctx, d)
         if isinstance(obj.backend, VkBufferResource):
@@ -121,7 +121,7 @@ class VulkanBackend:
             res.record_upload(cmd, p.Level, regions, self.r.ring.serial)
 
     def ResourceDestroy(self, ctx: Any, d: Any) -> None:
-        obj = ctx.resolved["Res"]
+        obj = ctx.resolved["Handle"]
         if obj.backend is not None:
             self._forget_targets_of(obj.backend)
             obj.backend.destroy()
@@ -148,17 +148,17 @@ class VulkanBackend:
         self.r.ring.defer(program.destroy)
 
     def DeleteShaderState(self, ctx: Any, d: Any) -> None:
-        obj = ctx.resolved["Res"]
+        obj = ctx.resolved["Handle"]
         self.r.memo.retire(obj.handle)
         if obj.backend is not None:
             self._retire_program(obj.handle, obj.backend)
 
     def DeleteRenderState(self, ctx: Any, d: Any) -> None:
-        self.r.memo.retire(ctx.resolved["Res"].handle)
+        self.r.memo.retire(ctx.resolved["Handle"].handle)
 
     def CreateVertexElements(self, ctx: Any, d: Any) -> None:
         obj, p = ctx.resolved["Cso"], d.payload
-        na, nb = p.AttribCount, p.BindingCount
+        na, nb = p.AttributeCount, p.BindingPointCount
         raw = d.blob or b""
         adt, bdt = layouts.dtype("MGPVertexAttribWire"), layouts.dtype("MGPVertexBindingPointWire")
         attrs = np.frombuffer(raw, adt, count=na)
@@ -167,9 +167,9 @@ class VulkanBackend:
         for loc, a in enumerate(attrs):
             if not int(a["Enabled"]):
                 continue
-            gl_type, size, b = int(a["Format"]), int(a["Size"]), int(a["BindingIndex"])
+            gl_type, size, b = int(a["Type"]), int(a["Size"]), int(a["BindingIndex"])
             vattrs.append((loc, b, vertex_format(gl_type, size, bool(a["Normalized"])),
-                           int(a["RelativeOffset"])))  # fmt: skip
+                           int(a["Offset"])))  # fmt: skip
             strides.setdefault(b, size * _TYPE_SIZE[gl_type])  # GL stride 0: tightly packed
         vbinds = tuple((b, int(binds[b]["Stride"]) or tight, int(binds[b]["Divisor"]) > 0)
                        for b, tight in sorted(strides.items()))  # fmt: skip
@@ -228,7 +228,7 @@ class VulkanBackend:
         out = []
         for i, row in enumerate(ctx.windows["SetVertexBuffers"]):
             if not row.Res.is_null:
-                res = _obj(ctx, "Buffer", row.Res, f"SetVertexBuffers.MGPVertexBufferWire[{i}]")
+                res = _obj(ctx, "Buffer", row.Res, f"SetVertexBuffers.MGPVertexBuffer[{i}]")
                 out.append((i, res.backend, row.Offset))
         self._vbufs = out
 
@@ -240,25 +240,49 @@ class VulkanBackend:
 
     def SetVertexAttribDefaults(self, ctx: Any, d: Any) -> None:
         window = ctx.windows["SetVertexAttribDefaults"]
+        views = _attrib_views()
         values = []
         for row in window:
-            if not any(row.Bits) and not row.Kind:  # never written: GL's (0, 0, 0, 1)
+            if not (row.Location or row.ValueClass or any(row.FloatView) or any(row.IntView)
+                    or any(row.UintView)):  # fmt: skip  # never written: GL's (0, 0, 0, 1)
                 values.append((0.0, 0.0, 0.0, 1.0))
-            else:
-                values.append(_floats(row.Bits))
+                continue
+            view = views.get(int(row.ValueClass))
+            if view is None:
+                raise VulkanRefused("SetVertexAttribDefaults.MGPAttribValue.ValueClass",
+                                    f"{int(row.ValueClass)} is no value class")  # fmt: skip
+            values.append(_floats(getattr(row, view)))  # the value's bits, as the old Bits
         self.r.set_attrib_defaults(values)
 
     def Clear(self, ctx: Any, d: Any) -> None:
+        """``glClear`` (``kMGPipeClearKindWhole``: ``BufferMask`` names the buffers, the
+        values travel in the record) and the depth / stencil ``glClearBuffer`` forms; a
+        single colour draw buffer (``kMGPipeClearKindColor``) is refused by name."""
         p = d.payload
-        mask = p.Mask
-        color = _floats(p.ColorBits) if mask & GL.COLOR_BUFFER_BIT else None
-        depth = p.Depth if mask & GL.DEPTH_BUFFER_BIT else None
-        stencil = p.Stencil if mask & GL.STENCIL_BUFFER_BIT else None
+        kind = int(p.Kind)
+        kinds = _clear_kinds()
+        if kind == kinds["Whole"]:
+            mask = int(p.BufferMask)
+            if p.ValueClass != _t.constant("kMGPipeClearValueClassFloat"):
+                raise VulkanRefused("Clear.ValueClass", f"{p.ValueClass}: glClear clears floats")
+            color = _floats(p.ColorValue) if mask & GL.COLOR_BUFFER_BIT else None
+            depth = p.DepthValue if mask & GL.DEPTH_BUFFER_BIT else None
+            stencil = p.StencilValue if mask & GL.STENCIL_BUFFER_BIT else None
+        elif kind in (kinds["Depth"], kinds["Stencil"], kinds["DepthStencil"]):
+            color = None
+            depth = p.DepthValue if kind != kinds["Stencil"] else None
+            stencil = p.StencilValue if kind != kinds["Depth"] else None
+        elif kind == kinds["Color"]:
+            raise VulkanRefused("Clear.Kind", "a clear of one colour draw buffer "
+                                f"(DrawBufferIndex {p.DrawBufferIndex}) is not implemented")  # fmt: skip
+        else:
+            raise VulkanRefused("Clear.Kind", f"{kind} is no kMGPipeClearKind")
         self.r.clear(ctx.render_state.view(), color, depth, stencil)  # type: ignore[arg-type]
 
     def ReadPixels(self, ctx: Any, d: Any) -> None:
-        """RGBA / UNSIGNED_BYTE rows, GL orientation, into the staged destination, with the
-        pushed pack alignment (other pack state is refused by name, not ignored)."""
+        """RGBA / UNSIGNED_BYTE rows of ``Box``, GL orientation, into the staged destination
+        (``DstOffset`` / ``DstSize`` in the stage segment), with the pushed pack alignment
+        (other pack state is refused by name, not ignored)."""
         p = d.payload
         if (p.Format, p.Type) != (GL.RGBA, GL.UNSIGNED_BYTE):
             raise UnsupportedEnum("ReadPixels.Format",
@@ -267,20 +291,22 @@ class VulkanBackend:
         pushed = ctx.last.get("SetPixelPackState")
         if pushed is not None:
             pack = pushed.Pack
-            if any((pack.RowLength, pack.SkipPixels, pack.SkipRows, pack.SwapBytes, pack.LsbFirst)):
+            if any((pack.RowLength, pack.SkipPixels, pack.SkipRows, pack.SwapBytes, pack.LSBFirst)):
                 raise VulkanRefused("ReadPixels.PixelPack", f"pack state {pack} beyond alignment")
             align = pack.Alignment
         if align not in (1, 2, 4, 8):
             raise VulkanRefused("ReadPixels.PixelPack", f"pack alignment {align}")
-        w, h = p.Width, p.Height
+        box = p.Box
+        w, h = box.W, box.H
         row = w * 4
         stride = -(-row // align) * align
-        dst = ctx.stage.view((p.Dst.Offset, p.Dst.Size, p.Dst.Seg), "ReadPixels.Dst", writable=True)
+        ref = (p.DstOffset, p.DstSize, ctx.stage.seg)  # the stage's own bytes: no Seg travels
+        dst = ctx.stage.view(ref, "ReadPixels.Dst", writable=True)
         if h and len(dst) < stride * (h - 1) + row:
             raise VulkanRefused("ReadPixels.Dst", f"{len(dst)} bytes for {w}x{h}, row stride {stride}")
         if not w or not h:
             return
-        data = self.r.read_pixels(self.r.target.read_index, p.X, p.Y, w, h)
+        data = self.r.read_pixels(self.r.target.read_index, box.X, box.Y, w, h)
         for y in range(h):
             dst[y * stride : y * stride + row] = data[y * row : (y + 1) * row]
 
@@ -331,6 +357,20 @@ class VulkanBackend:
         self._live.clear()
         self.r.close()
         self.r.dev.close()
+
+
+@lru_cache(maxsize=None)
+def _clear_kinds() -> dict[str, int]:
+    """``kMGPipeClearKind<Name>`` -> value, by name (MGPClear's discriminant constants)."""
+    prefix = "kMGPipeClearKind"
+    return {k[len(prefix):]: int(v) for k, v in _t.tables().CONSTANTS.items() if k.startswith(prefix)}
+
+
+@lru_cache(maxsize=None)
+def _attrib_views() -> dict[int, str]:
+    """``MGPAttribValue.ValueClass`` -> the member holding the value (MobileGL numbers the
+    value class as ``kMGPipeClearValueClass*``)."""
+    return {_t.constant(f"kMGPipeClearValueClass{c}"): f"{c}View" for c in ("Float", "Int", "Uint")}
 
 
 @lru_cache(maxsize=None)

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import vulkan as vk
 
-__all__ = ["DynamicTailKey", "DynamicTail", "tail_key"]
+__all__ = ["DynamicTailKey", "DynamicTail", "tail_key", "vector"]
 
 _FRONT = vk.VK_STENCIL_FACE_FRONT_BIT
 _BACK = vk.VK_STENCIL_FACE_BACK_BIT
@@ -50,24 +50,30 @@ class DynamicTailKey:
     target: int  # identity of the render target (default framebuffer or an FBO)
 
 
-def _floats(a: Any) -> tuple[float, ...]:
-    return tuple(float(x) for x in np.asarray(a).reshape(-1))
+def vector(v: np.void) -> tuple[Any, ...]:
+    """The components of one vector member (``MGPipeVectors.h``: a struct of ``X, Y[, Z[, W]]``)
+    in their declared order, read by the generated layout's member names."""
+    return tuple(v[name] for name in v.dtype.names)
+
+
+def _floats(v: np.void) -> tuple[float, ...]:
+    return tuple(float(x) for x in vector(v))
 
 
 def tail_key(p: np.void, extent: tuple[int, int], target: int) -> DynamicTailKey:
     """The key of the block's dynamic inputs (generated layout: member names only)."""
     st = p["StencilStates"]
     return DynamicTailKey(
-        viewport=_floats(p["Viewports"][0]["V"]),
-        depth_range=_floats(p["DepthRanges"][0]["V"]),
-        blend_color=_floats(p["BlendColor"]["V"]),
+        viewport=_floats(p["Viewports"][0]),
+        depth_range=_floats(p["DepthRanges"][0]),
+        blend_color=_floats(p["BlendColor"]),
         polygon_offset=(float(p["PolygonOffsetFactor"]), float(p["PolygonOffsetUnits"]),
                         float(p["PolygonOffsetClamp"])),
         line_width=float(p["LineWidth"]),
         stencil_value_mask=(int(st[0]["ValueMask"]), int(st[1]["ValueMask"])),
         stencil_write_mask=(int(st[0]["WriteMask"]), int(st[1]["WriteMask"])),
         stencil_ref=(int(st[0]["Ref"]), int(st[1]["Ref"])),
-        scissor_box=tuple(int(x) for x in p["ScissorBoxes"][0]["V"]),
+        scissor_box=tuple(int(x) for x in vector(p["ScissorBoxes"][0])),
         scissor_enabled=bool(int(p["ScissorTestEnabledMask"]) & 1),
         extent=extent, target=target,
     )  # fmt: skip

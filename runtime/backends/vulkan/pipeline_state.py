@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 import vulkan as vk
 
-from .vk_enums import TRIANGLE_TOPOLOGIES, catalogue_map, polygon_mode
+from .dynamic_tail import vector
+from .vk_enums import DUAL_SOURCE_FACTORS, TRIANGLE_TOPOLOGIES, UnsupportedEnum, catalogue_map, polygon_mode
 
 __all__ = ["BlendAttachment", "StencilOps", "PipelineDesc", "decode"]
 
@@ -86,17 +87,22 @@ def decode(p: np.void, color_count: int, has_depth: bool, has_stencil: bool, top
     cmp = catalogue_map("DepthTestFunc")
     ops = catalogue_map("StencilOperation")
     blends = []
-    states, masks = p["BlendStates"], p["ColorMasks"]["V"]
+    states, masks = p["BlendStates"], p["ColorMasks"]
     for i in range(color_count):
         s = states[i]
         mask = 0
-        for bit, on in zip(_RGBA, masks[i]):
+        for bit, on in zip(_RGBA, vector(masks[i])):
             mask |= bit if on else 0
-        blends.append(BlendAttachment(
-            _b(s["Enabled"]), factor[int(s["SrcRGB"])], factor[int(s["DstRGB"])],
-            equation[int(s["ModeRGB"])], factor[int(s["SrcAlpha"])], factor[int(s["DstAlpha"])],
-            equation[int(s["ModeAlpha"])], mask,
-        ))  # fmt: skip
+        a = BlendAttachment(
+            _b(s["Enabled"]), factor[int(s["SrcFactorRGB"])], factor[int(s["DstFactorRGB"])],
+            equation[int(s["ColorEquation"])], factor[int(s["SrcFactorAlpha"])],
+            factor[int(s["DstFactorAlpha"])], equation[int(s["AlphaEquation"])], mask,
+        )  # fmt: skip
+        used = {a.src_rgb, a.dst_rgb, a.src_alpha, a.dst_alpha}
+        if used & DUAL_SOURCE_FACTORS and not features.get("dualSrcBlend"):
+            raise UnsupportedEnum(f"RenderStateParameters.BlendStates[{i}]",
+                                  "a Src1 blend factor needs the dualSrcBlend feature")  # fmt: skip
+        blends.append(a)
     logic = None
     if _b(p["ColorLogicOpEnabled"]) and features.get("logicOp"):
         logic = catalogue_map("LogicOperation")[int(p["LogicOp"])]

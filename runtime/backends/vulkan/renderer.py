@@ -23,7 +23,7 @@ import vulkan as vk
 import vulkan._vulkan as _vulkan_module
 
 from .device import VulkanDevice
-from .dynamic_tail import DynamicTail, scissor_rect, tail_key
+from .dynamic_tail import DynamicTail, scissor_rect, tail_key, vector
 from .gpu_timer import GpuTimer
 from .lifetime import FrameRing
 from .pipeline_state import decode
@@ -178,7 +178,7 @@ class VulkanRenderer:
         """GL clear of the current target (None: that buffer is not in the mask); honours
         the scissor test, the colour masks, the depth mask and the stencil write mask."""
         t = self.target
-        masks = tuple(_mask_bits(block["ColorMasks"]["V"][i]) for i in range(len(t.colors)))
+        masks = tuple(_mask_bits(vector(block["ColorMasks"][i])) for i in range(len(t.colors)))
         rect = scissor_rect(tail_key(block, (t.width, t.height), self.target_id))
         has_stencil = t.depth is not None and t.depth.aspect & vk.VK_IMAGE_ASPECT_STENCIL_BIT
         d = depth if (t.depth is not None and depth is not None and int(block["DepthMask"])) else None

@@ -4,7 +4,11 @@ The catalogue enums (``BlendFactor``, ``BlendEquation``, ``LogicOperation``,
 ``DepthTestFunc``, ``StencilOperation``, ``CullFaceMode``, ``FrontFaceMode``) are keyed
 here by enumerator *name*; their values come from the generated tables
 (:func:`catalogue_map` joins the two and refuses an enumerator this module does not
-translate, so a catalogue addition fails loudly instead of decoding to garbage).
+name, so a catalogue addition fails loudly instead of decoding to garbage).
+
+An enumerator that names no state (MobileGL's ``<Enum>Count`` bound and ``Unknown``) is
+named here with :data:`NOT_A_VALUE`: a record that carries it is refused by name
+(:class:`UnsupportedEnum` from the map's lookup), as is any value the enum does not list.
 
 GL enums are GL's registry values (the wire carries them as the GL API defines them:
 draw modes, polygon modes, vertex attribute types, internal formats).
@@ -19,7 +23,7 @@ import vulkan as vk
 from ...schema import tables as _t
 from .errors import VulkanRefused
 
-__all__ = ["catalogue_map", "TRANSLATED", "GL", "topology", "polygon_mode", "vertex_format",
+__all__ = ["catalogue_map", "TRANSLATED", "NOT_A_VALUE", "DUAL_SOURCE_FACTORS", "GL", "topology", "polygon_mode", "vertex_format",
            "texture_format", "DEPTH_FORMATS", "UnsupportedEnum"]  # fmt: skip
 
 
@@ -27,8 +31,11 @@ class UnsupportedEnum(VulkanRefused):
     """A value the Vulkan backend has no translation for (names the place and the value)."""
 
 
-#: catalogue enum -> {enumerator name -> Vulkan value}.
-TRANSLATED: dict[str, dict[str, int]] = {
+#: The translation of an enumerator that is a bound or a marker, not a state.
+NOT_A_VALUE = None
+
+#: catalogue enum -> {enumerator name -> Vulkan value, or NOT_A_VALUE}.
+TRANSLATED: dict[str, dict[str, int | None]] = {
     "BlendFactor": {
         "Zero": vk.VK_BLEND_FACTOR_ZERO, "One": vk.VK_BLEND_FACTOR_ONE,
         "SrcColor": vk.VK_BLEND_FACTOR_SRC_COLOR,
@@ -43,12 +50,17 @@ TRANSLATED: dict[str, dict[str, int]] = {
         "OneMinusConstantColor": vk.VK_BLEND_FACTOR_ONE_MINUS_CONSTANT_COLOR,
         "ConstantAlpha": vk.VK_BLEND_FACTOR_CONSTANT_ALPHA,
         "OneMinusConstantAlpha": vk.VK_BLEND_FACTOR_ONE_MINUS_CONSTANT_ALPHA,
-        "SrcAlphaSaturate": vk.VK_BLEND_FACTOR_SRC_ALPHA_SATURATE,
+        "Src1Color": vk.VK_BLEND_FACTOR_SRC1_COLOR,
+        "OneMinusSrc1Color": vk.VK_BLEND_FACTOR_ONE_MINUS_SRC1_COLOR,
+        "Src1Alpha": vk.VK_BLEND_FACTOR_SRC1_ALPHA,
+        "OneMinusSrc1Alpha": vk.VK_BLEND_FACTOR_ONE_MINUS_SRC1_ALPHA,
+        "BlendFactorCount": NOT_A_VALUE, "Unknown": NOT_A_VALUE,
     },
     "BlendEquation": {
         "Add": vk.VK_BLEND_OP_ADD, "Subtract": vk.VK_BLEND_OP_SUBTRACT,
         "ReverseSubtract": vk.VK_BLEND_OP_REVERSE_SUBTRACT,
         "Min": vk.VK_BLEND_OP_MIN, "Max": vk.VK_BLEND_OP_MAX,
+        "BlendEquationCount": NOT_A_VALUE, "Unknown": NOT_A_VALUE,
     },
     "LogicOperation": {
         "Clear": vk.VK_LOGIC_OP_CLEAR, "And": vk.VK_LOGIC_OP_AND,
@@ -59,12 +71,14 @@ TRANSLATED: dict[str, dict[str, int]] = {
         "OrReverse": vk.VK_LOGIC_OP_OR_REVERSE, "CopyInverted": vk.VK_LOGIC_OP_COPY_INVERTED,
         "OrInverted": vk.VK_LOGIC_OP_OR_INVERTED, "Nand": vk.VK_LOGIC_OP_NAND,
         "Set": vk.VK_LOGIC_OP_SET,
+        "LogicOperationCount": NOT_A_VALUE, "Unknown": NOT_A_VALUE,
     },
     "DepthTestFunc": {
         "Never": vk.VK_COMPARE_OP_NEVER, "Less": vk.VK_COMPARE_OP_LESS,
         "Equal": vk.VK_COMPARE_OP_EQUAL, "LessEqual": vk.VK_COMPARE_OP_LESS_OR_EQUAL,
         "Greater": vk.VK_COMPARE_OP_GREATER, "NotEqual": vk.VK_COMPARE_OP_NOT_EQUAL,
         "GreaterEqual": vk.VK_COMPARE_OP_GREATER_OR_EQUAL, "Always": vk.VK_COMPARE_OP_ALWAYS,
+        "DepthTestFuncCount": NOT_A_VALUE, "Unknown": NOT_A_VALUE,
     },
     "StencilOperation": {
         "Keep": vk.VK_STENCIL_OP_KEEP, "Zero": vk.VK_STENCIL_OP_ZERO,
@@ -74,29 +88,57 @@ TRANSLATED: dict[str, dict[str, int]] = {
         "Invert": vk.VK_STENCIL_OP_INVERT,
         "IncrementWrap": vk.VK_STENCIL_OP_INCREMENT_AND_WRAP,
         "DecrementWrap": vk.VK_STENCIL_OP_DECREMENT_AND_WRAP,
+        "StencilOperationCount": NOT_A_VALUE, "Unknown": NOT_A_VALUE,
     },
     "CullFaceMode": {
         "Front": vk.VK_CULL_MODE_FRONT_BIT, "Back": vk.VK_CULL_MODE_BACK_BIT,
         "FrontAndBack": vk.VK_CULL_MODE_FRONT_AND_BACK,
+        "CullFaceModeCount": NOT_A_VALUE, "Unknown": NOT_A_VALUE,
     },
     # The backend renders with a negative-height viewport (GL's lower-left origin), which
     # keeps GL's winding: GL counter-clockwise is Vulkan counter-clockwise.
     "FrontFaceMode": {
         "CounterClockwise": vk.VK_FRONT_FACE_COUNTER_CLOCKWISE,
         "Clockwise": vk.VK_FRONT_FACE_CLOCKWISE,
+        "FrontFaceModeCount": NOT_A_VALUE, "Unknown": NOT_A_VALUE,
     },
 }  # fmt: skip
 
+#: Blend factors that read the second fragment output (the ``dualSrcBlend`` feature).
+DUAL_SOURCE_FACTORS = frozenset(
+    {vk.VK_BLEND_FACTOR_SRC1_COLOR, vk.VK_BLEND_FACTOR_ONE_MINUS_SRC1_COLOR,
+     vk.VK_BLEND_FACTOR_SRC1_ALPHA, vk.VK_BLEND_FACTOR_ONE_MINUS_SRC1_ALPHA}
+)  # fmt: skip
+
+
+class CatalogueMap(dict):
+    """``{catalogue value -> Vulkan value}``; a value it lacks is refused by name."""
+
+    def __init__(self, enum: str, pairs: dict[int, int], refused: dict[int, str]) -> None:
+        super().__init__(pairs)
+        self.enum = enum
+        self.refused = refused  # value -> the enumerator that names no state
+
+    def __missing__(self, value: int) -> int:
+        name = self.refused.get(value)
+        what = f"{self.enum}::{name} ({value}) names no state" if name else (
+            f"{value} is no {self.enum} enumerator")  # fmt: skip
+        raise UnsupportedEnum(self.enum, what)
+
 
 @lru_cache(maxsize=None)
-def catalogue_map(enum: str) -> dict[int, int]:
-    """``{catalogue value -> Vulkan value}`` for every enumerator of ``enum``."""
+def catalogue_map(enum: str) -> CatalogueMap:
+    """``{catalogue value -> Vulkan value}`` for every enumerator of ``enum`` that names a
+    state; looking up one that does not (:data:`NOT_A_VALUE`), or a value the enum lacks,
+    raises :class:`UnsupportedEnum`."""
     names = _t.enum(enum)
     table = TRANSLATED[enum]
     missing = sorted(set(names) - set(table))
     if missing:
         raise UnsupportedEnum(enum, f"no Vulkan translation for {', '.join(missing)}")
-    return {int(v): table[n] for n, v in names.items()}
+    pairs = {int(v): table[n] for n, v in names.items() if table[n] is not NOT_A_VALUE}
+    refused = {int(v): n for n, v in names.items() if table[n] is NOT_A_VALUE}
+    return CatalogueMap(enum, pairs, refused)  # type: ignore[arg-type]
 
 
 class GL:
