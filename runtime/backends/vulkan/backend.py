@@ -217,8 +217,10 @@ class VulkanBackend:
             ib = _obj(ctx, "Buffer", p.IndexResource, "DrawVbo.IndexResource").backend
             index = (ib.use(serial), size)
         block = ctx.render_state.view()
-        restart = bool(size) and bool(p.Flags & _restart_flag())
-        ranges = [(r.Start, r.Count, r.IndexBias) for r in d.tails[0]]
+        restart = bool(size) and bool(p.Flags & _draw_flag("kDrawPrimitiveRestart"))
+        if p.Flags & _draw_flag("kDrawIsIndirect"):  # MGPDrawIndirect rows, no MGPDrawRange
+            raise VulkanRefused("DrawVbo.Flags", f"{p.Flags:#x}: indirect draws are not implemented")
+        ranges = [(r.Start, r.Count, r.IndexBias) for r in d.tails[0]]  # the first present tail
         dc = DrawCall(ctx.render_state_cso, shader_h, shader, vertex, buffers, index,
                       topology(p.Mode), restart, ranges, max(p.InstanceCount, 1))  # fmt: skip
         self.r.draw(dc, block, ctx.render_state.version)
@@ -374,8 +376,8 @@ def _attrib_views() -> dict[int, str]:
 
 
 @lru_cache(maxsize=None)
-def _restart_flag() -> int:
-    return int(_t.enum("MGPDrawFlagBit")["kDrawPrimitiveRestart"])
+def _draw_flag(name: str) -> int:
+    return int(_t.enum("MGPDrawFlagBit")[name])
 
 
 def _noop(ctx: Any, d: Any) -> None:
