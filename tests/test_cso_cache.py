@@ -160,7 +160,8 @@ def test_create_carries_the_pipeline_chunks_in_order() -> None:
     block = rs.block_bytes()
     chunks = _t.tables().RENDER_STATE["pipeline_chunks"]
     assert call == "CreateRenderState"
-    assert payload["ChunkMask"] == _t.constant("kMGPipeRenderStateChunkMaskAll")
+    # MobileGL's ABI has no kMGPipeRenderStateChunkMaskAll: all ones is ChunkMask's largest value
+    assert payload["ChunkMask"] == _t.field("MGPRenderStateDesc", "ChunkMask").max_value
     assert blob == b"".join(block[o : o + n] for o, n in chunks)
     assert len(blob) == sum(n for _, n in chunks)
 
@@ -196,7 +197,7 @@ def test_lru_eviction_at_capacity_plus_one_deletes_the_oldest() -> None:
         minted.append(cache.bound)
     assert cache.stats.minted == capacity + 1 == 65
     deletes = [c for c in cap.calls if c[0] == "DeleteRenderState"]
-    assert len(deletes) == 1 and deletes[0][1]["Res"] == minted[0]
+    assert len(deletes) == 1 and deletes[0][1]["Handle"] == minted[0]
     i_del = cap.calls.index(deletes[0])
     assert (
         cap.calls[i_del + 1][0] == "CreateRenderState"

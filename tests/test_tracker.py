@@ -87,7 +87,7 @@ def test_blaze3d_toggle_between_draws_is_free(client: Client) -> None:
 def test_set_suppressors_skip_unchanged_sets(client: Client) -> None:
     _setup(client)
     tex = client.create_texture_2d(4, 4)
-    smp = client.create_sampler(MinFilter=0x2601)
+    smp = client.create_sampler(minFilter="Linear")
     client.bind_texture(0, tex)
     client.bind_sampler(0, smp)
     client.draw_arrays(GL_TRIANGLES, 0, 3)
@@ -98,7 +98,7 @@ def test_set_suppressors_skip_unchanged_sets(client: Client) -> None:
     names = _names(client)
     for call in ("SetSamplerViews", "BindSamplerStates", "SetVertexBuffers", "SetFramebufferState"):
         assert names.count(call) == 1, call
-    smp2 = client.create_sampler(MinFilter=0x2600)
+    smp2 = client.create_sampler(minFilter="Nearest")
     client.bind_sampler(0, smp2)
     client.draw_arrays(GL_TRIANGLES, 0, 3)
     names = _names(client)

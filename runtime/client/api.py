@@ -145,7 +145,7 @@ class Client:
     # -- buffers (pushed at GL-call time, seed 001 §5.1) ---------------------
     def create_buffer(self, data: bytes | None = None, bind_mask: int = 0) -> Buffer:
         buf = Buffer(self.tr.alloc["Buffer"].alloc())
-        self.em.emit("ResourceCreate", {"Res": buf.handle, "StorageKind": 1, "BindMask": bind_mask,
+        self.em.emit("ResourceCreate", {"Resource": buf.handle, "StorageKind": 1, "BindMask": bind_mask,
                                         "Target": self._target("Buffer")})  # fmt: skip
         if data is not None:
             self.buffer_data(buf, data)
@@ -153,7 +153,7 @@ class Client:
 
     def buffer_data(self, buf: Buffer, data: bytes) -> None:
         buf.size = len(data)
-        self.em.emit("ResourceRespecify", {"Res": buf.handle, "StorageKind": 1, "Width": len(data),
+        self.em.emit("ResourceRespecify", {"Resource": buf.handle, "StorageKind": 1, "Width": len(data),
                                            "Target": self._target("Buffer"),
                                            "HasDefinedContent": 1})  # fmt: skip
         self.buffer_sub_data(buf, 0, data)
@@ -175,7 +175,7 @@ class Client:
                           levels: int = 1) -> Texture:  # fmt: skip
         tex = Texture(self.tr.alloc["Texture"].alloc(), "Tex2D", internal_format,
                       width, height, levels)  # fmt: skip
-        desc = {"Res": tex.handle, "Target": self._target(tex.target), "StorageKind": 0}
+        desc = {"Resource": tex.handle, "Target": self._target(tex.target), "StorageKind": 0}
         self.em.emit("ResourceCreate", desc)
         self.em.emit("ResourceRespecify", dict(desc, InternalFormat=internal_format, Width=width,
                                                Height=height, Depth=1, ArrayLayers=1, Levels=levels,
@@ -202,8 +202,8 @@ class Client:
     def create_sampler(self, **params: Any) -> Handle:
         h = self.tr.alloc["SamplerCso"].alloc()
         rec = np.zeros(1, _sampler_dtype())[0]
-        for k, v in params.items():
-            rec[k] = v
+        for k, v in params.items():  # an enumerator name reads through the member's enum
+            rec[k] = _t.enum(_sampler_member(k)["type"])[v] if isinstance(v, str) else v
         self.em.emit("CreateSamplerState", {"Cso": h}, blob=rec.tobytes())
         return h
 
@@ -295,7 +295,7 @@ class Client:
         """A renderbuffer (``glRenderbufferStorage``); delete it with :meth:`delete_texture`."""
         rb = Texture(self.tr.alloc["Renderbuffer"].alloc(), "Renderbuffer",
                      internal_format, width, height, 1)  # fmt: skip
-        desc = {"Res": rb.handle, "Target": self._target(rb.target), "StorageKind": 0}
+        desc = {"Resource": rb.handle, "Target": self._target(rb.target), "StorageKind": 0}
         self.em.emit("ResourceCreate", desc)
         self.em.emit("ResourceRespecify", dict(desc, InternalFormat=internal_format, Width=width,
                                                Height=height, Depth=1, ArrayLayers=1, Levels=1,
@@ -346,10 +346,14 @@ class Client:
         self.tr.validate("Clear")
         p = self.state.p
         fb = self.tr.draw_fbo.handle if self.tr.draw_fbo else default_framebuffer()
+        color = p["ClearColor"]  # a FloatVec4: its components' bits go as ColorValue
         self.em.emit("Clear", {
-            "Kind": _t.enum("MGPClearKind")["kClearMask"], "Mask": mask,
-            "ColorBits": p["ClearColor"]["V"].view(np.uint32).tolist(),
-            "Depth": float(p["ClearDepth"]), "Stencil": int(p["ClearStencil"]), "Fbo": fb,
+            "Kind": _t.constant("kMGPipeClearKindWhole"), "BufferMask": mask,
+            "ValueClass": _t.constant("kMGPipeClearValueClassFloat"),
+            "ColorValue": np.array([color[c] for c in color.dtype.names],
+                                   np.float32).view(np.uint32).tolist(),
+            "DepthValue": float(p["ClearDepth"]), "StencilValue": int(p["ClearStencil"]),
+            "Fbo": fb,
         })  # fmt: skip
 
     def present(self) -> int:
@@ -382,8 +386,10 @@ class Client:
         size = stride * (h - 1) + w * bytes_per_pixel if h else 0
         self.em.room(size)
         dst = self.em.stage_bytes(bytes(size))
-        self.em.emit("ReadPixels", {"X": x, "Y": y, "Width": w, "Height": h, "Format": fmt,
-                                    "Type": type_, "Dst": dict(zip(("Offset", "Size", "Seg"), dst))})  # fmt: skip
+        # MGPReadbackInfo names no segment: its destination is a range of the stage
+        self.em.emit("ReadPixels", {"Box": {"X": x, "Y": y, "Z": 0, "W": w, "H": h, "D": 1},
+                                    "Format": fmt, "Type": type_,
+                                    "DstOffset": dst[0], "DstSize": dst[1]})  # fmt: skip
         return bytes(self.em.stage.view(dst))
 
     # -- lifetime --------------------------------------------------------------
@@ -412,6 +418,13 @@ class Client:
 
 def _sampler_dtype() -> np.dtype:
     return layouts.dtype("SamplerParameters")
+
+
+def _sampler_member(name: str) -> dict:
+    for m in _t.struct_info("SamplerParameters")["members"]:
+        if m["name"] == name:
+            return m
+    raise ValueError(f"SamplerParameters has no member {name!r}")
 
 
 def _program_stage_count() -> int:

@@ -13,7 +13,7 @@ Identity = xxh64 of the pipeline subset, gathered through ``RENDER_STATE["pipeli
    bytes (a hash collision can never bind the wrong state) and sends ``BindRenderState``
    (12 B payload); a miss mints a ``RenderStateCso`` handle and sends
    ``CreateRenderState`` (blob = every pipeline chunk in order, ``ChunkMask`` =
-   ``kMGPipeRenderStateChunkMaskAll``), then bind;
+   all ones: every bit of the Uint32), then bind;
 4. the version moved -> ``SetDynamicState`` with only the dynamic chunks whose bytes
    changed since the last push (``ChunkMask`` bit i = dynamic chunk i; blob = those
    chunks' bytes in bit order). Only chunks a setter dirtied are compared.
@@ -117,7 +117,9 @@ class RenderStateCsoCache:
         self._dyn_chunks: tuple[tuple[int, int, int], ...] = tuple(
             (o, o + n, 1 << i) for i, (o, n) in enumerate(rs["dynamic_chunks"]))  # fmt: skip
         self._dyn_all = (1 << len(self._dyn_chunks)) - 1
-        self._mask_all = _t.constant("kMGPipeRenderStateChunkMaskAll")
+        #: every chunk: MobileGL's ABI has no ``...ChunkMaskAll`` constant, "all ones" is
+        #: the largest value of the Uint32 ``ChunkMask``
+        self._mask_all = _t.field("MGPRenderStateDesc", "ChunkMask").max_value
         self._map: dict[Any, _Cso] = {}
         self._bound: _Cso | None = None
         self.bound: Handle = NULL
@@ -216,7 +218,7 @@ class RenderStateCsoCache:
         victim = min(victims, key=lambda e: e.tick)
         del self._map[victim.key]
         victim.dead = True
-        self._emit("DeleteRenderState", {"Res": victim.handle})
+        self._emit("DeleteRenderState", {"Handle": victim.handle})
         self._alloc.free(victim.handle)
         if victim is self._bound:
             self._bound, self.bound = None, NULL
@@ -256,7 +258,7 @@ class RenderStateCsoCache:
         """Delete every cached CSO (context teardown)."""
         for entry in list(self._map.values()):
             entry.dead = True
-            self._emit("DeleteRenderState", {"Res": entry.handle})
+            self._emit("DeleteRenderState", {"Handle": entry.handle})
             self._alloc.free(entry.handle)
         self._map.clear()
         self._bound, self.bound = None, NULL

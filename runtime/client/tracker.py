@@ -16,7 +16,7 @@ from typing import Any
 
 from ..schema import layouts
 from ..schema import tables as _t
-from ..schema.kinds import resource_kinds
+from ..schema.kinds import handle_kinds, resource_kinds
 from ..wire.handle import NULL, Handle, default_framebuffer
 from ..wire.stage import stage_align
 from .cso_cache import RenderStateCsoCache
@@ -92,7 +92,7 @@ class Tracker:
     ) -> None:
         self.em = emitter
         self.rs = RenderState()
-        self.alloc = {k: SlotAllocator(k) for k in _t.enum("MGPipeKind")}
+        self.alloc = {k: SlotAllocator(k) for k in handle_kinds()}
         resources = self.alloc["Buffer"]  # one slot space for every resource kind (the
         for kind in resource_kinds():  # server cannot tell two kinds' slot 1 apart)
             self.alloc[kind] = resources
@@ -199,7 +199,7 @@ class Tracker:
     def _push_program(self) -> None:
         h = self.program.handle if self.program else NULL
         if self._pushed.get("program") != h:
-            self.em.emit("SetDrawProgram", {"ShaderCso": h})
+            self.em.emit("SetDrawProgram", {"Handle": h})
             self._pushed["program"] = h
 
     def _push_samplers(self) -> None:
@@ -249,16 +249,16 @@ class Tracker:
         first = handle is None
         if first:
             handle = self.alloc["VertexElementsCso"].alloc()
-        wires = [{"Format": a.gl_type, "Size": a.size, "Normalized": a.normalized,
-                  "RelativeOffset": 0, "BindingIndex": i, "Enabled": 1} if a else {}
+        wires = [{"Type": a.gl_type, "Size": a.size, "Normalized": a.normalized,
+                  "Offset": 0, "BindingIndex": i, "Enabled": 1} if a else {}
                  for i, a in enumerate(attribs)]  # fmt: skip
         binds = [{"Stride": a.stride, "Divisor": a.divisor} if a else {} for a in attribs]
         blob = (layouts.array(layouts.dtype("MGPVertexAttribWire"), wires).tobytes()
                 + layouts.array(layouts.dtype("MGPVertexBindingPointWire"), binds).tobytes())  # fmt: skip
-        self.em.emit("CreateVertexElements", {"Cso": handle, "AttribCount": len(attribs),
-                                              "BindingCount": len(attribs)}, blob=blob)  # fmt: skip
+        self.em.emit("CreateVertexElements", {"Cso": handle, "AttributeCount": len(attribs),
+                                              "BindingPointCount": len(attribs)}, blob=blob)  # fmt: skip
         if first:
-            self.em.emit("BindVertexElements", {"Res": handle})
+            self.em.emit("BindVertexElements", {"Handle": handle})
         self._pushed["ve"], self._pushed["attribs"] = handle, attribs
 
     def _push_pixel_pack(self) -> None:
@@ -272,8 +272,8 @@ class Tracker:
         """The wire delete (if the kind has one), ``ObjectDeath``, the death forwarded to
         every client emitter that may name the handle, then the slot freed (seed 001 §5.6)."""
         if delete_call is not None:
-            self.em.emit(delete_call, {"Res": handle})
-        self.em.emit("ObjectDeath", {"Object": handle, "Kind": _t.enum("MGPipeKind")[kind]})
+            self.em.emit(delete_call, {"Handle": handle})
+        self.em.emit("ObjectDeath", {"Handle": handle, "Kind": _t.enum("MGPipeKind")[kind]})
         for key in [k for k, v in self._pushed.items() if v == handle]:
             del self._pushed[key]  # e.g. the bound program: re-pushed at the next validate
         self.sup.forget()  # a recycled {slot, gen} must never match a remembered set
