@@ -63,7 +63,7 @@ class GlesBackend:
         self._frame_start = 0
         self.draws = 0
         self._restart_flag = int(_t.enum("MGPDrawFlagBit")["kDrawPrimitiveRestart"])
-        self._clear_mask = int(_t.enum("MGPClearKind")["kClearMask"])
+        self._clear_whole = _t.constant("kMGPipeClearKindWhole")  # glClear(mask)
         self._program = 0
         self._bound_program: GlProgram | None = None
         self.gpu: GlesGpuTimer | None = None  # made with the context
@@ -184,12 +184,12 @@ class GlesBackend:
     # -- resources -----------------------------------------------------------------------
     def ResourceCreate(self, ctx: Any, d: Any) -> None:
         self._ready()
-        obj = ctx.resolved["Res"]
+        obj = ctx.resolved["Resource"]
         obj.backend = self.res.create(obj.kind, int(d.payload.Target), d.name)
 
     def ResourceRespecify(self, ctx: Any, d: Any) -> None:
         self._ready()
-        self.res.respecify(ctx.resolved["Res"].backend, d.payload, d.name)
+        self.res.respecify(ctx.resolved["Resource"].backend, d.payload, d.name)
 
     def ResourceSubData(self, ctx: Any, d: Any) -> None:
         self._ready()
@@ -199,7 +199,7 @@ class GlesBackend:
 
     def ResourceDestroy(self, ctx: Any, d: Any) -> None:
         self._ready()
-        obj = ctx.resolved["Res"]
+        obj = ctx.resolved["Handle"]
         if isinstance(obj.backend, GlBuffer):
             self.vtx.forget_buffer(obj.backend)
         self.res.destroy(obj.backend)
@@ -208,7 +208,7 @@ class GlesBackend:
     def ObjectDeath(self, ctx: Any, d: Any) -> None:
         """A death no wire delete preceded (a framebuffer): release its GL object. After a
         wire delete the server hands ``None`` (the delete entry released it)."""
-        obj = ctx.resolved.get("Object")
+        obj = ctx.resolved.get("Handle")
         res = getattr(obj, "backend", None)
         if res is None:
             return
@@ -233,7 +233,7 @@ class GlesBackend:
 
     def BindVertexElements(self, ctx: Any, d: Any) -> None:
         self._ready()
-        self.vtx.set_layout(ctx.resolved["Res"].backend)
+        self.vtx.set_layout(ctx.resolved["Handle"].backend)
 
     def SetVertexBuffers(self, ctx: Any, d: Any) -> None:
         self._ready()
@@ -241,7 +241,7 @@ class GlesBackend:
         rows: dict[int, tuple[GlBuffer, int, int] | None] = {}
         tail = d.tails[0] if d.tails else ()
         for i, row in enumerate(tail):
-            obj = ctx.resolved.get(f"MGPVertexBufferWire[{i}].Res")
+            obj = ctx.resolved.get(f"MGPVertexBuffer[{i}].Res")
             buf = getattr(obj, "backend", None)
             rows[start + i] = (buf, int(row.Offset), int(row.Stride)) if isinstance(
                 buf, GlBuffer) else None  # fmt: skip
@@ -261,12 +261,12 @@ class GlesBackend:
         ctx.resolved["Cso"].backend = build_program(self.gl, stages, reflection, d.name)
 
     def SetDrawProgram(self, ctx: Any, d: Any) -> None:
-        prog = getattr(ctx.resolved.get("ShaderCso"), "backend", None)
+        prog = getattr(ctx.resolved.get("Handle"), "backend", None)
         self._bound_program = prog if isinstance(prog, GlProgram) else None
 
     def DeleteShaderState(self, ctx: Any, d: Any) -> None:
         self._ready()
-        obj = ctx.resolved["Res"]
+        obj = ctx.resolved["Handle"]
         if isinstance(obj.backend, GlProgram):
             self._forget_program(obj.backend)
             obj.backend = None
@@ -302,10 +302,10 @@ class GlesBackend:
         self._ready()
         if not self._frame_open:  # checked here: no extra Python call per draw
             self._open_frame()
-        if int(d.payload.Kind) != self._clear_mask:
+        if int(d.payload.Kind) != self._clear_whole:
             raise DriverRefused(f"{d.name}.Kind", "gles clears by mask only (glClear)")
         self._sync(ctx)
-        self.gl.glClear(int(d.payload.Mask))
+        self.gl.glClear(int(d.payload.BufferMask))
 
     def DrawVbo(self, ctx: Any, d: Any) -> None:
         self._ready()
@@ -360,9 +360,10 @@ class GlesBackend:
         self.draws += len(ranges)
 
     def ReadPixels(self, ctx: Any, d: Any) -> None:
-        """``glReadPixels`` straight into the staged destination, honouring the pushed pack
-        alignment; pack row length / skips / swaps (which GLES could do but no client of
-        this backend sends yet) are refused by name rather than ignored."""
+        """``glReadPixels`` of ``Box`` straight into the staged destination (``DstOffset`` /
+        ``DstSize`` in the stage segment), honouring the pushed pack alignment; pack row
+        length / skips / swaps (which GLES could do but no client of this backend sends yet)
+        are refused by name rather than ignored."""
         self._ready()
         p = d.payload
         fmt, typ = int(p.Format), int(p.Type)
@@ -373,15 +374,17 @@ class GlesBackend:
         pushed = ctx.last.get("SetPixelPackState")
         if pushed is not None:
             pack = pushed.Pack
-            if any((pack.RowLength, pack.SkipPixels, pack.SkipRows, pack.SwapBytes, pack.LsbFirst)):
+            if any((pack.RowLength, pack.SkipPixels, pack.SkipRows, pack.SwapBytes, pack.LSBFirst)):
                 raise DriverRefused(f"{d.name}.PixelPack", f"pack state {pack} beyond alignment")
             align = int(pack.Alignment)
         if align not in (1, 2, 4, 8):
             raise DriverRefused(f"{d.name}.PixelPack", f"pack alignment {align}")
-        w, h = int(p.Width), int(p.Height)
+        box = p.Box
+        w, h = int(box.W), int(box.H)
         stride = -(-w * bpp // align) * align
         need = stride * (h - 1) + w * bpp if h else 0
-        dst = _staged(ctx, p.Dst, f"{d.name}.Dst", writable=True)
+        dst = ctx.stage.view((int(p.DstOffset), int(p.DstSize), ctx.stage.seg), f"{d.name}.Dst",
+                             writable=True)  # the stage's own bytes: no Seg travels  # fmt: skip
         if len(dst) < need:
             raise DriverRefused(
                 f"{d.name}.Dst", f"{len(dst)} bytes for {w}x{h}, row stride {stride}"
@@ -390,7 +393,7 @@ class GlesBackend:
             self.gl.glPixelStorei(GL.GL_PACK_ALIGNMENT, align)
             self._pack_alignment = align
         out = (ctypes.c_ubyte * len(dst)).from_buffer(dst)  # straight into the stage
-        self.gl.glReadPixels(int(p.X), int(p.Y), w, h, fmt, typ, out)
+        self.gl.glReadPixels(int(box.X), int(box.Y), w, h, fmt, typ, out)
         self._no_error(d.name)
 
     def _no_error(self, what: str) -> None:

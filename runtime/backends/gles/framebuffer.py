@@ -13,14 +13,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...schema import tables as _t
 from .errors import DriverRefused
 from .gl import GL, CountedGL, _lookup, has_entry
 from .resources import GlRenderbuffer, GlTexture
 
 __all__ = ["GlFramebuffer", "Framebuffers"]
 
-# MGPSurface.Kind (catalogue/include/MGPipeTypes.h): 0 none, 1 texture, 2 renderbuffer.
-_KIND_NONE = 0
+
+
+def _kind_none() -> int:
+    """``MGPSurface.Kind`` of an empty attachment point: ``kMGPipeSurfaceKindNone``, which
+    MobileGL's header defines as ``MGPipeKind::None`` (read by name from the tables)."""
+    return int(_t.enum("MGPipeKind")["None"])
 
 
 @dataclass
@@ -161,7 +166,7 @@ class Framebuffers:
             fb.draw_buffers = draw
         read = int(GL.GL_NONE)
         rs = p.ReadSurface
-        if int(rs.Kind) != _KIND_NONE:
+        if int(rs.Kind) != _kind_none():
             for i, s in enumerate(p.Color):
                 if s == rs:  # records compare by value
                     read = int(GL.GL_COLOR_ATTACHMENT0) + i
@@ -174,7 +179,7 @@ class Framebuffers:
             self._complete(what)
 
     def _gl_object(self, s: np.void, obj: object, what: str) -> tuple | None:
-        if int(s.Kind) == _KIND_NONE:
+        if int(s.Kind) == _kind_none():
             return None
         res = getattr(obj, "backend", None)
         if isinstance(res, GlTexture):

@@ -13,8 +13,15 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from OpenGL.GLES2.EXT import blend_func_extended as _blend_func_extended
+
 from ...schema import tables as _t
 from .gl import GL
+
+#: GLES extension namespaces a token may come from when the GLES 3 core has no such token
+#: (dual-source blend factors: ``GL_EXT_blend_func_extended``; a driver without the
+#: extension answers ``GL_INVALID_ENUM``, which the backend's ``glGetError`` check reports).
+_EXTENSIONS = (_blend_func_extended,)
 
 __all__ = ["TRANSLATED", "gl_table", "gl_token"]
 
@@ -35,6 +42,10 @@ _GL_SPELLING: dict[tuple[str, str], str] = {
     ("StencilOperation", "DecrementWrap"): "GL_DECR_WRAP",
     ("FrontFaceMode", "CounterClockwise"): "GL_CCW",
     ("FrontFaceMode", "Clockwise"): "GL_CW",
+    ("BlendFactor", "Src1Color"): "GL_SRC1_COLOR_EXT",
+    ("BlendFactor", "OneMinusSrc1Color"): "GL_ONE_MINUS_SRC1_COLOR_EXT",
+    ("BlendFactor", "Src1Alpha"): "GL_SRC1_ALPHA_EXT",
+    ("BlendFactor", "OneMinusSrc1Alpha"): "GL_ONE_MINUS_SRC1_ALPHA_EXT",
 }
 
 
@@ -42,6 +53,9 @@ def gl_token(enum: str, name: str) -> int:
     """The GL value of enumerator ``name`` of MG enum ``enum``."""
     token = _GL_SPELLING.get((enum, name)) or "GL_" + re.sub(r"(?<!^)(?=[A-Z])", "_", name).upper()
     value = getattr(GL, token, None)
+    for ns in _EXTENSIONS:
+        if value is None:
+            value = getattr(ns, token, None)
     if value is None:
         raise LookupError(f"{enum}.{name}: no GL token {token}")
     return int(value)
@@ -49,8 +63,9 @@ def gl_token(enum: str, name: str) -> int:
 
 @lru_cache(maxsize=None)
 def gl_table(enum: str) -> tuple[int, ...]:
-    """``table[mg_value] == gl_value`` for every enumerator of ``enum`` (dense from 0)."""
-    values = _t.enum(enum)
+    """``table[mg_value] == gl_value`` for every enumerator of ``enum`` (dense from 0; the
+    enum's ``...Count`` and ``Unknown`` sentinels name no GL value and are left out)."""
+    values = _t.enum_members(enum)
     out = [0] * (max(values.values()) + 1)
     for name, v in values.items():
         out[int(v)] = gl_token(enum, name)

@@ -79,8 +79,8 @@ class BlendLayout:
     size: int  # one PerBufferBlendState
     count: int
     enable: tuple[tuple[int, int], ...]
-    func: tuple[tuple[int, int], ...]  # SrcRGB, DstRGB, SrcAlpha, DstAlpha
-    equation: tuple[tuple[int, int], ...]  # ModeRGB, ModeAlpha
+    func: tuple[tuple[int, int], ...]  # SrcFactorRGB, DstFactorRGB, SrcFactorAlpha, DstFactorAlpha
+    equation: tuple[tuple[int, int], ...]  # ColorEquation, AlphaEquation
 
     @staticmethod
     def words(elem: bytes, group: tuple[tuple[int, int], ...]) -> list[int]:
@@ -97,12 +97,19 @@ def blend_layout(struct: str) -> BlendLayout:
         return tuple(slices[n] for n in names)
 
     return BlendLayout(int(member["offset"]), int(member["elem_size"]), int(member["count"]),
-                       group("Enabled"), group("SrcRGB", "DstRGB", "SrcAlpha", "DstAlpha"),
-                       group("ModeRGB", "ModeAlpha"))  # fmt: skip
+                       group("Enabled"),
+                       group("SrcFactorRGB", "DstFactorRGB", "SrcFactorAlpha", "DstFactorAlpha"),
+                       group("ColorEquation", "AlphaEquation"))  # fmt: skip
 
 
 def _i(v: object) -> int:
     return int(v)  # type: ignore[call-overload]
+
+
+def _vec(v: np.ndarray | np.void) -> np.ndarray:
+    """A vector member (``FloatVec4``, ``IntVec4``, ``BoolVec4``, ... : a struct of ``X``,
+    ``Y``, ... in the tables), or an array of them, as components on the last axis."""
+    return np.stack([np.asarray(v[n]) for n in v.dtype.names], axis=-1)
 
 
 class RenderStateSync:
@@ -195,7 +202,7 @@ class RenderStateSync:
         if raw == self._vp_raw and self.viewport != (-1, -1, -1, -1):
             return  # Viewports[0] and the surface as at the last resolve
         self._vp_raw = raw
-        x, y, w, h = (int(v) for v in p["Viewports"]["V"][0])
+        x, y, w, h = (int(v) for v in _vec(p["Viewports"][0]))
         if w <= 0 or h <= 0:  # never set: the surface (GL's initial viewport)
             x, y, (w, h) = 0, 0, self.surface
         box = (x, y, w, h)
@@ -224,8 +231,8 @@ class RenderStateSync:
             gl.glDepthFunc(self._df[_i(p["DepthFunc"])])
         if full or p["DepthMask"] != s["DepthMask"]:
             gl.glDepthMask(bool(p["DepthMask"]))
-        near, far = p["DepthRanges"]["V"][0]
-        if full or (near, far) != tuple(s["DepthRanges"]["V"][0]):
+        near, far = _vec(p["DepthRanges"][0])
+        if full or (near, far) != tuple(_vec(s["DepthRanges"][0])):
             gl.glDepthRangef(float(near), float(far))
 
     def _stencil(self, p: np.void, s: np.void, full: bool) -> None:
@@ -247,7 +254,7 @@ class RenderStateSync:
                 gl.glStencilOpSeparate(face, *(self._so[_i(o)] for o in ops))
 
     def _color_mask(self, p: np.void, s: np.void, full: bool) -> None:
-        cur, old = p["ColorMasks"]["V"], s["ColorMasks"]["V"]
+        cur, old = _vec(p["ColorMasks"]), _vec(s["ColorMasks"])
         if not full and np.array_equal(cur, old):
             return
         if (cur == cur[0]).all():
@@ -261,16 +268,14 @@ class RenderStateSync:
 
     def _clear_values(self, p: np.void, s: np.void, full: bool) -> None:
         gl = self.gl
-        if full or not np.array_equal(p["ClearColor"]["V"].view(np.uint32),
-                                      s["ClearColor"]["V"].view(np.uint32)):  # fmt: skip
-            gl.glClearColor(*(float(c) for c in p["ClearColor"]["V"]))
+        if full or p["ClearColor"].tobytes() != s["ClearColor"].tobytes():  # bits, not floats
+            gl.glClearColor(*(float(c) for c in _vec(p["ClearColor"])))
         if full or p["ClearDepth"] != s["ClearDepth"]:
             gl.glClearDepthf(float(p["ClearDepth"]))
         if full or p["ClearStencil"] != s["ClearStencil"]:
             gl.glClearStencil(_i(p["ClearStencil"]))
-        if full or not np.array_equal(p["BlendColor"]["V"].view(np.uint32),
-                                      s["BlendColor"]["V"].view(np.uint32)):  # fmt: skip
-            gl.glBlendColor(*(float(c) for c in p["BlendColor"]["V"]))
+        if full or p["BlendColor"].tobytes() != s["BlendColor"].tobytes():  # bits, not floats
+            gl.glBlendColor(*(float(c) for c in _vec(p["BlendColor"])))
 
     def _cull(self, p: np.void, s: np.void, full: bool) -> None:
         if full or p["CullFaceModeSetting"] != s["CullFaceModeSetting"]:
@@ -280,7 +285,7 @@ class RenderStateSync:
 
     def _scissor(self, p: np.void, s: np.void, full: bool) -> None:
         if _i(p["ScissorBoxWrittenMask"]) & 1:
-            box = tuple(int(v) for v in p["ScissorBoxes"]["V"][0])
+            box = tuple(int(v) for v in _vec(p["ScissorBoxes"][0]))
         else:  # never written: the whole surface (GL's initial scissor box)
             box = (0, 0) + self.surface
         if box != self.scissor:

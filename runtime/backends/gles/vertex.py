@@ -1,7 +1,8 @@
 """Vertex input: the vertex-elements CSO, the vertex-buffer window and the draw-range check.
 
-``CreateVertexElements`` carries ``AttribCount`` ``MGPVertexAttribWire`` rows followed by
-``BindingCount`` ``MGPVertexBindingPointWire`` rows (one blob). :class:`VertexInput` keeps
+``CreateVertexElements`` carries ``AttributeCount`` ``MGPVertexAttribWire`` rows followed by
+``BindingPointCount`` ``MGPVertexBindingPointWire`` rows (one blob); an attribute's ``Type``
+is its GL component type and its ``Offset`` the relative offset inside a vertex. :class:`VertexInput` keeps
 one VAO and applies the bound layout + buffers only when one of them moved since the last
 draw. Before a draw it proves every enabled attribute's last fetched element lies inside its
 buffer (``Fatal{DriverRefused, "DrawVbo.VertexRange"}`` otherwise), and for an indexed draw
@@ -52,7 +53,7 @@ VertexLayout = tuple[AttribDesc, ...]
 
 
 def parse_layout(payload: np.void, blob: bytes, what: str) -> VertexLayout:
-    na, nb = int(payload.AttribCount), int(payload.BindingCount)
+    na, nb = int(payload.AttributeCount), int(payload.BindingPointCount)
     adt, bdt = layouts.dtype("MGPVertexAttribWire"), layouts.dtype("MGPVertexBindingPointWire")
     if len(blob) != na * adt.itemsize + nb * bdt.itemsize:
         raise DriverRefused(f"{what}.Blob", f"{len(blob)} bytes for {na} attributes and "
@@ -66,10 +67,10 @@ def parse_layout(payload: np.void, blob: bytes, what: str) -> VertexLayout:
         b = int(a["BindingIndex"])
         if b >= nb:
             raise DriverRefused(f"{what}.BindingIndex", f"attribute {i} names binding {b} of {nb}")
-        if int(a["Format"]) not in _TYPE_SIZE:
-            raise DriverRefused(f"{what}.Format", f"attribute {i}: type 0x{int(a['Format']):04x}")
-        out.append(AttribDesc(i, int(a["Size"]), int(a["Format"]), bool(a["Normalized"]),
-                              bool(a["IsInteger"]), int(a["RelativeOffset"]), b,
+        if int(a["Type"]) not in _TYPE_SIZE:
+            raise DriverRefused(f"{what}.Type", f"attribute {i}: type 0x{int(a['Type']):04x}")
+        out.append(AttribDesc(i, int(a["Size"]), int(a["Type"]), bool(a["Normalized"]),
+                              bool(a["IsInteger"]), int(a["Offset"]), b,
                               int(binds[b]["Stride"]), int(binds[b]["Divisor"])))  # fmt: skip
     return tuple(out)
 
