@@ -133,7 +133,9 @@ def test_bounds_tails_blobs_and_semantics_are_named() -> None:
         reason(enc.encode("SetShaderBuffers", {"Class": 3}, [[], []])) == "SetShaderBuffers.Class"
     )
     assert reason(enc.encode("Present", {"FrameSerial": 0})) == "Present.FrameSerial"
-    assert reason(enc.encode("BindShaderImage", {"View": {"Access": 3}})) == "ImageView.Access"
+    # MobileGL's BindShaderImage (MGPImageBind) carries glBindImageTexture's Access GL token
+    # verbatim, not MGPImageView's three-value encoding: no ImageView rule applies to it
+    assert dec.decode(enc.encode("BindShaderImage", {"Access": 3})).payload.Access == 3
     assert (
         reason(enc.encode("SetShaderImages", {"Count": 1}, [[{"Access": 7}]])) == "ImageView.Access"
     )
@@ -141,9 +143,9 @@ def test_bounds_tails_blobs_and_semantics_are_named() -> None:
         reason(enc.encode("SetVertexAttribDefaults", {"Mask": 0b11, "Count": 1}, [[{}]]))
         == "SetVertexAttribDefaults.Count"
     )
-    big = {"Blob": {"Offset": STAGE.capacity - 8, "Size": 16, "Seg": STAGE.seg}}
+    big = {"Parameters": {"Offset": STAGE.capacity - 8, "Size": 16, "Seg": STAGE.seg}}
     assert reason(enc.encode("CreateSamplerState", big)) == "CreateSamplerState.Blob"
-    wrong_seg = {"Blob": {"Offset": 0, "Size": 8, "Seg": STAGE.seg + 1}}
+    wrong_seg = {"Parameters": {"Offset": 0, "Size": 8, "Seg": STAGE.seg + 1}}
     assert reason(enc.encode("CreateSamplerState", wrong_seg)) == "CreateSamplerState.Blob"
     spirv = {"Spirv": [{}, {"Offset": 0, "Size": 1 << 40, "Seg": STAGE.seg}]}
     assert reason(enc.encode("CreateShaderState", spirv)) == "CreateShaderState.Blob"

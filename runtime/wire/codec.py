@@ -47,7 +47,7 @@ import numpy as np
 
 from ..errors import ProtocolCorruption
 from ..schema import layouts
-from .compiled import IMAGE_ACCESS_MAX, decoder_for
+from .compiled import decoder_for, image_access_max
 from .header import PAD_OP, record_align, header_size, pack_header
 from .records import is_record, layout, make, pack_record, unpack_record
 from .spec import TailSpec, align8, call_spec, spec_for_opcode
@@ -56,6 +56,13 @@ from .stage import StageSegment
 __all__ = ["Encoder", "Decoder", "Decoded", "WireDecoded", "tails_by_element", "IMAGE_ACCESS_MAX"]
 
 TailInput = np.ndarray | Sequence[Any] | bytes
+
+
+def __getattr__(name: str) -> object:
+    # IMAGE_ACCESS_MAX (``MGPipeImageAccess``'s last member): from the tables on first use
+    if name == "IMAGE_ACCESS_MAX":
+        return image_access_max()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Decoded(NamedTuple):

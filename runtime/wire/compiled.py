@@ -28,10 +28,23 @@ from .header import record_align, header_size
 from .records import FlatScalar, format_of, layout, namespace_for
 from .spec import WINDOW_START, CallSpec, TailSpec, align8, call_spec
 
-__all__ = ["IMAGE_ACCESS_MAX", "semantic_rules", "decoder_for", "Packer", "packer"]
+__all__ = ["IMAGE_ACCESS_MAX", "image_access_max", "semantic_rules", "decoder_for", "Packer", "packer"]
 
-#: ``MGPImageView::Access``: 0 read-only, 1 write-only, 2 read-write (seed 002 §1).
-IMAGE_ACCESS_MAX = 2
+
+
+@lru_cache(maxsize=None)
+def image_access_max() -> int:
+    """The largest legal ``MGPImageView::Access``: the last ``MGPipeImageAccess`` member
+    (``ReadOnly``, ``WriteOnly``, ``ReadWrite``; seed 002 §1), from the tables."""
+    return max(_t.enum_members("MGPipeImageAccess").values())
+
+
+def __getattr__(name: str) -> object:
+    # IMAGE_ACCESS_MAX: read from the tables on first use, never at import
+    if name == "IMAGE_ACCESS_MAX":
+        return image_access_max()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 _IMAGE_VIEW = "MGPImageView"
 _ACCESS = "Access"
 _HEADER = "MGPWireRecHeader"
@@ -89,7 +102,7 @@ def _tail_source(spec: CallSpec, k: int, t: TailSpec) -> list[str]:
         lines.append(f"{ind}    t{k} = tuple([{one} for x in _EI{k}(raw[c:e])])")
         if t.element == _IMAGE_VIEW:
             lines.append(f"{ind}for x in t{k}:")
-            lines.append(f"{ind}    if x.{_ACCESS} > {IMAGE_ACCESS_MAX}:")
+            lines.append(f"{ind}    if x.{_ACCESS} > {image_access_max()}:")
             lines.append(f"{ind}        views_bad = True")
     lines.append(f"{ind}tails += (t{k},)")
     lines.append(f"{ind}c = e")
@@ -138,7 +151,7 @@ def decoder_source(name: str) -> str:
         lines.append(f"    if not _rule{i}(p):")
         lines.append(f"        raise _PC({reason!r})")
     for path in spec.image_view_paths:
-        lines.append(f"    if {_attr('p', path)}.{_ACCESS} > {IMAGE_ACCESS_MAX}:")
+        lines.append(f"    if {_attr('p', path)}.{_ACCESS} > {image_access_max()}:")
         lines.append("        raise _PC('ImageView.Access')")
     if spec.tails and any(t.element == _IMAGE_VIEW for t in spec.tails):
         lines.append("    if views_bad:")

@@ -36,10 +36,23 @@ from .header import record_align, header_size, read_header
 from .stage import StageSegment
 from .spec import CallSpec, align8, call_spec, spec_for_opcode
 
-__all__ = ["ReferenceDecoder", "RefDecoded", "IMAGE_ACCESS_MAX", "OracleMismatch", "differential"]
+__all__ = ["ReferenceDecoder", "RefDecoded", "IMAGE_ACCESS_MAX", "image_access_max", "OracleMismatch", "differential"]
 
-#: ``MGPImageView::Access``: 0 read-only, 1 write-only, 2 read-write (seed 002 §1).
-IMAGE_ACCESS_MAX = 2
+
+
+@lru_cache(maxsize=None)
+def image_access_max() -> int:
+    """The largest legal ``MGPImageView::Access``: the last ``MGPipeImageAccess`` member
+    (``ReadOnly``, ``WriteOnly``, ``ReadWrite``; seed 002 §1), from the tables."""
+    return max(_t.enum_members("MGPipeImageAccess").values())
+
+
+def __getattr__(name: str) -> object:
+    # IMAGE_ACCESS_MAX: read from the tables on first use, never at import
+    if name == "IMAGE_ACCESS_MAX":
+        return image_access_max()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 _IMAGE_VIEW = "MGPImageView"
 _ACCESS = "Access"
 
@@ -157,10 +170,10 @@ class ReferenceDecoder:
     @staticmethod
     def _check_image_views(spec: CallSpec, payload: np.void, tails: tuple[np.ndarray, ...]) -> None:
         for p in spec.image_view_paths:
-            if int(layouts.get_path(payload, p)[_ACCESS]) > IMAGE_ACCESS_MAX:
+            if int(layouts.get_path(payload, p)[_ACCESS]) > image_access_max():
                 raise ProtocolCorruption("ImageView.Access")
         for t, arr in zip(spec.present_tails(payload), tails):
-            if t.element == _IMAGE_VIEW and arr.size and int(arr[_ACCESS].max()) > IMAGE_ACCESS_MAX:
+            if t.element == _IMAGE_VIEW and arr.size and int(arr[_ACCESS].max()) > image_access_max():
                 raise ProtocolCorruption("ImageView.Access")
 
 
