@@ -104,9 +104,16 @@ def _tails(cat: Catalogue, lay: Layouts) -> tuple[Tail, ...]:
     return tuple(out)
 
 
+#: a lock line that records an ABI re-base (:mod:`mgpipe.gen.lockhistory`); gen keeps it
+REBASE_MARK = "// ABI-REBASE:"
+
+
 def lock_text(cat: Catalogue) -> str:
-    """The append-only name -> opcode lock: existing pins kept, new rows appended."""
+    """The append-only name -> opcode lock: existing pins kept, new rows appended, and the
+    lock's ABI re-base markers (``// ABI-REBASE: ...``) kept where the header ends."""
     rows = [(r.name.text, int(r.opcode.text)) for r in cat.lock]
+    marks = [line.strip() for line in cat.files.get(cat.lock_path, "").splitlines()
+             if line.strip().startswith(REBASE_MARK)]
     known = {n for n, _ in rows}
     for i, r in enumerate(cat.calls):
         if r.name.text not in known:
@@ -117,7 +124,8 @@ def lock_text(cat: Catalogue) -> str:
         "// PipeCalls.lock -- name -> opcode, written by `mgpipe gen`, only ever appended to.\n"
         "// A call whose row moves or disappears from PipeCalls.def refuses the generation\n"
         "// (APPEND-ONLY): the opcode is the row, and the wire never renumbers.\n"
-        "#define MGP_CALL_LOCK(L) \\\n" + body + "\n"
+        + "".join(m + "\n" for m in marks)
+        + "#define MGP_CALL_LOCK(L) \\\n" + body + "\n"
     )
 
 
@@ -173,6 +181,22 @@ SHARED_GATES = ("wire-pod", "names", "call-tokens", "flag-values", "wait-class",
                 "tails", "spans", "handle-fields")
 
 
+#: the lock's gates, on a MobileGL-shaped tree that carries a lock (or owes one)
+LOCK_GATES = ("append-only", "lock")
+#: mgpipe's own overlay header: a MobileGL-shaped tree carrying it is mgpipe's (the bundled
+#: ``catalogue/MG_Pipe`` and its copies), whose opcodes are mgpipe's to keep
+OVERLAY_HEADER = "MGPipeOverlay.h"
+
+
+def lock_required(cat: Catalogue) -> bool:
+    """Whether the tree is held to a ``PipeCalls.lock``: always in the original shape; in a
+    MobileGL-shaped tree when it carries one or carries mgpipe's overlay (MobileGL's own
+    tree, which states no lock, is held to none)."""
+    if cat.shape != "mobilegl":
+        return True
+    return (cat.root / LOCK_FILE).is_file() or (cat.root / OVERLAY_HEADER).is_file()
+
+
 def _wire_only(lay: Layouts, names: list[str]) -> Layouts:
     """The layouts with only the wire structs (the rest of the project's headers - the verb
     table, helper types - are read, not gated as wire types)."""
@@ -181,7 +205,7 @@ def _wire_only(lay: Layouts, names: list[str]) -> Layouts:
 
 
 def _build_mobilegl(cat: Catalogue, roots: ErrorCollector, include_dirs: tuple[Path, ...],
-                    use_cache: bool, disabled: frozenset[str]) -> Built:
+                    use_cache: bool, disabled: frozenset[str], lock: LockPolicy | None = None) -> Built:
     from mgpipe.gen import build_mobilegl as real
     from mgpipe.gen import ownership, realgates
     from mgpipe.gen.vocabulary import MOBILEGL
@@ -196,12 +220,16 @@ def _build_mobilegl(cat: Catalogue, roots: ErrorCollector, include_dirs: tuple[P
                     f"the catalogue's rows are read against")
     after_root = bool(roots)
     wire = _wire_only(lay, real.wire_structs(cat, lay, vocab))
-    ctx = Ctx(cat, wire, disabled=disabled, vocab=vocab)
+    locked = lock_required(cat)
+    ctx = Ctx(cat, wire, disabled=disabled, vocab=vocab, lock=lock if locked else None)
     shared = dict(GATES)
     overlay = {"tails": "Tails.def", "spans": "EsprytSpans.def", "handle-fields": "HandleFields.def"}
     for name in SHARED_GATES:
         if name in overlay and cat.path_of(overlay[name]) not in cat.files:
             continue  # an overlay list the tree does not carry: nothing to check
+        if name not in disabled:
+            _gate(shared[name], ctx, after_root)
+    for name in LOCK_GATES if locked else ():  # a tree that carries (or owes) a PipeCalls.lock
         if name not in disabled:
             _gate(shared[name], ctx, after_root)
     ctx_all = Ctx(cat, lay, errors=ctx.errors, disabled=disabled, vocab=vocab)
@@ -239,7 +267,8 @@ def _build_mobilegl(cat: Catalogue, roots: ErrorCollector, include_dirs: tuple[P
     model = model.model_copy(update={"names": _names(vocab), "abi_fingerprint": abi,
                                      "catalogue_fingerprint": abi, "setters": setters,
                                      "tails": _tails(cat, wire) if cat.tails else ()})
-    return Built(model, cat, lay, "")
+    init = lock is not None and lock.init_lock
+    return Built(model, cat, lay, lock_text(cat) if locked or init else "")
 
 
 def _abi(model: Model) -> str:
@@ -294,7 +323,7 @@ def build(catalogue_dir: Path, disabled: frozenset[str] = frozenset(), use_cache
     cat = load_catalogue(catalogue_dir, shown_root, errors=roots)
     if cat.shape == "mobilegl":
         dirs = include_dirs if include_dirs is not None else (catalogue_dir.resolve().parent,)
-        return _build_mobilegl(cat, roots, tuple(dirs), use_cache, disabled)
+        return _build_mobilegl(cat, roots, tuple(dirs), use_cache, disabled, lock)
     lay = _read_layouts(catalogue_dir, shown_root, roots, use_cache)
     after_root = bool(roots)
     ctx = Ctx(cat, lay, disabled=disabled, lock=lock)
@@ -395,4 +424,4 @@ def declared_tables(lay, cat) -> dict:  # type: ignore[no-untyped-def]
                           for s, rows in cat.field_lists.items()),
     )  # fmt: skip
 
-__all__ = ["Built", "build", "require_catalogue", "fingerprint", "lock_text", "LOCK_FILE"]
+__all__ = ["Built", "build", "require_catalogue", "fingerprint", "lock_required", "lock_text", "LOCK_FILE", "LOCK_GATES"]

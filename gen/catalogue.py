@@ -27,7 +27,7 @@ class Catalogue:
     display_root: str
     files: dict[str, str]  # display path -> text (every input, headers included)
     calls: tuple[CallRow, ...]  # PipeCalls.def MGP_CALL_LIST
-    lock: tuple[LockRow, ...]  # PipeCalls.lock MGP_CALL_LOCK (empty when absent)
+    lock: tuple[LockRow, ...]  # PipeCalls.lock MGP_CALL_LOCK (empty when absent; either shape)
     lock_path: str
     field_lists: dict[str, tuple[FieldRow, ...]]  # struct -> rows (PipeFields.def)
     field_list_locs: dict[str, Loc]
@@ -277,6 +277,10 @@ def _load_mobilegl(root: Path, shown_root: str, errors: ErrorCollector) -> Catal
                 field_locs[name[len("MGP_FIELDS_"):]] = Loc(lst.path, lst.line, lst.col)
             else:
                 lists[name] = rows
+    lock_lists = _load_file(root, LOCK_FILE, shown_root, errors, files, required=False)
+    lock_rows: tuple[LockRow, ...] = ()
+    if "MGP_CALL_LOCK" in lock_lists:
+        lock_rows = _rows(lock_lists["MGP_CALL_LOCK"], LockRow, errors)
     if DOCUMENTED_COUNT not in values and "PipeCalls.def" in loaded and loaded["PipeCalls.def"]:
         errors.error(display(root / "PipeCalls.def", root, shown_root), 1, 1, "DOCUMENTED-COUNT",
                      f"PipeCalls.def defines no {DOCUMENTED_COUNT}, expected "
@@ -284,7 +288,7 @@ def _load_mobilegl(root: Path, shown_root: str, errors: ErrorCollector) -> Catal
     get = lists.get
     return Catalogue(
         root=root, display_root=shown_root, files=files,
-        calls=get("MGP_CALL_LIST", ()), lock=(), lock_path=display(root / LOCK_FILE, root, shown_root),
+        calls=get("MGP_CALL_LIST", ()), lock=lock_rows, lock_path=display(root / LOCK_FILE, root, shown_root),
         field_lists=field_lists, field_list_locs=field_locs, sizes=(), pipe_inputs=(),
         coverage=get("MGP_COVERAGE_ACCESSOR_LIST", ()), ownership=(), verb_classes=(),
         fill_points=get("MGP_FILL_FIELD_LIST", ()), setters=get("MGP_RENDER_STATE_SETTERS", ()),

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mgpipe.gen.sites import AtRow, DropRow, HeaderEdit, SetValue
+from mgpipe.gen.sites import AtRow, DropRow, HeaderEdit, LockSite, SetValue
 from mgpipe.gen.plants import (
     Append, AppendRow, AppendText, Delete, Edit, Encode, InsertAfter, Move, Remove, RemoveTree,
     Replace, Rewrite, Sub,
@@ -140,6 +140,15 @@ ANY_TREE: tuple[Control, ...] = (
     _m("fatal-family-twice", "FATAL-FAMILY", "a FatalFamilies.def row written twice",
        "family {family} has two rows",
        DropRow("MGL_FATAL_FAMILY_LIST", "fatal-family row", copy=True), registry="fatal-families"),
+    _m("any-append-only-moved", "APPEND-ONLY", "two adjacent plain verb calls trade rows under the lock",
+       "call {name} is row {row} but PipeCalls.lock pins opcode {op}",
+       LockSite("swap"), registry="append-only"),
+    _m("any-lock-opcode-edited", "LOCK-WITNESS", "a plain verb call's lock row re-pinned one opcode up",
+       "{lock} pins {name} at opcode {new} but generated/PipeWire.inc:",
+       LockSite("opcode"), registry="lock", also=("APPEND-ONLY",)),
+    _m("any-lock-missing", "LOCK-MISSING", "the tree's PipeCalls.lock deleted (generated/ still there)",
+       "PipeCalls.lock not found next to existing outputs",
+       LockSite("remove"), registry="lock"),
     _m("verb-stamp-missing", "VERB-STAMP", "the stamp row of a kCtxVerb call deleted",
        "{call} is verb-shaped (kCtxVerb) and has no MGP_VERB_OP_LIST row",
        DropRow("MGP_VERB_OP_LIST", "stamp row of a verb call"), registry="verb-stamps"),
@@ -379,7 +388,7 @@ CONTROLS: tuple[Control, ...] = (
     _c("stale-hand-edit", "STALE", "generated/PipeWire.inc: one hand-edited line",
        ("generated/PipeWire.inc",),
        Replace("generated/PipeWire.inc", "#pragma once\n", "#pragma once\n// a hand edit\n"),
-       registry=None, kind=STALE),
+       registry=None, kind=STALE, shapes=()),
     _c("stale-after-change", "STALE",
        "PipeCalls.def: valid call SelfTestPing (MGPFlush) appended; generated/ not regenerated",
        ("{catalogue}/PipeCalls.lock", "generated/PipeTables.inc", "generated/PipeWire.inc",

@@ -30,9 +30,7 @@ PROGRAM = r"""
 #include <cstring>
 #include <type_traits>
 #include <utility>
-#include "MGPipeTypes.h"
-#include "MGPipe.h"
-#include "PipeInputs.h"
+@HEADERS@
 namespace real_cmp {
 #include "real/PipeVerify.inc"
 }
@@ -63,6 +61,11 @@ int main() {
     return 0;
 }
 """.replace("@F@", FIELD)
+#: the headers the comparators are compiled after, per tree shape (a MobileGL-shaped tree has
+#: no PipeInputs.h: its inputs live in MobileGL's state code, not in the pipe's headers)
+HEADERS = {"bundled": ("MGPipeTypes.h", "MGPipe.h", "PipeInputs.h"), "mobilegl": ("MGPipeTypes.h", "MGPipe.h")}
+#: what follows the headers, per shape (MobileGL declares its types in namespace MobileGL)
+AFTER = {"bundled": "", "mobilegl": "using namespace MobileGL;"}
 
 
 def by_value(comparators: list) -> list:  # type: ignore[type-arg]
@@ -82,14 +85,40 @@ def render_pair(model) -> tuple[str, str]:  # type: ignore[no-untyped-def]
     return real, planted
 
 
-def judge_g4(cat: Path, tree: Path, disabled: frozenset[str]) -> str | None:
+def _needs_vector_base(model, cat: Path, include_dirs: tuple[Path, ...]) -> None:  # type: ignore[no-untyped-def]
+    """A MobileGL-shaped tree's comparators are written against MobileGL's vector base
+    (``VecBase``, :data:`g4_verify.VECTOR_BASE`): a tree whose headers do not declare it (the
+    bundled ``catalogue/MG_Pipe`` spells its vectors as plain structs) cannot compile them,
+    so the control does not apply there (it runs on MobileGL's own tree)."""
+    import re
+
+    from mgpipe.gen.sites import NotApplicable
+
+    if not g4_verify.context(ModelView(model, g4_verify.READS))["vocabulary"]:
+        return
+    decl = re.compile(rf"\b(?:struct|class)\s+{g4_verify.VECTOR_BASE}\b")
+    for d in (cat, *include_dirs):
+        for h in sorted(Path(d).rglob("*.h")):
+            if decl.search(h.read_text(encoding="utf-8", errors="replace")):
+                return
+    raise NotApplicable(f"the comparators are written against MobileGL's {g4_verify.VECTOR_BASE}, "
+                        f"which no header of the tree or its include directories declares")
+
+
+def judge_g4(cat: Path, tree: Path, disabled: frozenset[str],
+             include_dirs: tuple[Path, ...] | None = None) -> str | None:
+    from mgpipe.gen.catalogue import is_mobilegl_tree
+
     gxx = shutil.which("g++")
     if gxx is None:
         return "g++ not found on PATH: the G4 control must compile the comparator (install g++)"
+    real_tree = is_mobilegl_tree(cat)
     try:
-        model = build(cat, disabled=disabled, use_cache=False).model
+        model = build(cat, disabled=disabled, use_cache=False, include_dirs=include_dirs).model
     except (GenError, GenErrors) as exc:
         return f"the unplanted copy did not build: {str(exc).splitlines()[0]}"
+    if real_tree:
+        _needs_vector_base(model, cat, include_dirs if include_dirs is not None else (cat.parent,))
     real, planted = render_pair(model)
     work = tree / "g4"
     for who, text in (("real", real), ("planted", planted)):
@@ -98,8 +127,18 @@ def judge_g4(cat: Path, tree: Path, disabled: frozenset[str]) -> str | None:
         (work / who / g4_verify.FILE).write_text(f"// self-test: {who} comparator\n{text}",
                                                  encoding="utf-8")
     src, exe = work / "g4.cpp", work / "g4"
-    src.write_text(PROGRAM, encoding="utf-8")
-    proc = subprocess.run([gxx, "-std=c++17", f"-I{cat / 'include'}", f"-I{work}", str(src),
+    shape = "mobilegl" if real_tree else "bundled"
+    head = "\n".join([*(f'#include "{h}"' for h in HEADERS[shape]), AFTER[shape]])
+    src.write_text(PROGRAM.replace("@HEADERS@", head), encoding="utf-8")
+    if real_tree:
+        # the comparators include "../PipeFields.def": found through a directory inside the tree
+        inside = cat / ".g4"
+        inside.mkdir(exist_ok=True)
+        dirs = [f"-I{cat}", f"-I{inside}",
+                *(f"-I{d}" for d in (include_dirs if include_dirs is not None else (cat.parent,)))]
+    else:
+        dirs = [f"-I{cat / 'include'}"]
+    proc = subprocess.run([gxx, "-std=c++17", *dirs, f"-I{work}", str(src),
                            "-o", str(exe)], capture_output=True, text=True)
     if proc.returncode != 0:
         return f"g++ failed to compile the comparators: {proc.stderr.strip()[-600:]}"

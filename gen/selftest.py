@@ -133,7 +133,7 @@ def gen_check(cat: Path, disabled: frozenset[str], setup: Setup | None = None) -
         real = is_mobilegl_tree(cat)
         private = bool(os.environ.get(LAYOUT_DIR_ENV))  # self-test's own layout cache only
         built = build(cat, disabled=disabled, use_cache=private,
-                      lock=None if real else LockPolicy(cat.parent / "generated"),
+                      lock=None if real and setup.out is None else LockPolicy(cat.parent / "generated"),
                       include_dirs=setup.include_dirs)
         if real and setup.out is None:
             return Run(0, out.getvalue())
@@ -258,7 +258,7 @@ def _run_in(c: Control, catalogue: Path, tree: Path, disabled: frozenset[str],
     with _cwd(tree):
         if c.kind == G4:
             from mgpipe.gen.g4check import judge_g4
-            return judge_g4(cat, tree, disabled)
+            return judge_g4(cat, tree, disabled, setup.include_dirs)
         run = gen_check(cat, disabled, setup)
     if c.kind == GATE:
         return judge_gate(c, run, setup.baseline, tuple(e.format(**facts) for e in c.expect))

@@ -246,4 +246,64 @@ class SetValue:
         return {"old": v.value, "new": new, "rows": str(len(cat.calls))}
 
 
-__all__ = ["HeaderEdit", "AtRow", "DropRow", "Facts", "NotApplicable", "SetValue", "WHERE"]
+@dataclass(frozen=True)
+class LockSite:
+    """A defect against the tree's ``PipeCalls.lock`` (N/A on a tree that carries none):
+
+    * ``swap``: the first two adjacent plain verb calls of MGP_CALL_LIST trade rows (facts:
+      ``name`` the call moved down, ``row`` its new row, ``op`` its locked opcode);
+    * ``opcode``: that call's lock row re-pinned one opcode higher (``new`` the planted one);
+    * ``remove``: the lock deleted.
+    """
+
+    how: str
+    file: str = "(found by meaning)"
+
+    def run(self, tree: Path, catalogue_name: str) -> Facts:
+        import re
+
+        from mgpipe.gen.catalogue import LOCK_FILE
+
+        root = tree / catalogue_name
+        lock = root / LOCK_FILE
+        cat = _cat(tree, catalogue_name)
+        if not lock.is_file() or not cat.lock:
+            raise NotApplicable(f"the catalogue has no {LOCK_FILE}")
+        if self.how == "remove":
+            lock.unlink()
+            return {"lock": cat.lock_path}
+        calls = list(cat.calls)
+        pair = next((i for i in range(len(calls) - 1)
+                     if _plain(cat, calls[i]) and _plain(cat, calls[i + 1])), None)
+        if pair is None:
+            raise NotApplicable("the catalogue has no two adjacent plain verb calls")
+        a, b = calls[pair], calls[pair + 1]
+        facts: Facts = {"name": a.name.text, "row": str(pair + 2), "op": str(pair + 1),
+                        "other": b.name.text, "lock": cat.lock_path}
+        if self.how == "opcode":
+            row = next((r for r in cat.lock if r.name.text == a.name.text), None)
+            if row is None:
+                raise NotApplicable(f"the lock has no row for {a.name.text}")
+            facts["new"] = str(int(row.opcode.text) + 1)
+            facts["op"] = row.opcode.text
+            _edit_at(tree, catalogue_name, row.opcode, facts["new"])
+            return facts
+        rel = a.loc.path.split("/", 1)[1]
+        path = root / rel
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        (a0, a1), (b0, b1) = ((r.loc.line - 1, _last_line(r)) for r in (a, b))
+        if a1 != b0 or not all(_continued(lines[i]) for i in range(b0, b1)):
+            raise PlantError(f"{rel}:{a.loc.line}: rows {a.name.text} and {b.name.text} are not "
+                             f"adjacent continued lines")
+        lines[a0:b1] = lines[b0:b1] + lines[a0:a1]
+        path.write_text("".join(lines), encoding="utf-8")
+        if not re.search(rf"\b{re.escape(a.name.text)}\b", lines[a0 + (b1 - b0)]):
+            raise PlantError(f"{rel}: the swap of {a.name.text} and {b.name.text} did not land")
+        return facts
+
+
+def _continued(line: str) -> bool:
+    return line.rstrip().endswith("\\")
+
+
+__all__ = ["HeaderEdit", "AtRow", "DropRow", "Facts", "LockSite", "NotApplicable", "SetValue", "WHERE"]

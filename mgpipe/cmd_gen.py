@@ -118,17 +118,25 @@ def check(files: dict[Path, str], stream=None) -> list[Path]:  # type: ignore[no
 
 def default_out(catalogue: Path) -> Path:
     """Where ``gen`` writes without ``--out``: the bundled tree's outputs are the package
-    ``mgpipe.generated`` (``generated/`` at a checkout's root); another MobileGL-shaped tree
-    keeps them in its own ``generated/`` (where MobileGL's build finds them); the original
-    shape beside its directory."""
-    root = catalogue.resolve()
-    if root == CATALOGUE_DIR.resolve():
-        return GENERATED_DIR
-    checkout = root.parent.parent  # a checkout's catalogue/MG_Pipe: its root's generated/
-    if root.name == "MG_Pipe" and root.parent.name == "catalogue" and (checkout / "generated" / "__init__.py").is_file():
+    ``mgpipe.generated`` (``generated/`` at a checkout's root, spelt as the catalogue was);
+    another MobileGL-shaped tree keeps them in its own ``generated/`` (where MobileGL's build
+    finds them); the original shape beside its directory - except the original shape
+    ``mgpipe.gen.ORIGINAL_DIR``, whose neighbour ``generated/`` holds the bundled tree's
+    outputs, not its own: it is refused without ``--out`` (OUT-DIR) rather than overwrite them."""
+    checkout = catalogue.parent.parent  # a checkout's catalogue/MG_Pipe: its root's generated/
+    if (catalogue.name == "MG_Pipe" and catalogue.parent.name == "catalogue"
+            and (checkout / "generated" / "__init__.py").is_file()):
         return checkout / "generated"
+    if catalogue.resolve() == CATALOGUE_DIR.resolve():
+        return GENERATED_DIR
     if (catalogue / "PayloadSizes.def").is_file():
-        return catalogue.parent / "generated"
+        beside = catalogue.parent / "generated"
+        if beside.resolve() == GENERATED_DIR.resolve() and CATALOGUE_DIR.resolve() != catalogue.resolve():
+            raise GenError(str(beside), 1, 1, "OUT-DIR",
+                           f"{beside} holds the outputs of the bundled catalogue "
+                           f"({CATALOGUE_DIR.parent.name}/{CATALOGUE_DIR.name}), "
+                           f"not of the original-shape catalogue {catalogue}, expected --out DIR for its own")
+        return beside
     return catalogue / "generated"
 
 

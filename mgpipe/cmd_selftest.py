@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import time
 
 from pathlib import Path
@@ -45,10 +46,36 @@ def run(args: argparse.Namespace) -> int:
     real = is_mobilegl_tree(catalogue)
     if dirs is None and real:
         dirs = (catalogue.parent,)  # the copy's parent is a temporary directory
-    setup = Setup(tuple(Path(d).resolve() for d in dirs) if dirs else None,
-                  Path(args.out).resolve() if args.out is not None else None)
-    with private_layout_cache():
+    with private_layout_cache(), tempfile.TemporaryDirectory(prefix="mgpipe-selftest-out-") as tmp:
+        out = Path(args.out).resolve() if args.out is not None else outputs_of(catalogue, Path(tmp), dirs)
+        setup = Setup(tuple(Path(d).resolve() for d in dirs) if dirs else None, out)
         return _run(args, controls, catalogue, disabled, jobs, t0, setup, real)
+
+
+def outputs_of(catalogue: Path, tmp: Path, dirs) -> Path | None:  # type: ignore[no-untyped-def]
+    """The outputs the stale and clean controls diff against without ``--out``: those ``gen``
+    writes by default (the bundled tree's: ``generated/``). A MobileGL tree's own
+    ``generated/`` is another generator's: None (those controls are N/A). The original shape
+    beside the bundled outputs has no committed outputs of its own: they are generated here,
+    into ``tmp``, from the unplanted tree (a tree that does not generate fails ``clean``)."""
+    from mgpipe.cmd_gen import default_out
+    from mgpipe.gen.build import build
+    from mgpipe.gen.errors import GenErrors
+    from mgpipe.gen.render import render_all
+
+    try:
+        out = default_out(catalogue)
+    except GenError:  # the original shape beside the bundled tree's outputs
+        try:
+            model = build(catalogue, include_dirs=dirs, use_cache=False).model
+        except (GenError, GenErrors):
+            return tmp  # no outputs: the clean control says why
+        for o in render_all(model):
+            (tmp / o.name).write_text(o.text, encoding="utf-8")
+        return tmp
+    if is_mobilegl_tree(catalogue) and out.resolve() == (catalogue / "generated").resolve():
+        return None
+    return out.resolve() if is_mobilegl_tree(catalogue) else None
 
 
 def _run(args, controls, catalogue, disabled, jobs, t0, setup, real) -> int:  # type: ignore[no-untyped-def]
@@ -100,6 +127,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="worker processes (default: 2, or 1 on a one-core machine)")
     p.add_argument("--out", type=Path, default=None, metavar="DIR",
                    help="the outputs the stale and clean controls diff against, like gen's --out "
-                        "(default: generated/ beside the bundled-shape catalogue)")
+                        "(default: those gen writes; for the original shape beside the bundled outputs, "
+                        "its own, generated into a temporary directory)")
     p.add_argument("--disable-gate", action="append", metavar="NAME", help=argparse.SUPPRESS)
     p.set_defaults(func=run)

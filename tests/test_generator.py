@@ -18,11 +18,13 @@ from pathlib import Path
 import pytest
 
 from mgpipe import cli
-from mgpipe.gen import CATALOGUE_DIR, GENERATED_DIR, REPO_ROOT
+from mgpipe.gen import CATALOGUE_DIR, GENERATED_DIR, ORIGINAL_DIR, REPO_ROOT
 
+from conftest import copy_bundled, copy_original  # noqa: E402
 from seed_numbers import (  # noqa: E402 - the seeds' numbers, pinned once
-    DOCUMENTED_CALLS, DOCUMENTED_CLASS_COUNTS, DYNAMIC_BYTES, DYNAMIC_CHUNKS, PIPELINE_BYTES,
-    PIPELINE_CHUNKS, SEED_002_APPENDED, SEED_OFFSETS, SEED_SIZES,
+    ABI_APPENDED, ABI_CLASS_COUNTS, ABI_MOVED, DOCUMENTED_CALLS, DOCUMENTED_CLASS_COUNTS,
+    DYNAMIC_BYTES, DYNAMIC_CHUNKS, PIPELINE_BYTES, PIPELINE_CHUNKS, SEED_002_APPENDED, SEED_OFFSETS,
+    SEED_SIZES,
 )
 
 INC_ORDER = ["PipeTables.inc", "PipeThunks.inc", "PipeWire.inc", "PipeVerify.inc",
@@ -34,8 +36,26 @@ def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-def test_calls_json_lists_the_documented_calls_then_the_seed_002_rows(capsys) -> None:
+def test_calls_json_lists_mobilegls_rows_on_the_bundled_tree(capsys) -> None:
+    """The bundled tree is MobileGL's ABI: its documented rows, class counts and the rows
+    MobileGL appends, where seed 001/002 stated other figures (seed_numbers.ABI_MOVED)."""
     calls = run_json(capsys, "calls")["calls"]
+    assert [c["opcode"] for c in calls] == list(range(1, len(calls) + 1))
+    assert set(calls[0]) == {"opcode", "name", "payload", "class", "flags", "wait_class"}
+    documented = ABI_MOVED["documented calls"][1]
+    assert Counter(c["class"] for c in calls[:documented]) == ABI_CLASS_COUNTS
+    by_name = {c["name"]: c for c in calls}
+    assert {n: by_name[n]["opcode"] for n in ABI_APPENDED} == ABI_APPENDED
+    assert by_name["ApplierReset"]["class"] == ABI_MOVED["ApplierReset class"][1]
+    assert by_name["SetProgramBindings"]["flags"] == ["kVarTail", "kHostSpan"]
+    assert by_name["Present"]["wait_class"] == "kWaitPresent"
+    for c in calls:  # seed 002 §1: kReplySlot <=> kWaitReply, in both directions
+        assert ("kReplySlot" in c["flags"]) == (c["wait_class"] == "kWaitReply"), c["name"]
+
+
+def test_calls_json_lists_the_documented_calls_then_the_seed_002_rows(capsys) -> None:
+    """The original shape still holds the seeds' own numbering."""
+    calls = run_json(capsys, "calls", "--catalogue", str(ORIGINAL_DIR))["calls"]
     assert [c["opcode"] for c in calls] == list(range(1, len(calls) + 1))
     assert set(calls[0]) == {"opcode", "name", "payload", "class", "flags", "wait_class"}
     assert Counter(c["class"] for c in calls[:DOCUMENTED_CALLS]) == DOCUMENTED_CLASS_COUNTS
@@ -63,7 +83,13 @@ def test_render_state_layout_matches_seed_000(capsys) -> None:
 
 @pytest.mark.parametrize("struct,size", sorted(SEED_SIZES.items()))
 def test_every_payload_size_is_as_the_seeds_state(capsys, struct: str, size: int) -> None:
-    assert run_json(capsys, "layout", struct)["size"] == size
+    """On the bundled tree, where MobileGL's ABI moved a size past the seed's (ABI_MOVED),
+    MobileGL's; the original shape keeps the seed's own figure."""
+    moved = ABI_MOVED.get(f"{struct} bytes")
+    if moved is not None:
+        assert moved[0] == size
+        assert run_json(capsys, "layout", struct, "--catalogue", str(ORIGINAL_DIR))["size"] == size
+    assert run_json(capsys, "layout", struct)["size"] == (moved[1] if moved else size)
 
 
 def test_chunk_table_is_the_decided_design(capsys) -> None:
@@ -87,18 +113,16 @@ def test_gen_check_is_clean_on_the_committed_tree() -> None:
 
 
 def copy_tree(tmp_path: Path) -> tuple[Path, Path]:
-    cat = tmp_path / "catalogue"
-    shutil.copytree(CATALOGUE_DIR, cat)
-    shutil.copytree(GENERATED_DIR, tmp_path / "generated")
-    return cat, tmp_path / "generated"
+    """A copy of the bundled tree (catalogue/MG_Pipe + its includes) and of generated/."""
+    return copy_bundled(tmp_path)
 
 
 def test_gen_check_goes_red_naming_the_file_when_a_def_row_changes(tmp_path, capsys) -> None:
     cat, out = copy_tree(tmp_path)
     defs = cat / "PipeCalls.def"
-    defs.write_text(defs.read_text().replace(
-        "X(SetSwapInterval,          MGPSwapInterval,             kCtxVerb,   kOptional,",
-        "X(SetSwapInterval,          MGPSwapInterval,             kCtxVerb,   kNone,"))
+    old = "X(SetSwapInterval, MGPSwapInterval, kCtxVerb, kOptional,"
+    assert old in defs.read_text()
+    defs.write_text(defs.read_text().replace(old, "X(SetSwapInterval, MGPSwapInterval, kCtxVerb, kNone,"))
     assert cli.main(["gen", "--check", "--catalogue", str(cat), "--out", str(out)]) == 1
     text = capsys.readouterr().out
     assert "PipeWire.inc: STALE:" in text and "pipe_tables.py: STALE:" in text
@@ -107,16 +131,16 @@ def test_gen_check_goes_red_naming_the_file_when_a_def_row_changes(tmp_path, cap
 
 def test_gen_check_goes_red_when_a_header_field_changes(tmp_path, capsys) -> None:
     cat, out = copy_tree(tmp_path)
-    hdr = cat / "include" / "MGPipeTypes.h"
+    hdr = cat / "MGPipeTypes.h"
     text = hdr.read_text()
-    old = "struct MGPFlush {\n    Uint32 Flags;\n    Uint32 Pad0;\n};"
+    old = "struct MGPFlush {\n        Uint32 Flags;\n        Uint32 Pad0;\n    };"
     assert old in text
-    hdr.write_text(text.replace(old, "struct MGPFlush {\n    Uint32 FlushFlags;\n    Uint32 Pad0;\n};"))
+    hdr.write_text(text.replace(old, "struct MGPFlush {\n        Uint32 FlushFlags;\n        Uint32 Pad0;\n    };"))
     fields = cat / "PipeFields.def"
     ftext = fields.read_text()
-    old_rows = "#define MGP_FIELDS_MGPFlush(F) \\\n    F(Flags) \\"
+    old_rows = "#define MGP_FIELDS_MGPFlush(F) \\\n    F(Flags)\n"
     assert old_rows in ftext
-    fields.write_text(ftext.replace(old_rows, "#define MGP_FIELDS_MGPFlush(F) \\\n    F(FlushFlags) \\"))
+    fields.write_text(ftext.replace(old_rows, "#define MGP_FIELDS_MGPFlush(F) \\\n    F(FlushFlags)\n"))
     assert cli.main(["gen", "--check", "--catalogue", str(cat), "--out", str(out)]) == 1
     assert "PipeVerify.inc: STALE:" in capsys.readouterr().out
 
@@ -157,7 +181,7 @@ def test_malformed_def_input_is_located_never_a_traceback(tmp_path) -> None:
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     first = proc.stderr.splitlines()[0]
-    assert first.startswith(f"catalogue/PipeCalls.def:{idx + 1}:")
+    assert first.startswith(f"MG_Pipe/PipeCalls.def:{idx + 1}:")
     # as C reads it, "Flush MGPFlush" is one argument: the row is one column short
     assert ": DEF-SHAPE: " in first and "is a ',' missing?" in first and "expected 5" in first
 
@@ -165,18 +189,22 @@ def test_malformed_def_input_is_located_never_a_traceback(tmp_path) -> None:
 def test_unknown_flag_names_the_place_and_the_choices(tmp_path) -> None:
     cat, out = copy_tree(tmp_path)
     defs = cat / "PipeCalls.def"
-    text = defs.read_text().replace("kCtxCso,    kHasBlob,", "kCtxCso,    kHasBlobb,", 1)
+    assert "kCtxCso, kHasBlob," in defs.read_text()
+    text = defs.read_text().replace("kCtxCso, kHasBlob,", "kCtxCso, kHasBlobb,", 1)
     defs.write_text(text)
     proc = subprocess.run([sys.executable, "-m", "mgpipe", "gen", "--catalogue", str(cat),
                            "--out", str(out)], capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 2
     line = next(l for l in proc.stderr.splitlines() if "UNKNOWN-FLAG" in l)
-    assert line.startswith("catalogue/PipeCalls.def:")
+    assert line.startswith("MG_Pipe/PipeCalls.def:")
     assert "unknown flag 'kHasBlobb'" in line and "kHasBlob" in line.split("expected")[1]
 
 
 def test_compiler_checks_every_static_assert_and_the_runtime_checks(tmp_path) -> None:
-    """One TU: headers + every .inc, compiled by g++ -std=c++17 and run."""
+    """One TU: headers + every .inc, compiled by g++ -std=c++17 and run. The original
+    shape's headers and its own outputs (the bundled tree's outputs are compiled against
+    MobileGL's own headers: tests/test_real_conformance.py)."""
+    cat, out = copy_original(tmp_path / "original")
     includes = "\n".join(f'#include "{n}"' for n in INC_ORDER)
     main = (REPO_ROOT / "tests" / "compile_main.cpp").read_text()
     tu = tmp_path / "tu.cpp"
@@ -184,7 +212,7 @@ def test_compiler_checks_every_static_assert_and_the_runtime_checks(tmp_path) ->
                   f"{includes}\n{main}")
     exe = tmp_path / "tu"
     proc = subprocess.run(["g++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-O1",
-                           f"-I{CATALOGUE_DIR / 'include'}", f"-I{GENERATED_DIR}", str(tu), "-o",
+                           f"-I{cat / 'include'}", f"-I{out}", str(tu), "-o",
                            str(exe)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-4000:]
     run = subprocess.run([str(exe)], capture_output=True, text=True)
