@@ -56,16 +56,18 @@ class Client:
                           if isinstance(transport, str) else transport)  # fmt: skip
         self.em = Emitter(self.transport, stage)
         self.tr = Tracker(self.em, width=width, height=height, whole_block=whole_block)
-        #: DrawVbo with one MGPDrawRange, packed straight into the transport
+        #: DrawVbo with one MGPDrawRange, packed straight into the transport (names in
+        #: MGPDrawInfo's memory order: the packer's one-C-call path)
         self._draw_vbo = self.em.fast(
             "DrawVbo",
-            ("Mode", "IndexSize", "InstanceCount", "RestartIndex", "NumDraws",
-             "IndexResource.Slot", "IndexResource.Gen"), ("Start", "Count", "IndexBias"))  # fmt: skip
+            ("Mode", "IndexSize", "InstanceCount", "RestartIndex", "IndexResource.Slot",
+             "IndexResource.Gen", "NumDraws"), ("Start", "Count", "IndexBias"))  # fmt: skip
         #: the indexed form also carries Flags (kDrawPrimitiveRestart)
         self._draw_indexed = self.em.fast(
             "DrawVbo",
-            ("Mode", "IndexSize", "InstanceCount", "RestartIndex", "NumDraws",
-             "IndexResource.Slot", "IndexResource.Gen", "Flags"), ("Start", "Count", "IndexBias"))  # fmt: skip
+            ("Mode", "IndexSize", "Flags", "InstanceCount", "RestartIndex",
+             "IndexResource.Slot", "IndexResource.Gen", "NumDraws"),
+            ("Start", "Count", "IndexBias"))  # fmt: skip
         self._restart_flag = _t.enum("MGPDrawFlagBit")["kDrawPrimitiveRestart"]
         self.draws = 0
         self.frame_serial = 0
@@ -318,7 +320,7 @@ class Client:
             tr.validate("DrawVbo")
         else:  # no binding moved since the last draw: only the render state can have
             tr.cso.validate(tr.rs)
-        self._draw_vbo(mode, 0, instances, tr.rs.restart_index, 1, 0, 0, first, count, 0)
+        self._draw_vbo(mode, 0, instances, tr.rs.restart_index, 0, 0, 1, first, count, 0)
         self.draws += 1
 
     def draw_elements(self, mode: int, count: int, index_size: int, offset: int = 0,
@@ -338,7 +340,7 @@ class Client:
             restart, flags = (1 << (8 * index_size)) - 1, self._restart_flag
         elif p["PrimitiveRestartEnabled"]:
             flags = self._restart_flag
-        self._draw_indexed(mode, index_size, instances, restart, 1, ib[0], ib[1], flags,
+        self._draw_indexed(mode, index_size, flags, instances, restart, ib[0], ib[1], 1,
                            offset // index_size, count, 0)  # fmt: skip
         self.draws += 1
 
