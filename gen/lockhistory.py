@@ -1,7 +1,9 @@
 """The lock's history is append-only too: no commit ever removed or changed a lock row.
 
-``python -m mgpipe.gen.lockhistory [--repo DIR] [PATH]`` reads ``git log -p`` of the lock
-(default ``catalogue/PipeCalls.lock``) and refuses (exit 2, one ``LOCK-HISTORY`` line per
+``python -m mgpipe.gen.lockhistory [--repo DIR] [PATH ...]`` reads ``git log -p`` of each
+lock (default the bundled tree's, ``catalogue/MG_Pipe/PipeCalls.lock``; ``ci/run`` also reads
+the original shape's ``catalogue/PipeCalls.lock``, which stays append-only on its own
+numbering) and refuses (exit 2, one ``LOCK-HISTORY`` line per
 row) every ``L(Name, opcode)`` a commit removed without adding back the same pair -- a
 deleted row, or a row whose opcode changed. Realigning the columns removes and re-adds the
 same pairs, so it passes. ``ci/run`` runs it.
@@ -29,7 +31,10 @@ from pathlib import Path
 
 from mgpipe.gen.errors import GenError, GenErrors, exit_code_for
 
-LOCK_PATH = "catalogue/PipeCalls.lock"
+#: the bundled tree's lock (since the switch to MobileGL's ABI: its history starts with the
+#: re-base commit, whose marker records it) and the original shape's (kept, its own history)
+LOCK_PATH = "catalogue/MG_Pipe/PipeCalls.lock"
+ORIGINAL_LOCK_PATH = "catalogue/PipeCalls.lock"
 _ROW = re.compile(r"^([+-])\s*L\(\s*([A-Za-z_]\w*)\s*,\s*(\d+)\s*\)")
 _COMMIT = "@@commit "
 #: an added line that opens a re-base marker, and the whole well-formed marker
@@ -148,16 +153,28 @@ def check(repo: Path, path: str = LOCK_PATH) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m mgpipe.gen.lockhistory", description=__doc__)
-    p.add_argument("path", nargs="?", default=LOCK_PATH)
+    p.add_argument("paths", nargs="*", default=[LOCK_PATH], metavar="PATH")
     p.add_argument("--repo", type=Path, default=Path("."))
     args = p.parse_args(argv)
-    try:
-        n = check(args.repo, args.path)
-    except (GenError, GenErrors) as exc:
-        return exit_code_for(exc)
-    marks = rebases(git_log(args.repo, args.path))
-    print(f"{args.path}: {n} commit{'s' if n != 1 else ''} read, no lock row ever removed or renumbered"
-          + "".join(f" (except by the ABI re-base {r.commit} onto {r.what} @ {r.onto[:12]})" for r in marks))
+    errors: list[GenError] = []
+    lines = []
+    for path in args.paths:  # each lock's own history: one refused lock does not hide another's
+        try:
+            n = check(args.repo, path)
+        except GenErrors as exc:
+            errors += exc.errors
+            continue
+        except GenError as exc:
+            errors.append(exc)
+            continue
+        marks = rebases(git_log(args.repo, path))
+        lines.append(f"{path}: {n} commit{'s' if n != 1 else ''} read, no lock row ever removed or renumbered"
+                     + "".join(f" (except by the ABI re-base {r.commit} onto {r.what} @ {r.onto[:12]})"
+                               for r in marks))
+    for line in lines:
+        print(line)
+    if errors:
+        return exit_code_for(GenErrors(errors))
     return 0
 
 
@@ -165,4 +182,4 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["LOCK_PATH", "Rebase", "Removal", "check", "main", "rebases", "removals"]
+__all__ = ["LOCK_PATH", "ORIGINAL_LOCK_PATH", "Rebase", "Removal", "check", "main", "rebases", "removals"]
