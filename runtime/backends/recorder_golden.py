@@ -13,7 +13,8 @@ MobileGL's frontend decides it:
   order, an empty one too): its size as a little-endian 64-bit integer and its bytes; then, for
   a ``kVarTail`` call, each tail present (``TAILS`` order): its element count as a 64-bit
   integer and its bytes (host spans in a tail normalised like the payload's). Bytes: the
-  payload, the blobs and the tails.
+  payload, the blobs and the tails. (MobileGL's table calls have one tail each; a call whose
+  ``TAILS`` has two rows, ``SetShaderBuffers`` or ``SetStreamOutputTargets``, hashes both here.)
 * **the verb session** (every call of class :data:`VERB_CLASS`): the payload normalised, then
   each tail present with its size IN BYTES as the 64-bit prefix (the session sees tails as
   byte spans, not element arrays). A blob a verb names is staged by the session first: that is
