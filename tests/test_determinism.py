@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import shutil
 import tomllib
 from importlib.metadata import version
 from pathlib import Path
@@ -13,6 +12,8 @@ import pytest
 from mgpipe import cli
 from mgpipe.gen import CATALOGUE_DIR, GENERATED_DIR, REPO_ROOT
 from mgpipe.gen.render import ModelView, outputs
+
+from conftest import copy_bundled  # noqa: E402
 
 CALL_OUTPUTS = {"PipeTables.inc", "PipeThunks.inc", "PipeWire.inc", "PipeWireLayout.inc",
                 "PipeFilled.inc", "PipeFillPoints.inc", "PipeCoverage.inc", "pipe_tables.py"}
@@ -30,13 +31,12 @@ def test_gen_check_is_clean_from_any_directory(where: str, tmp_path: Path,
 
 def test_an_error_names_its_file_relative_to_the_catalogue_root(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    cat = tmp_path / "deep" / "catalogue"
-    shutil.copytree(CATALOGUE_DIR, cat)
-    (cat / "Tails.def").unlink()
+    cat, _ = copy_bundled(tmp_path / "deep", with_outputs=False)
+    (cat / "PipeFields.def").unlink()
     monkeypatch.chdir("/")
     assert cli.main(["gen", "--catalogue", str(cat), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("catalogue/Tails.def:1:1: DEF-MISSING: "), err
+    assert err.startswith("MG_Pipe/PipeFields.def:1:1: DEF-MISSING: "), err
 
 
 def _header_inputs(text: str) -> list[str]:
@@ -45,18 +45,17 @@ def _header_inputs(text: str) -> list[str]:
 
 def test_each_output_lists_only_the_inputs_it_reads() -> None:
     g7 = _header_inputs((GENERATED_DIR / "PipeSpanTable.inc").read_text())
-    assert "catalogue/PipeCalls.def" not in g7 and "catalogue/EsprytSpans.def" in g7
+    assert "MG_Pipe/PipeCalls.def" not in g7 and "MG_Pipe/EsprytSpans.def" in g7
     g1 = _header_inputs((GENERATED_DIR / "PipeTables.inc").read_text())
-    assert "catalogue/PipeCalls.def" in g1 and "catalogue/Coverage.def" not in g1
+    assert "MG_Pipe/PipeCalls.def" in g1 and "MG_Pipe/Coverage.def" not in g1
     everything = _header_inputs((GENERATED_DIR / "pipe_tables.py").read_text())
-    assert len(everything) == len(list(CATALOGUE_DIR.glob("*.def"))) + len(
-        list((CATALOGUE_DIR / "include").glob("*.h")))
+    # every .def list and header of the tree; the lock is no input (it is an output)
+    assert sorted(everything) == sorted(f"MG_Pipe/{p.name}" for p in CATALOGUE_DIR.iterdir()
+                                        if p.suffix in (".def", ".h"))
 
 
 def test_a_one_row_call_edit_rewrites_only_the_outputs_that_read_calls(tmp_path: Path, capsys) -> None:
-    cat, out = tmp_path / "catalogue", tmp_path / "generated"
-    shutil.copytree(CATALOGUE_DIR, cat)
-    shutil.copytree(GENERATED_DIR, out)
+    cat, out = copy_bundled(tmp_path)
     before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
     defs = cat / "PipeCalls.def"
     text = defs.read_text()

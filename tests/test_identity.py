@@ -17,8 +17,11 @@ from mgpipe.gen import CATALOGUE_DIR, GENERATED_DIR, REPO_ROOT
 from mgpipe.gen.build import build
 
 
-def _copy(tmp: Path, name: str = "catalogue") -> Path:
-    cat = tmp / name
+def _copy(tmp: Path, name: str = "MG_Pipe") -> Path:
+    """A copy of the bundled tree as ``tmp/catalogue/<name>``, its includes beside it."""
+    for part in ("MG_Util", "MG_Backend"):
+        shutil.copytree(CATALOGUE_DIR.parent / part, tmp / "catalogue" / part)
+    cat = tmp / "catalogue" / name
     shutil.copytree(CATALOGUE_DIR, cat, ignore=shutil.ignore_patterns("__pycache__"))
     return cat
 
@@ -36,15 +39,16 @@ def test_a_comment_edit_keeps_the_build_fingerprint(tmp_path: Path) -> None:
 def test_a_member_reorder_moves_it(tmp_path: Path) -> None:
     before = build(CATALOGUE_DIR).model.abi_fingerprint
     cat = _copy(tmp_path)
-    types = cat / "include" / "MGPipeTypes.h"
+    types = cat / "MGPipeTypes.h"
     text = types.read_text()
-    old = "struct MGPBox {\n    Int32 X;\n    Int32 Y;"
+    old = "struct MGPBox {\n        Int32 X;\n        Int32 Y;"
     assert old in text
-    types.write_text(text.replace(old, "struct MGPBox {\n    Int32 Y;\n    Int32 X;"))
+    types.write_text(text.replace(old, "struct MGPBox {\n        Int32 Y;\n        Int32 X;"))
     fields = cat / "PipeFields.def"
     f = fields.read_text()
-    fields.write_text(f.replace("MGP_FIELDS_MGPBox(F) \\\n    F(X) \\\n    F(Y) \\",
-                                "MGP_FIELDS_MGPBox(F) \\\n    F(Y) \\\n    F(X) \\"))
+    old_rows = "MGP_FIELDS_MGPBox(F) \\\n    F(X) F(Y) F(Z)"
+    assert old_rows in f
+    fields.write_text(f.replace(old_rows, "MGP_FIELDS_MGPBox(F) \\\n    F(Y) F(X) F(Z)"))
     assert build(cat).model.abi_fingerprint != before
 
 
@@ -61,7 +65,7 @@ def test_outputs_do_not_spell_the_catalogue_directory_name(tmp_path: Path) -> No
 def test_gen_names_its_catalogue_and_output(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "mgpipe", "gen", "--check"], capture_output=True,
                           text=True, cwd=REPO_ROOT)
-    assert proc.returncode == 0 and proc.stdout.splitlines()[0] == "catalogue catalogue -> generated"
+    assert proc.returncode == 0 and proc.stdout.splitlines()[0] == "catalogue catalogue/MG_Pipe -> generated"
     away = subprocess.run([sys.executable, "-m", "mgpipe", "gen", "--check", "--out",
                            str(GENERATED_DIR)], capture_output=True, text=True, cwd=tmp_path)
     first = away.stdout.splitlines()[0]
