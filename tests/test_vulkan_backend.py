@@ -274,3 +274,51 @@ def test_read_pixels_honours_the_pack_alignment():
         assert [tuple(raw[i : i + 4]) for i in (0, 4, 8)] == [red, red, blue]
         assert [tuple(raw[i : i + 4]) for i in (16, 20, 24)] == [red, blue, blue]
         c.present()
+
+
+def test_clear_buffer_depth_forms_and_a_refused_colour_draw_buffer():
+    from types import SimpleNamespace
+
+    from mgpipe.runtime.backends.vulkan.errors import VulkanRefused
+    from mgpipe.runtime.schema import tables as _t
+    from mgpipe.runtime.wire.handle import default_framebuffer
+
+    def clear_buffer(c, kind, depth=0.0, stencil=0):  # glClearBuffer{fv,iv,fi} on GL_DEPTH/..
+        c.em.emit("Clear", {"Fbo": default_framebuffer(), "Kind": _t.constant(kind),
+                            "DrawBufferIndex": 0, "DepthValue": depth, "StencilValue": stencil})
+
+    with vk_client() as (c, be):
+        setup_color(c)  # z = 0: in front of a depth of 1, behind one of 0
+        c.clear_color(0, 0, 1, 1)
+        c.clear(COLOR_DEPTH)
+        c.enable("DepthTest")
+        clear_buffer(c, "kMGPipeClearKindDepth", depth=0.0)
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        assert _pixel(c, 2, 2) == (0, 0, 255, 255)  # the depth test rejected it
+        clear_buffer(c, "kMGPipeClearKindDepthStencil", depth=1.0)
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        assert _pixel(c, 2, 2) == (255, 0, 0, 255)
+        c.present()
+        one = SimpleNamespace(payload=SimpleNamespace(
+            Kind=_t.constant("kMGPipeClearKindColor"), DrawBufferIndex=1))  # fmt: skip
+        with pytest.raises(VulkanRefused, match=r'"Clear.Kind"\}: a clear of one colour draw buffer'):
+            be.Clear(None, one)
+
+
+def test_a_generic_attribute_value_feeds_a_disabled_array():
+    from mgpipe.runtime.schema import tables as _t
+
+    with vk_client() as (c, be):
+        setup_color(c)
+        c.clear_color(0, 0, 1, 1)
+        c.clear(COLOR_DEPTH)
+        c.disable_vertex_attrib(1)  # the colour input: no array feeds it
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        assert _pixel(c, 2, 2) == (0, 0, 0, 255)  # never written: GL's (0, 0, 0, 1)
+        green = list(struct.unpack("<4I", struct.pack("<4f", 0, 1, 0, 1)))
+        c.em.emit("SetVertexAttribDefaults", {"Mask": 1 << 1, "Count": 1}, ([{
+            "Location": 1, "ValueClass": _t.constant("kMGPipeClearValueClassFloat"),
+            "FloatView": green}],))  # fmt: skip
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        assert _pixel(c, 2, 2) == (0, 255, 0, 255)
+        c.present()

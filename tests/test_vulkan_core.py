@@ -258,3 +258,18 @@ def test_shader_state_refusals_name_their_place(dev):
         ShaderProgram(dev, spirv, b"[1, 2]")
     with pytest.raises(ShaderRefused, match="declares samplers: this backend binds no descriptor"):
         ShaderProgram(dev, spirv, b'{"inputs": [], "samplers": [{"name": "t", "binding": 0}]}')
+
+
+def test_a_dual_source_blend_factor_needs_the_feature():
+    from mgpipe.runtime.backends.vulkan.pipeline_state import decode
+    from mgpipe.runtime.client.render_state import RenderState
+
+    rs = RenderState()
+    rs.set_capability("Blend", True)
+    rs.set_blend_func("Src1Color", "OneMinusSrc1Alpha", "One", "Zero")
+    d = decode(rs.p, 1, False, False, vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, {"dualSrcBlend": True})
+    assert (d.blend[0].src_rgb, d.blend[0].dst_rgb) == (
+        vk.VK_BLEND_FACTOR_SRC1_COLOR, vk.VK_BLEND_FACTOR_ONE_MINUS_SRC1_ALPHA)  # fmt: skip
+    with pytest.raises(vk_enums.UnsupportedEnum,
+                       match=r'"RenderStateParameters.BlendStates\[0\]"\}: a Src1 blend factor'):  # fmt: skip
+        decode(rs.p, 1, False, False, vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, {})
