@@ -351,6 +351,7 @@ class Client:
         color = p["ClearColor"]  # a FloatVec4: its components' bits go as ColorValue
         self.em.emit("Clear", {
             "Kind": _t.constant("kMGPipeClearKindWhole"), "BufferMask": mask,
+            "DrawBufferIndex": -1,  # a whole clear names no one draw buffer (glClearBuffer does)
             "ValueClass": _t.constant("kMGPipeClearValueClassFloat"),
             "ColorValue": np.array([color[c] for c in color.dtype.names],
                                    np.float32).view(np.uint32).tolist(),

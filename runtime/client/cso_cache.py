@@ -40,6 +40,7 @@ from typing import Any, Protocol
 import xxhash
 
 from ..schema import tables as _t
+from ..schema.kinds import handle_kinds
 from ..wire.handle import NULL, Handle
 from .render_state import RenderState
 from .slots import SlotAllocator
@@ -113,6 +114,7 @@ class RenderStateCsoCache:
         self.whole_block = whole_block
         self.capacity = capacity if capacity is not None else _t.constant("kMGPipeCsoCacheCapacity")
         self._alloc = allocator or SlotAllocator("RenderStateCso")
+        self._kind = handle_kinds()["RenderStateCso"]  # MGPHandleOnly.Kind of a delete
         self._pipe_chunks: tuple[tuple[int, int], ...] = tuple(rs["pipeline_chunks"])
         self._dyn_chunks: tuple[tuple[int, int, int], ...] = tuple(
             (o, o + n, 1 << i) for i, (o, n) in enumerate(rs["dynamic_chunks"]))  # fmt: skip
@@ -218,7 +220,7 @@ class RenderStateCsoCache:
         victim = min(victims, key=lambda e: e.tick)
         del self._map[victim.key]
         victim.dead = True
-        self._emit("DeleteRenderState", {"Handle": victim.handle})
+        self._emit("DeleteRenderState", {"Handle": victim.handle, "Kind": self._kind})
         self._alloc.free(victim.handle)
         if victim is self._bound:
             self._bound, self.bound = None, NULL
@@ -258,7 +260,7 @@ class RenderStateCsoCache:
         """Delete every cached CSO (context teardown)."""
         for entry in list(self._map.values()):
             entry.dead = True
-            self._emit("DeleteRenderState", {"Handle": entry.handle})
+            self._emit("DeleteRenderState", {"Handle": entry.handle, "Kind": self._kind})
             self._alloc.free(entry.handle)
         self._map.clear()
         self._bound, self.bound = None, NULL

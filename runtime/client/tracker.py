@@ -92,7 +92,9 @@ class Tracker:
     ) -> None:
         self.em = emitter
         self.rs = RenderState()
-        self.alloc = {k: SlotAllocator(k) for k in handle_kinds()}
+        #: MGPipeKind name -> value: every MGPHandleOnly record names its handle's kind
+        self._kind = handle_kinds()
+        self.alloc = {k: SlotAllocator(k) for k in self._kind}
         resources = self.alloc["Buffer"]  # one slot space for every resource kind (the
         for kind in resource_kinds():  # server cannot tell two kinds' slot 1 apart)
             self.alloc[kind] = resources
@@ -199,7 +201,7 @@ class Tracker:
     def _push_program(self) -> None:
         h = self.program.handle if self.program else NULL
         if self._pushed.get("program") != h:
-            self.em.emit("SetDrawProgram", {"Handle": h})
+            self.em.emit("SetDrawProgram", {"Handle": h, "Kind": self._kind["ShaderCso"]})
             self._pushed["program"] = h
 
     def _push_samplers(self) -> None:
@@ -258,7 +260,8 @@ class Tracker:
         self.em.emit("CreateVertexElements", {"Cso": handle, "AttributeCount": len(attribs),
                                               "BindingPointCount": len(attribs)}, blob=blob)  # fmt: skip
         if first:
-            self.em.emit("BindVertexElements", {"Handle": handle})
+            self.em.emit("BindVertexElements",
+                         {"Handle": handle, "Kind": self._kind["VertexElementsCso"]})  # fmt: skip
         self._pushed["ve"], self._pushed["attribs"] = handle, attribs
 
     def _push_pixel_pack(self) -> None:
@@ -272,8 +275,8 @@ class Tracker:
         """The wire delete (if the kind has one), ``ObjectDeath``, the death forwarded to
         every client emitter that may name the handle, then the slot freed (seed 001 §5.6)."""
         if delete_call is not None:
-            self.em.emit(delete_call, {"Handle": handle})
-        self.em.emit("ObjectDeath", {"Handle": handle, "Kind": _t.enum("MGPipeKind")[kind]})
+            self.em.emit(delete_call, {"Handle": handle, "Kind": self._kind[kind]})
+        self.em.emit("ObjectDeath", {"Handle": handle, "Kind": self._kind[kind]})
         for key in [k for k, v in self._pushed.items() if v == handle]:
             del self._pushed[key]  # e.g. the bound program: re-pushed at the next validate
         self.sup.forget()  # a recycled {slot, gen} must never match a remembered set
