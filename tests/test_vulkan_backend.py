@@ -276,33 +276,74 @@ def test_read_pixels_honours_the_pack_alignment():
         c.present()
 
 
-def test_clear_buffer_depth_forms_and_a_refused_colour_draw_buffer():
-    from types import SimpleNamespace
-
-    from mgpipe.runtime.backends.vulkan.errors import VulkanRefused
+def _clear_buffer(c, kind, fbo=None, index=0, rgba=(0.0, 0.0, 0.0, 0.0), depth=0.0, stencil=0,
+                  value_class="kMGPipeClearValueClassFloat"):  # fmt: skip
+    """glClearBuffer* as the record MobileGL's client emits (MGPClear's kinds by name)."""
     from mgpipe.runtime.schema import tables as _t
     from mgpipe.runtime.wire.handle import default_framebuffer
 
-    def clear_buffer(c, kind, depth=0.0, stencil=0):  # glClearBuffer{fv,iv,fi} on GL_DEPTH/..
-        c.em.emit("Clear", {"Fbo": default_framebuffer(), "Kind": _t.constant(kind),
-                            "DrawBufferIndex": 0, "DepthValue": depth, "StencilValue": stencil})
+    c.tr.validate("Clear")  # the pushed state (scissor, masks, framebuffer) as glClear's
+    c.em.emit("Clear", {
+        "Fbo": fbo.handle if fbo else default_framebuffer(), "Kind": _t.constant(kind),
+        "DrawBufferIndex": index, "ValueClass": _t.constant(value_class),
+        "ColorValue": list(struct.unpack("<4I", struct.pack("<4f", *rgba))),
+        "DepthValue": depth, "StencilValue": stencil})  # fmt: skip
 
+
+def test_clear_buffer_depth_forms():
     with vk_client() as (c, be):
         setup_color(c)  # z = 0: in front of a depth of 1, behind one of 0
         c.clear_color(0, 0, 1, 1)
         c.clear(COLOR_DEPTH)
         c.enable("DepthTest")
-        clear_buffer(c, "kMGPipeClearKindDepth", depth=0.0)
+        _clear_buffer(c, "kMGPipeClearKindDepth", depth=0.0)
         c.draw_arrays(GL_TRIANGLES, 0, 3)
         assert _pixel(c, 2, 2) == (0, 0, 255, 255)  # the depth test rejected it
-        clear_buffer(c, "kMGPipeClearKindDepthStencil", depth=1.0)
+        _clear_buffer(c, "kMGPipeClearKindDepthStencil", depth=1.0)
         c.draw_arrays(GL_TRIANGLES, 0, 3)
         assert _pixel(c, 2, 2) == (255, 0, 0, 255)
         c.present()
-        one = SimpleNamespace(payload=SimpleNamespace(
-            Kind=_t.constant("kMGPipeClearKindColor"), DrawBufferIndex=1))  # fmt: skip
-        with pytest.raises(VulkanRefused, match=r'"Clear.Kind"\}: a clear of one colour draw buffer'):
-            be.Clear(None, one)
+
+
+def test_clear_buffer_colour_clears_one_draw_buffer_with_scissor_and_mask():
+    with vk_client() as (c, be):
+        setup_color(c)
+        texs = [c.create_texture_2d(64, 48) for _ in range(2)]
+        fb = c.create_framebuffer()
+        for i, tex in enumerate(texs):
+            c.framebuffer_texture(fb, i, tex)
+        c.bind_framebuffer(fb)
+        c.clear_color(0, 0, 1, 1)
+        c.clear()  # both attachments blue
+        _clear_buffer(c, "kMGPipeClearKindColor", fb, index=1, rgba=(1, 0, 0, 1))
+        c.enable("ScissorTest")
+        c.scissor(0, 0, 8, 8)
+        _clear_buffer(c, "kMGPipeClearKindColor", fb, index=0, rgba=(0, 1, 0, 1))
+        c.state.set_color_mask(False, False, True, True)
+        _clear_buffer(c, "kMGPipeClearKindColor", fb, index=1, rgba=(0, 1, 1, 0.5))
+        c.state.set_color_mask(True, True, True, True)
+        c.disable("ScissorTest")
+        _clear_buffer(c, "kMGPipeClearKindColor", fb, index=5, rgba=(1, 1, 1, 1))  # GL_NONE: nothing
+        blue, red, green = (0, 0, 255, 255), (255, 0, 0, 255), (0, 255, 0, 255)
+        assert (_pixel(c, 4, 4), _pixel(c, 20, 20)) == (green, blue)  # draw buffer 0
+        c.read_buffer(fb, 1)
+        assert (_pixel(c, 4, 4), _pixel(c, 20, 20)) == ((255, 0, 255, 128), red)  # draw buffer 1
+        c.present()
+
+
+def test_clear_buffer_integer_values_are_refused_by_name():
+    from types import SimpleNamespace
+
+    from mgpipe.runtime.backends.vulkan.errors import VulkanRefused
+    from mgpipe.runtime.schema import tables as _t
+
+    with vk_client() as (c, be):
+        setup_color(c)
+        ints = SimpleNamespace(payload=SimpleNamespace(
+            Kind=_t.constant("kMGPipeClearKindColor"), DrawBufferIndex=0,
+            ValueClass=_t.constant("kMGPipeClearValueClassInt")))  # fmt: skip
+        with pytest.raises(VulkanRefused, match=r'"Clear.ValueClass"\}: 1: the colour attachments'):
+            be.Clear(None, ints)
 
 
 def test_a_generic_attribute_value_feeds_a_disabled_array():

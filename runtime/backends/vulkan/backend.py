@@ -185,12 +185,13 @@ class VulkanBackend:
         key = (p.Fbo, p.ContentHash)
         entry = self._targets.get(key)
         if entry is None:
-            colors, read = [], 0
+            colors, read, draw = [], 0, {}
             for i, s in enumerate(p.Color):
                 if s.Kind and p.DrawBuffers[i] >= 0:
                     res = _obj(ctx, "Texture", s.Res, f"SetFramebufferState.Color[{i}]")
                     if p.ReadSurface.Kind and res.handle == p.ReadSurface.Res:
                         read = len(colors)
+                    draw[i] = len(colors)
                     colors.append(res.backend)
             depth = None
             for name in ("Depth", "Stencil"):  # one packed depth-stencil image serves both
@@ -198,7 +199,7 @@ class VulkanBackend:
                 if depth is None and surface.Kind:
                     depth = _obj(ctx, "Texture", surface.Res, f"SetFramebufferState.{name}").backend
             target = RenderTarget(self.dev, p.Width, p.Height, colors, depth, [], self.r.ring.defer)
-            target.read_index = read
+            target.read_index, target.draw_index = read, draw
             self._target_ids += 1
             entry = self._targets[key] = (self._target_ids, target)
         self.r.set_target(entry[1], entry[0])
@@ -257,29 +258,34 @@ class VulkanBackend:
         self.r.set_attrib_defaults(values)
 
     def Clear(self, ctx: Any, d: Any) -> None:
-        """``glClear`` (``kMGPipeClearKindWhole``: ``BufferMask`` names the buffers, the
-        values travel in the record) and the depth / stencil ``glClearBuffer`` forms; a
-        single colour draw buffer (``kMGPipeClearKindColor``) is refused by name."""
+        """``glClear`` (``kMGPipeClearKindWhole``: ``BufferMask`` names the buffers) and the
+        ``glClearBuffer`` forms (``Color``: one draw buffer, float values; ``Depth``,
+        ``Stencil``, ``DepthStencil``); the values travel in the record."""
         p = d.payload
         kind = int(p.Kind)
         kinds = _clear_kinds()
+        only = None
+        if kind in (kinds["Whole"], kinds["Color"]):
+            if p.ValueClass != _t.constant("kMGPipeClearValueClassFloat"):
+                raise VulkanRefused("Clear.ValueClass", f"{p.ValueClass}: the colour attachments "
+                                    "are normalized or float: they clear to floats")  # fmt: skip
         if kind == kinds["Whole"]:
             mask = int(p.BufferMask)
-            if p.ValueClass != _t.constant("kMGPipeClearValueClassFloat"):
-                raise VulkanRefused("Clear.ValueClass", f"{p.ValueClass}: glClear clears floats")
             color = _floats(p.ColorValue) if mask & GL.COLOR_BUFFER_BIT else None
             depth = p.DepthValue if mask & GL.DEPTH_BUFFER_BIT else None
             stencil = p.StencilValue if mask & GL.STENCIL_BUFFER_BIT else None
+        elif kind == kinds["Color"]:
+            only = self.r.target.draw_index.get(int(p.DrawBufferIndex))
+            if only is None:  # the draw buffer is GL_NONE (or past the last): nothing to clear
+                return
+            color, depth, stencil = _floats(p.ColorValue), None, None
         elif kind in (kinds["Depth"], kinds["Stencil"], kinds["DepthStencil"]):
             color = None
             depth = p.DepthValue if kind != kinds["Stencil"] else None
             stencil = p.StencilValue if kind != kinds["Depth"] else None
-        elif kind == kinds["Color"]:
-            raise VulkanRefused("Clear.Kind", "a clear of one colour draw buffer "
-                                f"(DrawBufferIndex {p.DrawBufferIndex}) is not implemented")  # fmt: skip
         else:
             raise VulkanRefused("Clear.Kind", f"{kind} is no kMGPipeClearKind")
-        self.r.clear(ctx.render_state.view(), color, depth, stencil)  # type: ignore[arg-type]
+        self.r.clear(ctx.render_state.view(), color, depth, stencil, only)  # type: ignore[arg-type]
 
     def ReadPixels(self, ctx: Any, d: Any) -> None:
         """RGBA / UNSIGNED_BYTE rows of ``Box``, GL orientation, into the staged destination

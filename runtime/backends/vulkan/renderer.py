@@ -174,11 +174,14 @@ class VulkanRenderer:
 
     # -- clear ------------------------------------------------------------------
     def clear(self, block: np.void, color: tuple[float, float, float, float] | None,
-              depth: float | None, stencil: int | None) -> None:  # fmt: skip
+              depth: float | None, stencil: int | None, only: int | None = None) -> None:  # fmt: skip
         """GL clear of the current target (None: that buffer is not in the mask); honours
-        the scissor test, the colour masks, the depth mask and the stencil write mask."""
+        the scissor test, the colour masks, the depth mask and the stencil write mask.
+        ``only``: the colour attachment a ``glClearBuffer`` names (None: every one)."""
         t = self.target
-        masks = tuple(_mask_bits(vector(block["ColorMasks"][i])) for i in range(len(t.colors)))
+        cleared = range(len(t.colors)) if only is None else (only,)
+        masks = tuple(_mask_bits(vector(block["ColorMasks"][i])) if i in cleared else 0
+                      for i in range(len(t.colors)))  # fmt: skip
         rect = scissor_rect(tail_key(block, (t.width, t.height), self.target_id))
         has_stencil = t.depth is not None and t.depth.aspect & vk.VK_IMAGE_ASPECT_STENCIL_BIT
         d = depth if (t.depth is not None and depth is not None and int(block["DepthMask"])) else None
@@ -188,14 +191,13 @@ class VulkanRenderer:
         if not colors and d is None and s is None:
             return
         full = rect == (0, 0, t.width, t.height)
-        color_full = all(m == _ALL for m in masks)
+        color_full = all(masks[i] == _ALL for i in cleared)
         stencil_full = s is None or (int(block["StencilStates"][0]["WriteMask"]) & 0xFF) == 0xFF
         # depth and stencil share one load op: both or neither (or a depth-only format)
         ds_together = not has_stencil or (d is None) == (s is None)
         if not self._in_pass and full and (color_full or not colors) and stencil_full and ds_together:
             if colors:
-                self._clear.setdefault("colors", {}).update(
-                    {i: color for i in range(len(t.colors))})  # fmt: skip
+                self._clear.setdefault("colors", {}).update({i: color for i in cleared})
             if d is not None:
                 self._clear["depth"] = (d, s or 0)
             return
@@ -210,7 +212,7 @@ class VulkanRenderer:
             value = vk.VkClearValue(color=vk.VkClearColorValue(float32=list(color)))
             atts += [vk.VkClearAttachment(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT,
                                           colorAttachment=i, clearValue=value)
-                     for i in range(len(t.colors))]  # fmt: skip
+                     for i in cleared]  # fmt: skip
         elif colors:
             rp_key = t.key()
             pipe = self.masked.pipeline(rp_key, masks, self.passes.get(rp_key))

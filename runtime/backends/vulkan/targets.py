@@ -204,6 +204,9 @@ class RenderTarget:
         self.owned = owned  # images this target made (destroyed with it)
         self.defer = defer
         self.read_index = 0  # the colour attachment ReadPixels reads (glReadBuffer)
+        #: draw buffer -> the colour attachment it writes (glClearBuffer's drawbuffer); a
+        #: draw buffer not here is GL_NONE
+        self.draw_index: dict[int, int] = {i: i for i in range(len(colors))}
         self._key: RenderPassKey | None = None
         self._key_images: tuple[Any, ...] = ()
         self._fb: tuple[tuple[int, ...], Any] | None = None
