@@ -212,8 +212,12 @@ def _build_mobilegl(cat: Catalogue, roots: ErrorCollector, include_dirs: tuple[P
 
     vocab = MOBILEGL
     lay = real.read_layouts(cat, include_dirs, cat.root.parent, roots, use_cache, vocab)
+    # the vocabulary the rows are read against; with mgpipe's overlay, its record header too
+    overlay = ("MGPWireRecHeader",) if (cat.root / OVERLAY_HEADER).is_file() else ()
     missing = [f"enum {n}" for n in (vocab.class_enum, vocab.flag_enum, vocab.wait_enum)
-               if n not in lay.enums] + [f"struct {n}" for n in (vocab.rs_struct,) if n not in lay.structs]
+               if n not in lay.enums] + [f"struct {n}" for n in (vocab.rs_struct, vocab.handle_struct,
+                                                                  vocab.blob_struct, *overlay)
+                                         if n not in lay.structs]
     if lay.structs and missing:
         roots.error(f"{cat.display_root}/PipeCalls.def", 1, 1, "HEADER-VOCABULARY",
                     f"the headers declare no {', no '.join(missing)}, expected every declaration "

@@ -234,8 +234,14 @@ def _load_file(
             errors.error(shown, lst.line, lst.col, "DEF-SHAPE", f"list {lst.name} is defined twice")
             continue
         out[lst.name] = lst
+    absent = [pat for pat in shapes if not any(_match(n, {pat: shapes[pat]}) for n in out)]
+    if len(absent) > 1 and len(absent) == len(shapes):  # none of its lists: one root cause
+        empty = " (the file is empty)" if not text.strip() else ""
+        errors.error(shown, 1, 1, "DEF-SHAPE", f"{fname} defines none of its lists{empty}, "
+                                               f"expected {', '.join(absent)}")
+        absent = []
     for pat in shapes:
-        present = any(_match(n, {pat: shapes[pat]}) for n in out)
+        present = pat not in absent
         if not present:
             empty = " (the file is empty)" if not text.strip() else ""
             errors.error(shown, 1, 1, "DEF-SHAPE", f"{fname} defines no {pat} list{empty}, expected one")

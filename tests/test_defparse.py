@@ -228,11 +228,12 @@ def test_arbitrary_input_never_escapes_as_anything_but_gen_error(src: str) -> No
 
 
 def test_each_catalogue_list_reads_into_its_own_typed_row() -> None:
-    from mgpipe.gen import CATALOGUE_DIR
+    """The original shape's reader (mgpipe.gen.ORIGINAL_DIR: every list of SHAPES)."""
+    from mgpipe.gen import ORIGINAL_DIR
     from mgpipe.gen.catalogue import SHAPES, load_catalogue
     from mgpipe.gen.rows import CallRow, FieldRow, TailRow, arity
 
-    cat = load_catalogue(CATALOGUE_DIR)
+    cat = load_catalogue(ORIGINAL_DIR)
     first = cat.calls[0]
     assert isinstance(first, CallRow)
     assert (first.name.text, first.payload.text, first.wait.text) == ("GetCaps", "MGPCaps", "kWaitReply")

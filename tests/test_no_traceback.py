@@ -1,4 +1,7 @@
-"""No input ever gives a traceback: every damaged file is a located refusal, root cause first."""
+"""No input ever gives a traceback: every damaged file is a located refusal, root cause first.
+
+Every input of the bundled catalogue (catalogue/MG_Pipe: its .def lists, its headers, its
+PipeCalls.lock) is damaged in turn, in a copy that holds the tree's includes beside it."""
 
 from __future__ import annotations
 
@@ -9,10 +12,13 @@ from pathlib import Path
 import pytest
 
 from mgpipe import cli
-from mgpipe.gen import CATALOGUE_DIR, GENERATED_DIR
+from mgpipe.gen import CATALOGUE_DIR
+
+from conftest import copy_bundled  # noqa: E402
 
 INPUTS = sorted([p.name for p in CATALOGUE_DIR.glob("*.def")] + ["PipeCalls.lock"]
-                + [f"include/{p.name}" for p in (CATALOGUE_DIR / "include").glob("*.h")])
+                + [p.name for p in CATALOGUE_DIR.glob("*.h")])
+ROOT = CATALOGUE_DIR.name  # how messages spell the tree (its directory's name)
 MAX_LINES = 3  # the root cause, perhaps a second one, and the follow-on count
 
 
@@ -35,9 +41,13 @@ DAMAGE = {
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("pristine")
-    shutil.copytree(CATALOGUE_DIR, root / "catalogue")
-    shutil.copytree(GENERATED_DIR, root / "generated")
+    copy_bundled(root)
     return root
+
+
+def test_every_input_of_the_tree_is_damaged() -> None:
+    assert "PipeCalls.def" in INPUTS and "MGPipeTypes.h" in INPUTS and "MGPipeOverlay.h" in INPUTS
+    assert (CATALOGUE_DIR / "PipeCalls.lock").is_file()
 
 
 @pytest.mark.parametrize("damage", sorted(DAMAGE))
@@ -45,7 +55,7 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_damaged_input_is_one_located_refusal(
         name: str, damage: str, pristine: Path, tmp_path: Path, capsys) -> None:
     shutil.copytree(pristine, tmp_path / "t")
-    cat = tmp_path / "t" / "catalogue"
+    cat = tmp_path / "t" / "catalogue" / ROOT
     target = cat / name
     target.write_bytes(DAMAGE[damage](target.read_bytes()))
     rc = cli.main(["gen", "--check", "--catalogue", str(cat), "--out", str(tmp_path / "t" / "generated")])
@@ -53,40 +63,42 @@ def test_a_damaged_input_is_one_located_refusal(
     assert rc == 2, err
     lines = err.splitlines()
     assert 1 <= len(lines) <= MAX_LINES, err
-    assert lines[0].startswith("catalogue/"), err
+    assert lines[0].startswith(f"{ROOT}/"), err
     assert "Traceback" not in err
     short = name.rsplit("/", 1)[-1]
     # an empty header is legal C++: the root cause is then where its names are missed
-    if not name.startswith("include/") or damage in ("random-bytes", "utf-16"):
+    if not name.endswith(".h") or damage in ("random-bytes", "utf-16"):
         assert short in lines[0], f"the root cause should name {short}: {err}"
 
 
 @pytest.mark.parametrize("setup, first", [
     ("no-catalogue", "CATALOGUE-MISSING: catalogue directory not found"),
-    ("no-include", "HEADER-MISSING: the catalogue's include/ directory not found"),
+    ("no-headers", f"HEADER-MISSING: {ROOT} holds no *.h header beside its .def files"),
     ("empty-calls", "DEF-SHAPE: PipeCalls.def defines no MGP_CALL_LIST list (the file is empty)"),
     ("unclosed-struct", "HEADER-COMPILE: '{' is never closed"),
 ])
 def test_the_root_cause_comes_first_and_its_echoes_are_counted(
         setup: str, first: str, pristine: Path, tmp_path: Path, capsys) -> None:
     shutil.copytree(pristine, tmp_path / "t")
-    cat = tmp_path / "t" / "catalogue"
+    cat = tmp_path / "t" / "catalogue" / ROOT
     if setup == "no-catalogue":
         shutil.rmtree(cat)
-    elif setup == "no-include":
-        shutil.rmtree(cat / "include")
+    elif setup == "no-headers":
+        for h in cat.glob("*.h"):
+            h.unlink()
     elif setup == "empty-calls":
         (cat / "PipeCalls.def").write_text("")
     else:
-        hdr = cat / "include" / "MGPipeTypes.h"
-        hdr.write_text(hdr.read_text().replace("struct MGPFlush {\n    Uint32 Flags;\n    Uint32 Pad0;\n};",
-                                               "struct MGPFlush {\n    Uint32 Flags;\n    Uint32 Pad0;\n"))
+        hdr = cat / "MGPipeTypes.h"  # cut after MGPFlush's members: its '{' is never closed
+        text, old = hdr.read_text(), "struct MGPFlush {\n        Uint32 Flags;\n        Uint32 Pad0;\n"
+        assert text.count(old) == 1
+        hdr.write_text(text[:text.index(old) + len(old)])
     argv = ["gen", "--catalogue", str(cat), "--out", str(tmp_path / "o")]
     assert cli.main(argv) == 2
     lines = capsys.readouterr().err.splitlines()
     assert first in lines[0]
     if setup == "unclosed-struct":
-        assert lines[0].startswith("catalogue/include/MGPipeTypes.h:")
+        assert lines[0].startswith(f"{ROOT}/MGPipeTypes.h:")
     if setup != "no-catalogue":
         assert len(lines) == 2 and lines[1].startswith("... and ")
         assert lines[1].endswith(" follow-on errors; --all-errors shows them")
