@@ -239,6 +239,33 @@ def test_a_respecified_render_texture_gets_a_new_framebuffer():
         c.present()
 
 
+def test_a_per_level_respecify_keeps_the_image_and_no_extent_makes_none():
+    with vk_client() as (c, be):
+        setup_color(c)
+        tex = c.create_texture_2d(64, 48)
+        fb = c.create_framebuffer()
+        c.framebuffer_texture(fb, 0, tex)
+        c.bind_framebuffer(fb)
+        c.clear_color(0, 1, 0, 1)
+        c.clear()
+        assert _pixel(c, 1, 1) == (0, 255, 0, 255)
+        desc = {"Resource": tex.handle, "Target": c._target(tex.target), "StorageKind": 0,
+                "InternalFormat": 0x8058, "Width": 64, "Height": 48, "Depth": 1,
+                "ArrayLayers": 1, "Levels": 1}  # fmt: skip
+        # glTexImage2D of level 0 with the same description (MGPResourceDesc's level scope):
+        # the image stays, and so do its texels and the framebuffer made for it
+        c.em.emit("ResourceRespecify", dict(desc, HasRespecifiedLevel=1, RespecifiedLevel=0))
+        assert _pixel(c, 1, 1) == (0, 255, 0, 255)
+        # a description with no extent yet (storage undefined), then the storage
+        c.em.emit("ResourceRespecify", dict(desc, Width=0, Height=0))
+        c.em.emit("ResourceRespecify", desc)  # whole: a new image
+        c.clear_color(0, 0, 1, 1)
+        c.clear()
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        assert _pixel(c, 1, 1) == (255, 0, 0, 255) and _pixel(c, 62, 46) == (0, 0, 255, 255)
+        c.present()
+
+
 def test_a_reissued_shader_state_retires_the_old_programs_pipelines():
     with vk_client() as (c, be):
         prog, _ = setup_color(c)

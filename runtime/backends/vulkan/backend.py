@@ -99,7 +99,8 @@ class VulkanBackend:
         if isinstance(obj.backend, VkBufferResource):
             obj.backend.respecify(p.Width)
         else:  # attached targets read the new image through the resource
-            obj.backend.respecify(p.InternalFormat, p.Width, p.Height, p.Levels)
+            obj.backend.respecify(p.InternalFormat, p.Width, p.Height, p.Levels,
+                                  whole=not p.HasRespecifiedLevel)  # fmt: skip
 
     def _forget_targets_of(self, res: Any) -> None:
         for key in [k for k, (_, t) in self._targets.items() if t.uses(res)]:

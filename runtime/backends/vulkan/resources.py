@@ -80,10 +80,20 @@ class VkTextureResource:
         self.depth_format = depth_format
         self.image: GpuImage | None = None
         self.internal_format = 0
+        self._desc: tuple[int, int, int, int] | None = None
 
-    def respecify(self, internal_format: int, width: int, height: int, levels: int) -> None:
+    def respecify(self, internal_format: int, width: int, height: int, levels: int,
+                  whole: bool = True) -> None:  # fmt: skip
+        """New storage for the description. ``whole`` False: the respecify names one level
+        (``MGPResourceDesc.HasRespecifiedLevel``); an image already of this description is
+        kept (the other levels' texels stay). No extent: no storage yet (no image)."""
+        desc = (internal_format, width, height, max(levels, 1))
+        if not whole and self.image is not None and desc == self._desc:
+            return
         self._retire()
-        self.internal_format = internal_format
+        self.internal_format, self._desc = internal_format, desc
+        if not width or not height:
+            return
         if internal_format in DEPTH_FORMATS:
             self.image = GpuImage(self.dev, width, height, self.depth_format, DEPTH_USAGE)
         else:
