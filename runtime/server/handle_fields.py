@@ -1,6 +1,6 @@
 """Which handle field of which record names which kind of object: HandleFields.def.
 
-The table is the catalogue's (``catalogue/HandleFields.def``, generated into
+The table is the catalogue's (``catalogue/MG_Pipe/HandleFields.def``, generated into
 ``HANDLE_FIELDS``): ``HANDLE_FIELDS[call][field] = "<Kind>"`` or ``"<Kind>?"`` (``?``: the
 null handle is legal, meaning "nothing bound"). ``field`` is a generic path: payload
 members joined by ``.``, ``[]`` for "every element of an array member"; a tail is
@@ -15,13 +15,16 @@ Kinds are ``MGPipeKind`` enumerators, plus the catalogue's two spellings:
   handle from a single allocator. The object remembers its kind (``ResourceCreate``'s
   ``Target``) and a field typed ``Buffer``/``Texture``/``Renderbuffer`` is checked
   against it (``"<Call>.<Field>.Kind"``).
-- ``KindFromRecord`` -- the kind is the record's own ``Kind`` member (``ObjectDeath``).
+- ``KindFromRecord`` -- the kind is the record's own ``Kind`` member (``ObjectDeath``'s
+  ``MGPHandleOnly.Kind``; ``MGPipeKind::None`` and the count name no object).
 
 The role of the FIRST field of a call comes from the call's name: ``Create*`` /
 ``*Create`` mint it, ``Delete*`` / ``*Destroy`` / ``ObjectDeath`` retire it,
 ``*Respecify`` replaces its description; every other field is resolved. Kinds no call
 creates (:func:`implicit_kinds`: ``Framebuffer``, ``Xfb``, ``Context``) come into being
-at their first use and leave by ``ObjectDeath``. ``{0, kMGPipeDefaultFramebufferGen}``
+at their first use and leave by ``ObjectDeath`` (MobileGL's ABI has no record field of
+kind ``Xfb``: ``BindStreamOutput`` names its object by GL name and lifetime id, so that table
+stays empty). ``{0, kMGPipeDefaultFramebufferGen}``
 of ``Framebuffer`` is the default framebuffer and always resolves.
 """
 

@@ -54,7 +54,7 @@ _HANDLE_MEMBERS = ("Slot", "Gen")  # in the order of Handle's fields (slot, gen)
 class FlatScalar:
     """One scalar of a struct's flat layout: its path name, byte offset and struct code."""
 
-    path: str  # "IndexResource.Slot", "Color[2].Res.Gen", "ColorBits[3]"
+    path: str  # "IndexResource.Slot", "Color[2].Res.Gen", "ColorValue[3]"
     offset: int
     code: str
     scalar: str  # the tables' scalar code (u32, f32, b8 ...)
