@@ -186,18 +186,19 @@ class VulkanBackend:
         key = (p.Fbo, p.ContentHash)
         entry = self._targets.get(key)
         if entry is None:
+            none = _surface_none()
             colors, read, draw = [], 0, {}
             for i, s in enumerate(p.Color):
-                if s.Kind and p.DrawBuffers[i] >= 0:
+                if s.Kind != none and p.DrawBuffers[i] >= 0:
                     res = _obj(ctx, "Texture", s.Res, f"SetFramebufferState.Color[{i}]")
-                    if p.ReadSurface.Kind and res.handle == p.ReadSurface.Res:
+                    if p.ReadSurface.Kind != none and res.handle == p.ReadSurface.Res:
                         read = len(colors)
                     draw[i] = len(colors)
                     colors.append(res.backend)
             depth = None
             for name in ("Depth", "Stencil"):  # one packed depth-stencil image serves both
                 surface = getattr(p, name)
-                if depth is None and surface.Kind:
+                if depth is None and surface.Kind != none:
                     depth = _obj(ctx, "Texture", surface.Res, f"SetFramebufferState.{name}").backend
             target = RenderTarget(self.dev, p.Width, p.Height, colors, depth, [], self.r.ring.defer)
             target.read_index, target.draw_index = read, draw
@@ -366,6 +367,13 @@ class VulkanBackend:
         self._live.clear()
         self.r.close()
         self.r.dev.close()
+
+
+@lru_cache(maxsize=None)
+def _surface_none() -> int:
+    """``MGPSurface.Kind`` of an empty attachment point (``kMGPipeSurfaceKindNone``, which
+    MobileGL defines as ``MGPipeKind::None``)."""
+    return int(_t.enum("MGPipeKind")["None"])
 
 
 @lru_cache(maxsize=None)
