@@ -153,6 +153,21 @@ def test_death_sends_delete_then_death_then_frees_the_slot(client: Client) -> No
     assert again.handle == Handle(buf.handle.slot, buf.handle.gen + 1)  # slot reused, gen bumped
 
 
+def test_buffer_data_of_a_size_respecifies_with_no_upload(client: Client) -> None:
+    buf = client.create_buffer()
+    before = client.records
+    client.buffer_data(buf, 48)  # glBufferData(48, NULL)
+    assert _names(client)[before:] == ["ResourceRespecify"]
+    desc = client.log.seen[-1][1]  # type: ignore[attr-defined]
+    assert (desc["Width"], desc["HasDefinedContent"]) == (48, 0)
+    client.buffer_sub_data(buf, 0, bytes(48))  # the size is the buffer's: a whole upload fits
+    client.buffer_data(buf, bytes(16))
+    assert _names(client)[-2:] == ["ResourceRespecify", "ResourceSubData"]
+    assert client.log.seen[-2][1]["HasDefinedContent"] == 1  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="outside 16"):
+        client.buffer_sub_data(buf, 0, bytes(48))
+
+
 def test_present_serials_are_one_based(client: Client) -> None:
     assert [client.present() for _ in range(3)] == [1, 2, 3]
     _names(client)

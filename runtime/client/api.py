@@ -153,12 +153,18 @@ class Client:
             self.buffer_data(buf, data)
         return buf
 
-    def buffer_data(self, buf: Buffer, data: bytes) -> None:
-        buf.size = len(data)
-        self.em.emit("ResourceRespecify", {"Resource": buf.handle, "StorageKind": 1, "Width": len(data),
+    def buffer_data(self, buf: Buffer, data: bytes | int) -> None:
+        """``glBufferData``: ``data`` the initial bytes, or an int, the size of a buffer with
+        no defined content (``glBufferData(size, NULL)``: a respecify and no upload)."""
+        defined = not isinstance(data, int)
+        buf.size = len(data) if defined else data
+        if buf.size < 0:
+            raise ValueError(f"buffer_data: negative size {buf.size}")
+        self.em.emit("ResourceRespecify", {"Resource": buf.handle, "StorageKind": 1, "Width": buf.size,
                                            "Target": self._target("Buffer"),
-                                           "HasDefinedContent": 1})  # fmt: skip
-        self.buffer_sub_data(buf, 0, data)
+                                           "HasDefinedContent": int(defined)})  # fmt: skip
+        if defined:
+            self.buffer_sub_data(buf, 0, data)
 
     def buffer_sub_data(self, buf: Buffer, offset: int, data: bytes) -> None:
         if offset < 0 or offset + len(data) > buf.size:
