@@ -215,8 +215,11 @@ def enum_members(name: str) -> dict[str, int]:
     ``...Count``, holding the largest value) and ``Unknown`` (a negative value)."""
     values = enum(name)
     top = max(values.values(), default=0)
-    return {k: v for k, v in values.items()
-            if not (k.endswith("Count") and v == top) and not (k == "Unknown" and v < 0)}  # fmt: skip
+    return {
+        k: v
+        for k, v in values.items()
+        if not (k.endswith("Count") and v == top) and not (k == "Unknown" and v < 0)
+    }
 
 
 def constant(name: str) -> int:

@@ -28,7 +28,8 @@ from .header import record_align, header_size
 from .records import FlatScalar, format_of, layout, namespace_for
 from .spec import WINDOW_START, CallSpec, TailSpec, align8, call_spec
 
-__all__ = ["IMAGE_ACCESS_MAX", "image_access_max", "semantic_rules", "decoder_for", "Packer", "packer"]
+__all__ = ["IMAGE_ACCESS_MAX", "image_access_max", "semantic_rules", "decoder_for", "Packer",
+           "packer"]  # fmt: skip
 
 
 

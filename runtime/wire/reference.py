@@ -36,7 +36,8 @@ from .header import record_align, header_size, read_header
 from .stage import StageSegment
 from .spec import CallSpec, align8, call_spec, spec_for_opcode
 
-__all__ = ["ReferenceDecoder", "RefDecoded", "IMAGE_ACCESS_MAX", "image_access_max", "OracleMismatch", "differential"]
+__all__ = ["ReferenceDecoder", "RefDecoded", "IMAGE_ACCESS_MAX", "image_access_max",
+           "OracleMismatch", "differential"]  # fmt: skip
 
 
 
@@ -173,7 +174,9 @@ class ReferenceDecoder:
             if int(layouts.get_path(payload, p)[_ACCESS]) > image_access_max():
                 raise ProtocolCorruption("ImageView.Access")
         for t, arr in zip(spec.present_tails(payload), tails):
-            if t.element == _IMAGE_VIEW and arr.size and int(arr[_ACCESS].max()) > image_access_max():
+            if t.element == _IMAGE_VIEW and arr.size and (
+                int(arr[_ACCESS].max()) > image_access_max()
+            ):
                 raise ProtocolCorruption("ImageView.Access")
 
 

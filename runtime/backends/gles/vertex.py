@@ -2,10 +2,10 @@
 
 ``CreateVertexElements`` carries ``AttributeCount`` ``MGPVertexAttribWire`` rows followed by
 ``BindingPointCount`` ``MGPVertexBindingPointWire`` rows (one blob); an attribute's ``Type``
-is its GL component type and its ``Offset`` the relative offset inside a vertex. :class:`VertexInput` keeps
-one VAO and applies the bound layout + buffers only when one of them moved since the last
-draw. Before a draw it proves every enabled attribute's last fetched element lies inside its
-buffer (``Fatal{DriverRefused, "DrawVbo.VertexRange"}`` otherwise), and for an indexed draw
+is its GL component type and its ``Offset`` the relative offset inside a vertex.
+:class:`VertexInput` keeps one VAO and applies the bound layout + buffers only when one of
+them moved since the last draw. Before a draw it proves every enabled attribute's last
+fetched element lies inside its buffer (``Fatal{DriverRefused, "DrawVbo.VertexRange"}`` otherwise), and for an indexed draw
 that the index range lies inside the index buffer (``"DrawVbo.IndexRange"``).
 """
 
