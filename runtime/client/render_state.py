@@ -111,6 +111,8 @@ class RenderState(RenderBlock):
         p["StencilStates"]["Func"] = e("DepthTestFunc")["Always"]
         p["StencilStates"]["ValueMask"] = p["StencilStates"]["WriteMask"] = 0xFFFFFFFF
         p["CullFaceModeSetting"] = e("CullFaceMode")["Back"]
+        # GL_LAST_VERTEX_CONVENTION (MobileGL numbers FirstVertex 0: a zero is not the default)
+        p["ProvokingVertexModeSetting"] = e("ProvokingVertexMode")["LastVertex"]
         p["SampleCoverageValue"] = 1.0
         p["SampleMaskValue"] = 0xFFFFFFFF
         p["PatchVertices"] = 3
