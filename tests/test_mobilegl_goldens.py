@@ -58,7 +58,6 @@ NO_CLIENT_API: dict[str, tuple[str, ...]] = {
         "SetProgramBindings' sampler units)",
         "glTexParameteri(MIN_FILTER / MAG_FILTER): no texture-parameter API (CreateSamplerState "
         "+ SetTextureParams per change)",
-        "glBufferData(size, NULL): buffer_data takes bytes only (a defined-content respecify)",
     ),
     "TextureFramebufferClearBlit": (
         "glClearBufferfv(GL_COLOR, 0, ...): no clear-buffer API",
@@ -80,7 +79,7 @@ def buffer_vertex_array_draw(c: Client) -> None:
     c.tex_sub_image_2d(texture, 0, 0, 0, 2, 2, TEXELS)
     # glTexParameteri(MIN_FILTER, NEAREST), (MAG_FILTER, NEAREST): NO_CLIENT_API
     vbo = c.create_buffer()
-    c.buffer_data(vbo, bytes(len(VERTICES)))  # glBufferData(48, NULL): NO_CLIENT_API for NULL
+    c.buffer_data(vbo, len(VERTICES))  # glBufferData(48, NULL)
     c.buffer_sub_data(vbo, 0, VERTICES)
     c.vertex_attrib_pointer(0, vbo, 4, GL_FLOAT, False, 4 * 4, 0)  # + glEnableVertexAttribArray
     ebo = c.create_buffer(INDICES)  # glBufferData(GL_ELEMENT_ARRAY_BUFFER, indices)
@@ -135,8 +134,7 @@ HASH_REASONS: dict[str, str] = {
     "ResourceSubData": f"{_HANDLES} (the buffer's Res)",
     "SetFramebufferState": f"{_DIGEST}; the default framebuffer's size is MobileGL's unit context's, "
                            "mgpipe's the client's (64x32)",
-    "SetDrawProgram": f"{_HANDLES} (the program's); MGPHandleOnly.Kind is MGPipeKind ShaderCso in MobileGL, "
-                      "0 in mgpipe",
+    "SetDrawProgram": f"{_HANDLES} (the program's)",
     "CreateSamplerView": f"{_HANDLES} (the view's and the texture's)",
     "SetSamplerViews": f"{_DIGEST}; {_HANDLES} (in the tail)",
     "BindSamplerStates": f"{_DIGEST}; the unit's sampler is the texture's built-in sampler CSO in "
@@ -145,7 +143,7 @@ HASH_REASONS: dict[str, str] = {
                          "defaults and conversions differ member by member)",
     "BindRenderState": f"{_CSO}; Version / PipelineVersion count the client's own bumps",
     "SetDynamicState": "the dynamic chunks are the client's render state; Version counts the client's bumps",
-    "BindVertexElements": f"{_CSO}; MGPHandleOnly.Kind is MGPipeKind VertexElementsCso in MobileGL, 0 in mgpipe",
+    "BindVertexElements": f"{_CSO} (the vertex elements')",
     "SetVertexBuffers": f"{_DIGEST}; {_HANDLES} (the vertex buffer's)",
     "SetIndexBuffer": f"{_HANDLES} (the index buffer's); IndexSize: mgpipe leaves it 0 (the draw carries it)",
     "DrawVbo": f"{_HANDLES} (IndexResource); the draw fields the frontend derives (restart index, "
