@@ -221,6 +221,11 @@ def run_control(name: str, catalogue: Path, disabled: frozenset[str] = frozenset
 
     c = by_name(name)
     setup = setup or Setup()
+    if setup.include_dirs is None and is_mobilegl_tree(Path(catalogue)):
+        # the copy sits in a temporary directory: the original's out-of-tree includes
+        setup = Setup((Path(catalogue).resolve().parent,), setup.out, setup.baseline)
+    if setup.out is None and not is_mobilegl_tree(Path(catalogue)) and beside_foreign_outputs(Path(catalogue)):
+        setup = Setup(setup.include_dirs, own_outputs(Path(catalogue)), setup.baseline)
     t0 = time.perf_counter()
     status = FAIL
     with tempfile.TemporaryDirectory(prefix="mgpipe-selftest-") as tmp:
@@ -239,6 +244,44 @@ def run_control(name: str, catalogue: Path, disabled: frozenset[str] = frozenset
                   reason or "", round(time.perf_counter() - t0, 3))
 
 
+def beside_foreign_outputs(catalogue: Path) -> bool:
+    """An original-shape catalogue whose neighbour ``generated/`` is the bundled tree's
+    outputs (``mgpipe.gen.ORIGINAL_DIR`` in a checkout or an install), not its own."""
+    from mgpipe.gen import CATALOGUE_DIR, GENERATED_DIR
+
+    beside = (Path(catalogue).resolve().parent / "generated").resolve()
+    return beside == GENERATED_DIR.resolve() and Path(catalogue).resolve() != CATALOGUE_DIR.resolve()
+
+
+_OWN_OUTPUTS: dict[Path, Path] = {}
+
+
+def own_outputs(catalogue: Path, into: Path | None = None,
+                include_dirs: tuple[Path, ...] | None = None) -> Path:
+    """The outputs the unplanted ``catalogue`` generates, written into ``into`` (default: a
+    directory of this process, made once per catalogue and removed at exit). A tree that
+    does not generate leaves it empty: its clean control says why."""
+    import atexit
+
+    from mgpipe.gen.build import build
+    from mgpipe.gen.render import render_all
+
+    catalogue = Path(catalogue).resolve()
+    if into is None:
+        if catalogue in _OWN_OUTPUTS:
+            return _OWN_OUTPUTS[catalogue]
+        into = Path(tempfile.mkdtemp(prefix="mgpipe-selftest-own-"))
+        atexit.register(shutil.rmtree, into, True)
+        _OWN_OUTPUTS[catalogue] = into
+    try:
+        model = build(catalogue, include_dirs=include_dirs, use_cache=False).model
+    except (GenError, GenErrors):
+        return into
+    for o in render_all(model):
+        (into / o.name).write_text(o.text, encoding="utf-8")
+    return into
+
+
 def _run_in(c: Control, catalogue: Path, tree: Path, disabled: frozenset[str],
             setup: Setup) -> str | None:
     from mgpipe.gen.sites import NotApplicable
@@ -252,7 +295,8 @@ def _run_in(c: Control, catalogue: Path, tree: Path, disabled: frozenset[str],
     facts: dict[str, str] = {}
     for edit in c.edits:
         if c.shapes and shape_of(catalogue) not in c.shapes:
-            raise NotApplicable(f"its plant is written against the {', '.join(c.shapes)} catalogue's text")
+            raise NotApplicable(f"its plant is written against the "
+                                f"{', '.join(SHAPE_WORDS.get(x, x) for x in c.shapes)} catalogue's text")
         got = edit.run(tree, cat.name)
         facts.update(got or {})
     with _cwd(tree):
@@ -267,6 +311,10 @@ def _run_in(c: Control, catalogue: Path, tree: Path, disabled: frozenset[str],
     if c.kind == CLEAN:
         return judge_clean(run)
     return f"unknown control kind {c.kind!r}"
+
+
+#: how a reason names a tree shape ("bundled" is the original shape's internal name)
+SHAPE_WORDS = {"bundled": "original-shape", "mobilegl": "MobileGL-shaped"}
 
 
 def shape_of(catalogue: Path) -> str:
@@ -349,5 +397,6 @@ def _abandon(pool: ProcessPoolExecutor) -> None:
         proc.join(timeout=5)
 
 
-__all__ = ["FAIL", "GATE_GROUPS", "NA", "PASS", "Result", "Setup", "baseline_of", "copy_tree",
+__all__ = ["FAIL", "GATE_GROUPS", "NA", "PASS", "Result", "Setup", "baseline_of", "beside_foreign_outputs",
+           "copy_tree", "own_outputs",
            "gen_check", "private_layout_cache", "run_control", "run_controls", "shape_of"]

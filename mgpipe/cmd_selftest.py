@@ -59,23 +59,12 @@ def outputs_of(catalogue: Path, tmp: Path, dirs) -> Path | None:  # type: ignore
     beside the bundled outputs has no committed outputs of its own: they are generated here,
     into ``tmp``, from the unplanted tree (a tree that does not generate fails ``clean``)."""
     from mgpipe.cmd_gen import default_out
-    from mgpipe.gen.build import build
-    from mgpipe.gen.errors import GenErrors
-    from mgpipe.gen.render import render_all
+    from mgpipe.gen.selftest import beside_foreign_outputs, own_outputs
 
-    try:
-        out = default_out(catalogue)
-    except GenError:  # the original shape beside the bundled tree's outputs
-        try:
-            model = build(catalogue, include_dirs=dirs, use_cache=False).model
-        except (GenError, GenErrors):
-            return tmp  # no outputs: the clean control says why
-        for o in render_all(model):
-            (tmp / o.name).write_text(o.text, encoding="utf-8")
-        return tmp
-    if is_mobilegl_tree(catalogue) and out.resolve() == (catalogue / "generated").resolve():
-        return None
-    return out.resolve() if is_mobilegl_tree(catalogue) else None
+    if not is_mobilegl_tree(catalogue):
+        return own_outputs(catalogue, tmp, dirs) if beside_foreign_outputs(catalogue) else None
+    out = default_out(catalogue)
+    return None if out.resolve() == (catalogue / "generated").resolve() else out.resolve()
 
 
 def _run(args, controls, catalogue, disabled, jobs, t0, setup, real) -> int:  # type: ignore[no-untyped-def]

@@ -77,6 +77,16 @@ def test_the_wheel_ships_every_package_and_data_file(installed: dict) -> None:
     for f in shipped:
         top, rest = f.split("/", 1)
         assert f"{SOURCE_DIRS[top]}/{rest}" in names, f"{f} is not in the wheel"
+    # the bundled catalogue as the installed tool reads it: the MG_Pipe tree with its lock,
+    # and the out-of-tree includes beside it (MG_Util, MG_Backend)
+    from mgpipe.gen import CATALOGUE_DIR
+
+    tree = [f"mgpipe/catalogue/{p.relative_to(CATALOGUE_DIR.parent).as_posix()}"
+            for part in ("MG_Pipe", "MG_Util", "MG_Backend")
+            for p in sorted((CATALOGUE_DIR.parent / part).rglob("*")) if p.is_file()]
+    assert "mgpipe/catalogue/MG_Pipe/PipeCalls.lock" in tree and "mgpipe/catalogue/MG_Util/Types.h" in tree
+    assert "mgpipe/catalogue/MG_Backend/BackendObject.h" in tree
+    assert [f for f in tree if f not in names] == []
 
 
 def test_the_installed_tool_runs_outside_the_repository(installed: dict) -> None:
@@ -98,8 +108,9 @@ def test_the_installed_tool_runs_outside_the_repository(installed: dict) -> None
 
 
 def test_the_installed_tool_generates_a_catalogue_directory(installed: dict) -> None:
-    cat = installed["work"] / "project" / "catalogue"
-    shutil.copytree(REPO_ROOT / "catalogue", cat, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
+    project = installed["work"] / "project" / "catalogue"
+    shutil.copytree(REPO_ROOT / "catalogue", project, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
+    cat = project / "MG_Pipe"  # the bundled tree, copied with its includes beside it
     out = installed["work"] / "out"
     gen = _run(installed, "gen", "--catalogue", str(cat), "--out", str(out))
     assert gen.returncode == 0, gen.stderr
@@ -108,9 +119,19 @@ def test_the_installed_tool_generates_a_catalogue_directory(installed: dict) -> 
                           and p.name != "__init__.py")
     for name in made:  # the same bytes as the committed outputs, from another place
         assert (out / name).read_bytes() == (REPO_ROOT / "generated" / name).read_bytes(), name
-    shutil.copytree(out, cat.parent / "generated")
-    st = _run(installed, "self-test", "--catalogue", str(cat), "-k", "clean", "-k", "pod-pointer",
-              "-k", "lock-missing", "--json")
+    st = _run(installed, "self-test", "--catalogue", str(cat), "--out", str(out), "-k", "clean",
+              "-k", "any-wait-class-reply", "-k", "any-lock-missing", "-k", "stale-hand-edit", "--json")
+    assert st.returncode == 0, st.stderr
+    assert [(r["name"], r["status"]) for r in json.loads(st.stdout)["controls"]] == [
+        ("stale-hand-edit", "PASS"), ("any-wait-class-reply", "PASS"), ("any-lock-missing", "PASS"),
+        ("clean", "PASS")]
+    # the original shape still generates from the installed tool, into its own directory
+    own = installed["work"] / "original-out"
+    orig = _run(installed, "gen", "--catalogue", str(project), "--out", str(own))
+    assert orig.returncode == 0, orig.stderr
+    assert sorted(p.name for p in own.iterdir()) == made
+    st = _run(installed, "self-test", "--catalogue", str(project), "--out", str(own), "-k", "clean",
+              "-k", "pod-pointer", "-k", "lock-missing", "--json")
     assert st.returncode == 0, st.stderr
     assert {r["status"] for r in json.loads(st.stdout)["controls"]} == {"PASS"}
 
