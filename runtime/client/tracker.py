@@ -165,7 +165,7 @@ class Tracker:
                 "Fbo": default_framebuffer(), "Width": self.width, "Height": self.height,
                 "Layers": 1, "Samples": 0, "IsDefault": 1, "Complete": 1,
                 "DrawBuffers": [0] + [-1] * 7,
-                "Color": [{"Kind": 0}], "ReadSurface": {"Kind": 0},
+                "Color": [_no_surface()], "ReadSurface": _no_surface(),
             }  # fmt: skip
         else:
             color, draw = [], []
@@ -192,9 +192,11 @@ class Tracker:
     @staticmethod
     def _surface(tex: Texture | None, level: int) -> dict[str, Any]:
         if tex is None:
-            return {"Kind": 0}
+            return _no_surface()
         target = _t.enum("MGPipeResourceTarget")[tex.target]
-        kind = 2 if tex.target == "Renderbuffer" else 1  # MGPSurface.Kind
+        # MGPSurface.Kind: kMGPipeSurfaceKind*, which MobileGL defines as the MGPipeKind
+        # of what is attached
+        kind = _t.enum("MGPipeKind")["Renderbuffer" if tex.target == "Renderbuffer" else "Texture"]
         return {"Res": tex.handle, "InternalFormat": tex.internal_format, "Kind": kind,
                 "Level": level, "UploadTarget": target}  # fmt: skip
 
@@ -282,6 +284,12 @@ class Tracker:
         self.sup.forget()  # a recycled {slot, gen} must never match a remembered set
         self.touch()  # ... so every group offers its set again
         self.alloc[kind].free(handle)
+
+
+def _no_surface() -> dict[str, Any]:
+    """An empty attachment point: ``MGPSurface.Kind`` ``kMGPipeSurfaceKindNone``, MobileGL's
+    ``MGPipeKind::None``."""
+    return {"Kind": _t.enum("MGPipeKind")["None"]}
 
 
 def _tail_element(call: str) -> str:
