@@ -147,7 +147,8 @@ class Client:
     # -- buffers (pushed at GL-call time, seed 001 §5.1) ---------------------
     def create_buffer(self, data: bytes | None = None, bind_mask: int = 0) -> Buffer:
         buf = Buffer(self.tr.alloc["Buffer"].alloc())
-        self.em.emit("ResourceCreate", {"Resource": buf.handle, "StorageKind": 1, "BindMask": bind_mask,
+        self.em.emit("ResourceCreate", {"Resource": buf.handle, "StorageKind": 1,
+                                        "BindMask": bind_mask,
                                         "Target": self._target("Buffer")})  # fmt: skip
         if data is not None:
             self.buffer_data(buf, data)
@@ -160,8 +161,8 @@ class Client:
         buf.size = len(data) if defined else data
         if buf.size < 0:
             raise ValueError(f"buffer_data: negative size {buf.size}")
-        self.em.emit("ResourceRespecify", {"Resource": buf.handle, "StorageKind": 1, "Width": buf.size,
-                                           "Target": self._target("Buffer"),
+        self.em.emit("ResourceRespecify", {"Resource": buf.handle, "StorageKind": 1,
+                                           "Width": buf.size, "Target": self._target("Buffer"),
                                            "HasDefinedContent": int(defined)})  # fmt: skip
         if defined:
             self.buffer_sub_data(buf, 0, data)

@@ -68,8 +68,8 @@ __all__ = [
 ]  # fmt: skip
 
 _PIXEL_STORE = "PixelStoreParameters"
-_FACES = "<faces>"
-_VIEWPORTS = ViewportIndex.__metadata__[0].ref  # the viewport count: the Viewports array  # the KITS entry of the face -> elements map
+_FACES = "<faces>"  # the KITS entry of the face -> elements map
+_VIEWPORTS = ViewportIndex.__metadata__[0].ref  # the viewport count: the Viewports array
 
 
 def _every_box_written(setter: str) -> tuple | None:
@@ -340,7 +340,8 @@ class RenderState(RenderBlock):
 
     def set_blend_equation_indexed(self, index: DrawBufferIndex, mode_rgb: BlendEquationArg,
                                    mode_alpha: BlendEquationArg) -> None:  # fmt: skip
-        self._blend("SetBlendEquationIndexed", index, ColorEquation=mode_rgb, AlphaEquation=mode_alpha)
+        self._blend("SetBlendEquationIndexed", index, ColorEquation=mode_rgb,
+                    AlphaEquation=mode_alpha)  # fmt: skip
 
     def _blend(self, setter: str, index: int | None, **subs: Any) -> None:
         states = self.p["BlendStates"]

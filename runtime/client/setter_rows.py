@@ -56,7 +56,8 @@ class Arg:
 
     ``kind``: ``f32`` ``u32`` ``i32`` ``bool`` ``glenum`` ``enum`` (``ref`` = enum name),
     ``index`` (``ref`` bounds it: a constant, or ``.Member``, an array member of the
-    render-state block whose element count is the bound; :func:`index_bound`), ``arm`` (``ref`` = selector enum),
+    render-state block whose element count is the bound; :func:`index_bound`), ``arm``
+    (``ref`` = selector enum),
     ``face`` (``CullFaceMode``), ``pixel`` (a ``PixelStoreParameters`` member name).
     """
 

@@ -259,8 +259,9 @@ class Tracker:
         binds = [{"Stride": a.stride, "Divisor": a.divisor} if a else {} for a in attribs]
         blob = (layouts.array(layouts.dtype("MGPVertexAttribWire"), wires).tobytes()
                 + layouts.array(layouts.dtype("MGPVertexBindingPointWire"), binds).tobytes())  # fmt: skip
-        self.em.emit("CreateVertexElements", {"Cso": handle, "AttributeCount": len(attribs),
-                                              "BindingPointCount": len(attribs)}, blob=blob)  # fmt: skip
+        self.em.emit("CreateVertexElements",
+                     {"Cso": handle, "AttributeCount": len(attribs),
+                      "BindingPointCount": len(attribs)}, blob=blob)  # fmt: skip
         if first:
             self.em.emit("BindVertexElements",
                          {"Handle": handle, "Kind": self._kind["VertexElementsCso"]})  # fmt: skip
