@@ -30,6 +30,16 @@ def test_a_steady_state_blend_toggle_draw_makes_at_most_40_python_calls() -> Non
     assert 0 < client < round_trip <= MAX_CALLS_PER_DRAW, (client, round_trip)
 
 
+def test_every_hot_writer_packs_in_one_c_call() -> None:
+    """The fast writers name their members in the payload's memory order (a member the ABI
+    moved, MGPDrawInfo.NumDraws, would otherwise cost every draw a Python frame)."""
+    client, _ = _pipe()
+    cso = client.tr.cso
+    writers = {"DrawVbo": client._draw_vbo, "DrawVbo (indexed)": client._draw_indexed,
+               "BindRenderState": cso._bind_fast, "SetDynamicState": cso._dyn_fast}  # fmt: skip
+    assert [name for name, w in writers.items() if not w.direct] == []
+
+
 def _pipe(transport: str = "monolith") -> tuple[Client, Applier]:
     stage = StageSegment(1 << 20)
     applier = Applier(Recorder(), stage)

@@ -82,6 +82,9 @@ class Emitter:
             by_call[call] += 1
             return seq
 
+        #: True when ``names`` are in the payload's memory order: one C call per record
+        #: (a layout that moved a member makes it False, and the hot path one frame slower)
+        emit.direct = pk.direct is not None  # type: ignore[attr-defined]
         return emit
 
     def emit(
