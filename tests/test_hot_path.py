@@ -38,6 +38,11 @@ def test_every_hot_writer_packs_in_one_c_call() -> None:
     writers = {"DrawVbo": client._draw_vbo, "DrawVbo (indexed)": client._draw_indexed,
                "BindRenderState": cso._bind_fast, "SetDynamicState": cso._dyn_fast}  # fmt: skip
     assert [name for name, w in writers.items() if not w.direct] == []
+    # control: the pre-switch order (NumDraws before IndexResource) is not memory order now
+    moved = client.em.fast("DrawVbo", ("Mode", "IndexSize", "InstanceCount", "RestartIndex",
+                                       "NumDraws", "IndexResource.Slot", "IndexResource.Gen"),
+                           ("Start", "Count", "IndexBias"))  # fmt: skip
+    assert not moved.direct
 
 
 def _pipe(transport: str = "monolith") -> tuple[Client, Applier]:
