@@ -56,6 +56,47 @@ def test_any_classification_partitions_the_block(classes, face, split) -> None:
         assert [c.index for c in chunks if c.cls == half] == list(range(sum(c.cls == half for c in chunks)))
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_any_classification_partitions_the_bundled_trees_block(data) -> None:  # type: ignore[no-untyped-def]
+    """The same property on the bundled catalogue/MG_Pipe's RenderStateParameters (MobileGL's
+    layout: other members, offsets and padding than the original shape's)."""
+    lay = _bundled()
+    rs, face = lay.structs["RenderStateParameters"], lay.structs["StencilFaceState"]
+    classes = {m.name: row(data.draw(halves)) for m in rs.members}
+    split = next((m.name for m in rs.members if m.struct == face.name), None)
+    sub = {}
+    if split is not None and data.draw(st.booleans()):
+        classes[split] = row(SPLIT)
+        sub = {face.name: {m.name: row(data.draw(halves)) for m in face.members}}
+    extents, _ = member_extents(lay, rs, classes, sub)
+    errors = ErrorCollector()
+    chunks = chunk_table(rs.size, extents, errors, rs.name)
+    assert not errors
+    at = 0
+    for i, c in enumerate(chunks):
+        assert c.offset == at and c.length > 0
+        if i:
+            assert c.cls != chunks[i - 1].cls
+        at += c.length
+    assert at == rs.size
+    for e in extents:
+        owner = next(c for c in chunks if c.offset <= e.begin < c.offset + c.length)
+        assert {owner.cls} == set(e.classes) and e.end <= owner.offset + owner.length
+
+
+_BUNDLED: list = []
+
+
+def _bundled():  # type: ignore[no-untyped-def]
+    if not _BUNDLED:
+        from mgpipe.gen import CATALOGUE_DIR
+        from mgpipe.gen.build import build
+
+        _BUNDLED.append(build(CATALOGUE_DIR).layouts)
+    return _BUNDLED[0]
+
+
 def test_padding_joins_the_member_before_it() -> None:
     """DepthTestEnabled (1 byte at 540) owns the 3 padding bytes before DepthFunc (544)."""
     member_classes = {m.name: row(DYNAMIC) for m in RS.members}
