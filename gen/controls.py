@@ -25,6 +25,10 @@ from mgpipe.gen.plants import (
 )  # fmt: skip
 
 GATE, STALE, G4, CLEAN = "gate", "stale", "g4", "clean"
+#: a literal plant whose text both the original shape and the bundled catalogue/MG_Pipe tree
+#: (a MobileGL-shaped tree carrying mgpipe's overlay) hold: it runs on either, and is N/A on
+#: MobileGL's own tree (no overlay), whose text it was not written against
+BOTH = ("bundled", "overlay")
 
 CALLS, FIELDS, SIZES = "PipeCalls.def", "PipeFields.def", "PayloadSizes.def"
 SETTERS, OWNERS, COVER = "RenderStateSetters.def", "FieldOwnership.def", "Coverage.def"
@@ -232,32 +236,32 @@ CONTROLS: tuple[Control, ...] = (
        Sub(LOCK, "L(QueryEnd,", "14", "15"), registry="lock", also=("APPEND-ONLY",)),
     _c("wait-class-reply-slot", "WAIT-CLASS", "PipeCalls.def: GetCaps (kReplySlot) given kWaitNone",
        "GetCaps has kReplySlot but wait class kWaitNone",
-       Sub(CALLS, "X(GetCaps,", "kWaitReply", "kWaitNone"), registry="wait-class"),
+       Sub(CALLS, "X(GetCaps,", "kWaitReply", "kWaitNone"), registry="wait-class", shapes=BOTH),
     _c("wait-class-no-slot", "WAIT-CLASS", "PipeCalls.def: FenceStatus kWaitReply with flags kNone",
        "FenceStatus is kWaitReply without kReplySlot",
-       Sub(CALLS, "X(FenceStatus,", "kReplySlot", "kNone"), registry="wait-class"),
+       Sub(CALLS, "X(FenceStatus,", "kReplySlot", "kNone"), registry="wait-class", shapes=BOTH),
     _c("flag-none", "FLAG-NONE", "PipeCalls.def: Flush flags kNone|kOptional",
        "Flush combines kNone with kOptional",
-       Sub(CALLS, "X(Flush,", "kNone", "kNone|kOptional"), registry="flag-values"),
+       Sub(CALLS, "X(Flush,", "kNone", "kNone|kOptional"), registry="flag-values", shapes=BOTH),
     _c("unknown-wait-class", "UNKNOWN-WAIT-CLASS", "PipeCalls.def: Flush wait class kWaitSoon",
        "wait class 'kWaitSoon' is not an MGPipeWaitClass enumerator",
-       Sub(CALLS, "X(Flush,", "kWaitNone", "kWaitSoon"), registry="call-tokens"),
+       Sub(CALLS, "X(Flush,", "kWaitNone", "kWaitSoon"), registry="call-tokens", shapes=BOTH),
     _c("unknown-payload", "UNKNOWN-PAYLOAD", "PipeCalls.def: Flush payload MGPFlushh",
        "payload type 'MGPFlushh' of Flush",
-       Sub(CALLS, "X(Flush,", "MGPFlush", "MGPFlushh"), registry="call-tokens"),
+       Sub(CALLS, "X(Flush,", "MGPFlush", "MGPFlushh"), registry="call-tokens", shapes=BOTH),
     _c("unknown-class", "UNKNOWN-CLASS", "PipeCalls.def: Flush class kCtxVerbb",
        "unknown class 'kCtxVerbb'",
        Sub(CALLS, "X(Flush,", "kCtxVerb", "kCtxVerbb"), registry="call-tokens"),
     _c("unknown-flag", "UNKNOWN-FLAG", "PipeCalls.def: Flush flag kHasBlobb",
        "unknown flag 'kHasBlobb'",
-       Sub(CALLS, "X(Flush,", "kNone", "kHasBlobb"), registry="call-tokens"),
+       Sub(CALLS, "X(Flush,", "kNone", "kHasBlobb"), registry="call-tokens", shapes=BOTH),
     _c("duplicate-call", "DUPLICATE-CALL", "PipeCalls.def: a second Flush row appended",
        "call Flush already has row 69",
        AppendRow(CALLS, CALL_LIST, "X(Flush, MGPFlush, kCtxVerb, kNone, kWaitNone)"),
        registry="call-tokens", also=("APPEND-ONLY",)),
     _c("blob-ref", "BLOB-REF", "PipeCalls.def: Flush (payload MGPFlush, no blob) flagged kHasBlob",
        "Flush is kHasBlob but its payload MGPFlush holds no MGPBlobRef",
-       Sub(CALLS, "X(Flush,", "kNone", "kHasBlob"), registry="blob-ref"),
+       Sub(CALLS, "X(Flush,", "kNone", "kHasBlob"), registry="blob-ref", shapes=BOTH),
     # ---- sizes and field lists -------------------------------------------------------------
     _c("size-drift", "SIZE-DRIFT",
        "MGPipeTypes.h: Uint32 SelfTestExtra appended to MGPBindRenderState (+ its PipeFields row)",
@@ -312,16 +316,16 @@ CONTROLS: tuple[Control, ...] = (
     _c("tails", "TAILS", "Tails.def: SetVertexBuffers bound kMGPipeMaxVertexAttribz",
        "bound 'kMGPipeMaxVertexAttribz' is no named constant",
        Sub("Tails.def", "T(SetVertexBuffers,", "kMGPipeMaxVertexAttribs", "kMGPipeMaxVertexAttribz"),
-       registry="tails"),
+       registry="tails", shapes=BOTH),
     _c("spans", "SPANS", "EsprytSpans.def: kMGPipeBlendSpanEnd moved to Viewports (offset 0)",
        "kMGPipeBlendSpanEnd at offset 0 does not follow the previous boundary",
-       Sub("EsprytSpans.def", "E(kMGPipeBlendSpanEnd,", "LogicOp", "Viewports"), registry="spans"),
+       Sub("EsprytSpans.def", "E(kMGPipeBlendSpanEnd,", "LogicOp", "Viewports"), registry="spans", shapes=BOTH),
     _c("handle-unmapped", "HANDLE-FIELDS", "HandleFields.def: the SetIndexBuffer.Res row deleted",
        "SetIndexBuffer carries a handle at Res that HandleFields.def does not map",
-       Delete("HandleFields.def", "H(SetIndexBuffer,"), registry="handle-fields"),
+       Delete("HandleFields.def", "H(SetIndexBuffer,"), registry="handle-fields", shapes=BOTH),
     _c("handle-kind", "HANDLE-FIELDS", "HandleFields.def: SetIndexBuffer.Res given kind Bufer",
        "unknown handle kind 'Bufer'",
-       Sub("HandleFields.def", "H(SetIndexBuffer,", "Buffer", "Bufer"), registry="handle-fields"),
+       Sub("HandleFields.def", "H(SetIndexBuffer,", "Buffer", "Bufer"), registry="handle-fields", shapes=BOTH),
     # ---- render state (rsgates: render-state) ------------------------------------------------
     _c("chunk-unclassified", "CHUNK-PARTITION", "PipeFields.def: LineWidth's class column dropped",
        "bytes [256, 260) of RenderStateParameters.LineWidth are in no chunk",
@@ -352,24 +356,24 @@ CONTROLS: tuple[Control, ...] = (
        Sub(SETTERS, "S(SetLineWidth,", "kBumpVersion", "kBumpBoth"), registry="render-state"),
     _c("setter-member", "SETTER-MEMBER", "RenderStateSetters.def: SetLineWidth also writes SelfTestNoMember",
        "RenderStateParameters has no member 'SelfTestNoMember'",
-       Sub(SETTERS, "S(SetLineWidth,", "LineWidth", "LineWidth|SelfTestNoMember"), registry="render-state"),
+       Sub(SETTERS, "S(SetLineWidth,", "LineWidth", "LineWidth|SelfTestNoMember"), registry="render-state", shapes=BOTH),
     _c("setter-coverage", "SETTER-COVERAGE", "RenderStateSetters.def: the SetClampReadColor row deleted",
        "no RenderStateSetters.def row writes RenderStateParameters.ClampReadColor",
-       Delete(SETTERS, "S(SetClampReadColor,"), registry="render-state"),
+       Delete(SETTERS, "S(SetClampReadColor,"), registry="render-state", shapes=BOTH),
     # ---- outside the registry: parser, shapes, header reader ---------------------------------
     _c("def-syntax", "DEF-SYNTAX", "PipeCalls.def: the Flush row's closing parenthesis removed",
        ("PipeCalls.def:", "inside an argument list, expected ',' or ')'"),
-       Sub(CALLS, "X(Flush,", "kWaitNone)", "kWaitNone"), registry=None),
+       Sub(CALLS, "X(Flush,", "kWaitNone)", "kWaitNone"), registry=None, shapes=BOTH),
     _c("def-shape", "DEF-SHAPE", "PipeCalls.def: a 4-argument row appended",
        "X(...) in MGP_CALL_LIST has 4 arguments, expected 5",
-       AppendRow(CALLS, CALL_LIST, "X(SelfTestShape, MGPFlush, kCtxVerb, kNone)"), registry=None),
+       AppendRow(CALLS, CALL_LIST, "X(SelfTestShape, MGPFlush, kCtxVerb, kNone)"), registry=None, shapes=BOTH),
     _c("def-missing", "DEF-MISSING", "Tails.def removed from the catalogue",
        "catalogue file Tails.def not found", Remove("Tails.def"), registry=None),
     _c("def-encoding", "DEF-ENCODING", "Tails.def re-encoded as UTF-16",
        ("catalogue/Tails.def:1:1", "byte 0xff is not UTF-8 (the file starts with a UTF-16 byte-order mark)"),
        Encode("Tails.def", "utf-16"), registry=None),
     _c("catalogue-missing", "CATALOGUE-MISSING", "the catalogue directory removed",
-       "catalogue directory not found", RemoveTree("."), registry=None),
+       "catalogue directory not found", RemoveTree("."), registry=None, shapes=BOTH),
     _c("header-missing", "HEADER-MISSING", "the catalogue's include/ directory removed",
        "the catalogue's include/ directory not found", RemoveTree("include"), registry=None),
     _c("header-vocabulary", "HEADER-VOCABULARY", "MGPipe.h: enum MGPipeSetterBump renamed",
@@ -418,4 +422,4 @@ def by_name(name: str) -> Control:
     return next(c for c in CONTROLS if c.name == name)
 
 
-__all__ = ["ANY_TREE", "CLEAN", "CONTROLS", "Control", "G4", "GATE", "STALE", "by_name", "select"]
+__all__ = ["ANY_TREE", "BOTH", "CLEAN", "CONTROLS", "Control", "G4", "GATE", "STALE", "by_name", "select"]

@@ -294,7 +294,7 @@ def _run_in(c: Control, catalogue: Path, tree: Path, disabled: frozenset[str],
         return f"no generated/ directory beside {catalogue}, expected the committed outputs"
     facts: dict[str, str] = {}
     for edit in c.edits:
-        if c.shapes and shape_of(catalogue) not in c.shapes:
+        if c.shapes and not shapes_of(catalogue) & set(c.shapes):
             raise NotApplicable(f"its plant is written against the "
                                 f"{', '.join(SHAPE_WORDS.get(x, x) for x in c.shapes)} catalogue's text")
         got = edit.run(tree, cat.name)
@@ -314,7 +314,16 @@ def _run_in(c: Control, catalogue: Path, tree: Path, disabled: frozenset[str],
 
 
 #: how a reason names a tree shape ("bundled" is the original shape's internal name)
-SHAPE_WORDS = {"bundled": "original-shape", "mobilegl": "MobileGL-shaped"}
+SHAPE_WORDS = {"bundled": "original-shape", "mobilegl": "MobileGL-shaped", "overlay": "bundled MG_Pipe"}
+
+
+def shapes_of(catalogue: Path) -> set[str]:
+    """The shape names a control's ``shapes`` is matched against: the tree's shape, plus
+    ``overlay`` for a MobileGL-shaped tree carrying mgpipe's overlay (the bundled tree)."""
+    from mgpipe.gen.build import OVERLAY_HEADER
+
+    shape = shape_of(catalogue)
+    return {shape, "overlay"} if shape == "mobilegl" and (Path(catalogue) / OVERLAY_HEADER).is_file() else {shape}
 
 
 def shape_of(catalogue: Path) -> str:
