@@ -98,6 +98,7 @@ PROTECTS: dict[str, str] = {
     'dirty-surface-twice': 'one DirtySurface.def row per mutator (MobileGL tree; with the frontend sources, both directions)',
     'subsystem-deps': 'every subsystem dependency row names one-bit constants the headers define (MobileGL tree)',
     'fatal-family-twice': 'one FatalFamilies.def row per family, with its reason (MobileGL tree)',
+    'stale-after-change-mg-pipe': 'a catalogue change without `mgpipe gen` is caught, lock included (bundled MG_Pipe tree)',
     'any-append-only-moved': 'opcodes never renumber: a locked call keeps its row (any tree with a PipeCalls.lock)',
     'any-lock-opcode-edited': "a lock row's opcode cannot be edited away from generated/PipeWire.inc's (any tree with a lock)",
     'any-lock-missing': 'a lost PipeCalls.lock is refused, not silently rebuilt (any tree with a lock)',

@@ -399,6 +399,14 @@ CONTROLS: tuple[Control, ...] = (
         "generated/pipe_tables.py"),
        AppendRow(CALLS, CALL_LIST, "X(SelfTestPing, MGPFlush, kCtxVerb, kNone, kWaitNone)"),
        registry=None, kind=STALE),
+    _c("stale-after-change-mg-pipe", "STALE",
+       "MG_Pipe/PipeCalls.def: valid call SelfTestPing (MGPFlush, kCtxState) appended and the "
+       "documented count bumped; generated/ not regenerated",
+       ("{catalogue}/PipeCalls.lock", "generated/PipeTables.inc", "generated/PipeWire.inc",
+        "generated/pipe_tables.py"),
+       AppendRow(CALLS, CALL_LIST, "X(SelfTestPing, MGPFlush, kCtxState, kNone, kWaitNone)"),
+       SetValue("MGP_CALL_LIST_DOCUMENTED_COUNT", "{rows}"),
+       registry=None, kind=STALE, shapes=("overlay",)),
     # ---- G4: floats compared by bits -------------------------------------------------------------
     _c("g4-float-bits", "G4-BITS",
        "PipeVerify.inc rendered with scalar floats compared by value (a != b)",
