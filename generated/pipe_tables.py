@@ -11,7 +11,7 @@
 #   MG_Pipe/MGPipe.h e75e37b76501d2fd
 #   MG_Pipe/MGPipeHandles.h c244efe9cb5547fa
 #   MG_Pipe/MGPipeHostSpan.h 7d739de83557671d
-#   MG_Pipe/MGPipeOverlay.h 39939dae645003a3
+#   MG_Pipe/MGPipeOverlay.h be55e3662db899ba
 #   MG_Pipe/MGPipeRenderStateSpans.h 23e2b15cfe42da80
 #   MG_Pipe/MGPipeTypes.h 87c25cc66f6ecab4
 #   MG_Pipe/MGPipeValueTypes.h 2ccdaad35b2d9bab
@@ -24,7 +24,7 @@
 """MGPipe tables, generated: the runtime's only source of layouts, opcodes and chunks."""
 
 CATALOGUE_FINGERPRINT = "eacc94cea9206913"
-INPUT_FINGERPRINT = "bc9e613721953a3b"
+INPUT_FINGERPRINT = "89c65eca631523db"
 
 CALLS = (
     {
@@ -830,6 +830,7 @@ ENUMS = {
         "Context": 13,
         "KindCount": 14,
     },
+    "TextureStorageType": {"Mipmap": 0, "Buffer": 1},
     "HintTarget": {
         "LineSmooth": 0,
         "PolygonSmooth": 1,
@@ -1123,6 +1124,9 @@ CONSTANTS = {
     "kMGPipeResourceKindMask": 14,
     "kMGPipeReissuableKindMask": 1152,
     "kMGPipeDefaultFramebufferGen": 1,
+    "kMGPipeMaxViewports": 16,
+    "kMGPipeRenderStateChunkMaskAll": 4294967295,
+    "kMGPipeClearDrawBufferAll": -1,
     "kMGPipeResourceTargetUnmapped": 256,
     "kMGPipeWholeBuffer": 18446744073709551615,
     "kMGPipeDepthStencilModeDepth": 0,

@@ -219,6 +219,24 @@ def test_the_overlay_states_what_the_runtime_needs_and_the_tree_does_not(bundled
     assert [s.constant for s in bundled.render_state.spans] == ["kMGPipeBlendSpanBegin", "kMGPipeBlendSpanEnd"]
 
 
+def test_the_overlay_names_the_values_the_runtime_would_otherwise_type(bundled) -> None:  # type: ignore[no-untyped-def]
+    """The viewport count is MobileGL's MAX_VIEWPORTS (the element count of the three
+    per-viewport arrays); ChunkMask's every-chunk value is the all-ones Uint32; glClear's
+    DrawBufferIndex is -1; StorageKind's values are MobileGL's TextureStorageType."""
+    consts = dict(bundled.constants)
+    rsp = {s.name: s for s in bundled.structs}["RenderStateParameters"]
+    counts = {m.name: m.count for m in rsp.members if m.name in ("Viewports", "DepthRanges", "ScissorBoxes")}
+    assert counts == dict.fromkeys(("Viewports", "DepthRanges", "ScissorBoxes"), consts["kMGPipeMaxViewports"])
+    structs = {s.name: s for s in bundled.structs}
+    for name in ("MGPRenderStateDesc", "MGPDynamicState"):
+        mask = next(m for m in structs[name].members if m.name == "ChunkMask")
+        assert consts["kMGPipeRenderStateChunkMaskAll"] == (1 << (8 * mask.size)) - 1
+    assert consts["kMGPipeClearDrawBufferAll"] == -1
+    storage = next(m for m in structs["MGPResourceDesc"].members if m.name == "StorageKind")
+    enums = {e.name: dict(e.values) for e in bundled.enums}
+    assert enums["TextureStorageType"] == {"Mipmap": 0, "Buffer": 1} and storage.size == 1
+
+
 def _overlay_copy(tmp_path: Path) -> Path:
     for name in ("MG_Pipe", "MG_Util", "MG_Backend"):
         shutil.copytree(REPO / "catalogue" / name, tmp_path / "catalogue" / name)

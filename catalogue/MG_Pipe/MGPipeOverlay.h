@@ -8,6 +8,7 @@
 
 #include "MG_Util/Types.h"
 #include "MGPipeHandles.h"
+#include "MGPipeValueTypes.h"
 
 namespace MobileGL {
     enum : Uint32 {
@@ -37,7 +38,24 @@ namespace MobileGL {
         // spells it as the handle constant kMGPipeDefaultFramebuffer, which the reader cannot
         // read as a number).
         kMGPipeDefaultFramebufferGen = 1,
+        // The viewport count: the element count MobileGL gives RenderStateParameters'
+        // Viewports / DepthRanges / ScissorBoxes (its MAX_VIEWPORTS, evaluated by the compiler
+        // from MobileGL's own name, so it moves with it; tests/test_bundled_abi.py checks it
+        // against the three arrays' element counts).
+        kMGPipeMaxViewports = MAX_VIEWPORTS,
+        // Every render-state chunk: the all-ones value of the Uint32 ChunkMask of
+        // MGPRenderStateDesc / MGPDynamicState (bit i = chunk i of its half; MobileGL's
+        // headers name no such value).
+        kMGPipeRenderStateChunkMaskAll = 0xFFFFFFFFu,
     };
+
+    // MGPClear.DrawBufferIndex of the whole-framebuffer form (glClear): "no one draw buffer,
+    // all of BufferMask" (MobileGL's MGPipeTypes.h says DrawBufferIndex = -1 in words only).
+    enum : Int32 { kMGPipeClearDrawBufferAll = -1 };
+
+    // The values of MGPResourceDesc.StorageKind: MobileGL's TextureStorageType
+    // (MG_State/GLState/TextureState/TextureEnum.h, outside MG_Pipe), in its order.
+    enum class TextureStorageType : Uint8 { Mipmap = 0, Buffer = 1 };
 
     // The targets glHint names, in the order RenderStateSetters.def's SetHint rows use as
     // their selector (MobileGL's frontend keeps hints in its own state, not in MG_Pipe).
