@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...client.api import Client
-from . import pixel_draw, pixel_state
+from . import pixel_draw, pixel_state, render
 from .core import blend_toggle, clear_present, readback, viewport_churn
 from .kit import Image, Probe
 
-__all__ = ["SCENES", "PIXEL_SCENES", "Scene", "Image", "Probe"]
+__all__ = ["SCENES", "PIXEL_SCENES", "RENDER_SCENES", "Scene", "Image", "Probe"]
 
 
 @dataclass(frozen=True)
@@ -65,3 +65,31 @@ SCENES: dict[str, Scene] = {
     )
 }
 SCENES.update((s.name, s) for s in PIXEL_SCENES)
+
+
+#: Issue 17's scenes (:mod:`.render`): textures of every target and format, samplers, sRGB,
+#: MSAA, uniforms, integer textures. Each runs by name (``mgpipe run tex-rgba8``,
+#: ``mgpipe compare tex-rgba8``); they are not in ``all`` (nor in the iteration of
+#: :data:`SCENES`) until both backends execute them: a call a backend cannot execute yet
+#: is a named refusal, reported by tests/test_render_coverage.py, not a failed ``run all``.
+RENDER_SCENES: dict[str, Scene] = {
+    name: Scene(name, run, 1, (run.__doc__ or "").split("\n")[0], render.SIZE, render.SIZE, probes)
+    for name, (run, probes) in render.SCENE_FNS.items()
+}
+
+
+class _SceneTable(dict):
+    """:data:`SCENES`: iterating gives the established scenes (``all``); a name of
+    :data:`RENDER_SCENES` is found too (``SCENES["tex-rgba8"]``, ``"tex-rgba8" in SCENES``)."""
+
+    def __missing__(self, key: str) -> Scene:
+        return RENDER_SCENES[key]
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, key) or key in RENDER_SCENES
+
+    def get(self, key, default=None):  # type: ignore[override]
+        return self[key] if key in self else default
+
+
+SCENES = _SceneTable(SCENES)

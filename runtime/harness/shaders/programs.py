@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["STAGE_SLOTS", "PROGRAMS", "Program", "ShaderBakeError", "load", "bake", "HERE"]
+__all__ = ["STAGE_SLOTS", "PROGRAMS", "Program", "ShaderBakeError", "load", "bake", "HERE",
+           "RELAXED", "DEFAULT_BLOCK"]
 
 HERE = Path(__file__).resolve().parent
 STAGE_SLOTS = {"vert": 0, "tesc": 1, "tese": 2, "geom": 3, "frag": 4, "comp": 5}
@@ -34,7 +35,24 @@ PROGRAMS: dict[str, tuple[str, ...]] = {
     "color": ("color.vert", "color.frag"),
     "instanced": ("instanced.vert", "color.frag"),
     "mrt": ("color.vert", "mrt.frag"),
+    # issue 17's scenes (runtime/harness/scenes/render.py)
+    "tex": ("tex.vert", "tex.frag"),
+    "texlod": ("tex.vert", "texlod.frag"),
+    "texcube": ("tex.vert", "texcube.frag"),
+    "tex3d": ("tex.vert", "tex3d.frag"),
+    "texarray": ("tex.vert", "texarray.frag"),
+    "shadow": ("tex.vert", "shadow.frag"),
+    "itex": ("tex.vert", "itex.frag"),
+    "ubo": ("ubo.vert", "color.frag"),
+    "umat": ("umat.vert", "color.frag"),
+    "mc": ("mc.vert", "mc.frag"),
 }
+
+#: sources with loose (default-block) uniforms: baked with glslang's relaxed Vulkan rules
+#: (``-R --amb``), which gather them into one std140 block ``gl_DefaultUniformBlock``;
+#: its members (name, type, byte offset) are the reflection's ``default_block``.
+RELAXED = frozenset({"umat.vert", "mc.vert"})
+DEFAULT_BLOCK = "gl_DefaultUniformBlock"
 
 _REFLECT_KEYS = {"inputs": "inputs", "outputs": "outputs", "uniforms": "ubos",
                  "samplers": "textures", "images": "images", "storage": "ssbos",
@@ -64,7 +82,9 @@ def _tool(name: str) -> str:
 
 
 def compile_source(src: Path, out: Path) -> None:
-    cmd = [_tool("glslangValidator"), "-V", "--target-env", "vulkan1.0", "-o", str(out), str(src)]
+    relaxed = ["-R", "--amb"] if src.name in RELAXED else []
+    cmd = [_tool("glslangValidator"), "-V", *relaxed, "--target-env", "vulkan1.0", "-o", str(out),
+           str(src)]  # fmt: skip
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:
         raise ShaderBakeError(f"{src.name}: glslangValidator failed: {res.stdout.strip()}")
@@ -84,7 +104,8 @@ def _entry(item: dict) -> dict:
 
 
 def reflection_record(stages: dict[str, Path]) -> bytes:
-    """Vertex inputs, fragment outputs and every stage's resources, canonical JSON."""
+    """Vertex inputs, fragment outputs and every stage's resources, canonical JSON; a
+    program with loose uniforms also gets ``default_block`` (see :data:`RELAXED`)."""
     rec: dict[str, list] = {k: [] for k in _REFLECT_KEYS}
     for suffix, spv in sorted(stages.items(), key=lambda kv: STAGE_SLOTS[kv[0]]):
         raw = _reflect_stage(spv)
@@ -98,8 +119,15 @@ def reflection_record(stages: dict[str, Path]) -> bytes:
                 if key not in ("inputs", "outputs"):
                     e["stage"] = suffix
                 rec[key].append(e)
+        for ubo in raw.get("ubos", []):
+            if ubo["name"] == DEFAULT_BLOCK:
+                members = raw["types"][ubo["type"]]["members"]
+                rec.setdefault("default_block", []).extend(
+                    {"name": m["name"], "type": m["type"], "offset": m["offset"], "stage": suffix}
+                    for m in members)  # fmt: skip
     for key in rec:
-        rec[key].sort(key=lambda e: (e.get("location", -1), e.get("binding", -1), e["name"]))
+        rec[key].sort(key=lambda e: (e.get("location", -1), e.get("binding", -1),
+                                     e.get("offset", -1), e["name"]))  # fmt: skip
     return (json.dumps(rec, sort_keys=True, separators=(",", ":")) + "\n").encode()
 
 

@@ -1,0 +1,9 @@
+#version 450
+// A 2D texture at (s, t).
+layout(binding = 0) uniform sampler2D u_tex;
+layout(location = 0) in vec3 v_uvw;
+layout(location = 0) out vec4 o_color0;
+
+void main() {
+    o_color0 = texture(u_tex, v_uvw.xy);
+}
