@@ -73,7 +73,8 @@ SCENES.update((s.name, s) for s in PIXEL_SCENES)
 #: :data:`SCENES`) until both backends execute them: a call a backend cannot execute yet
 #: is a named refusal, reported by tests/test_render_coverage.py, not a failed ``run all``.
 RENDER_SCENES: dict[str, Scene] = {
-    name: Scene(name, run, 1, (run.__doc__ or "").split("\n")[0], render.SIZE, render.SIZE, probes)
+    name: Scene(name, run, 2048 if name == "minecraft-frame" else 1,
+                (run.__doc__ or "").split("\n")[0], render.SIZE, render.SIZE, probes)
     for name, (run, probes) in render.SCENE_FNS.items()
 }
 

@@ -18,6 +18,7 @@ backend cannot execute is its own named refusal (``DriverRefused`` /
 
 from __future__ import annotations
 
+import inspect
 import math
 import struct
 from typing import Any
@@ -42,10 +43,16 @@ class ClientGap(NotImplementedError):
         self.call = call
 
 
-def need(c: Client, name: str) -> Any:
+def need(c: Client, name: str, *kwargs: str) -> Any:
+    """``c.<name>``, which must take the keyword arguments ``kwargs``; else :class:`ClientGap`."""
     fn = getattr(c, name, None)
     if fn is None:
         raise ClientGap(name)
+    if kwargs:
+        params = inspect.signature(fn).parameters
+        missing = [k for k in kwargs if k not in params]
+        if missing:
+            raise ClientGap(f"{name}({', '.join(f'{k}=' for k in missing)})")
     return fn
 
 
@@ -472,7 +479,8 @@ def msaa_resolve(c: Client, n: int) -> list[Image]:
     samples (x offsets 0.375, 0.875, 0.125, 0.625) inside, so it resolves to half red."""
     edge = MSAA_EDGE_PX / SIZE * 2 - 1
     setup(c, quad(-1, -1, edge, 1, 0, MSAA_RED))
-    ms = need(c, "create_renderbuffer")(SIZE, SIZE, GL.RGBA8, samples=4)
+    need(c, "bind_framebuffer", "target")
+    ms = need(c, "create_renderbuffer", "samples")(SIZE, SIZE, GL.RGBA8, samples=4)
     ms_fb = c.create_framebuffer()
     c.framebuffer_texture(ms_fb, 0, ms)
     tex = c.create_texture_2d(SIZE, SIZE)
@@ -615,3 +623,12 @@ SCENE_FNS.update({
     "uniform-matrix": (uniform_matrix, probes_uniform_matrix),
     "int-texture": (int_texture, probes_int_texture),
 })  # fmt: skip
+
+
+def _minecraft() -> tuple[Any, Any]:
+    from .minecraft import minecraft_frame, probes_minecraft_frame
+
+    return minecraft_frame, probes_minecraft_frame
+
+
+SCENE_FNS["minecraft-frame"] = _minecraft()

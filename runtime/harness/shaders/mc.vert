@@ -5,7 +5,7 @@ layout(std140, binding = 0) uniform Frame {
     mat4 u_proj;
     mat4 u_modelview;
     vec4 u_fog_color;
-    vec4 u_fog_range;  // x: start, y: end (view-space distance)
+    vec4 u_fog_range;  // x: start, y: end (view depth)
 };
 uniform vec4 u_chunk_offset;
 layout(location = 0) in vec3 a_pos;
@@ -16,6 +16,6 @@ layout(location = 1) out float v_fog;
 void main() {
     vec4 view = u_modelview * vec4(a_pos + u_chunk_offset.xyz, 1.0);
     v_uvw = a_uvw;
-    v_fog = clamp((length(view.xyz) - u_fog_range.x) / (u_fog_range.y - u_fog_range.x), 0.0, 1.0);
+    v_fog = clamp((abs(view.z) - u_fog_range.x) / (u_fog_range.y - u_fog_range.x), 0.0, 1.0);
     gl_Position = u_proj * view;
 }
