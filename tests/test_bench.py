@@ -230,7 +230,8 @@ def test_cli_out_and_plot(tmp_path: Path, capsys):
     assert max(map(len, lines)) <= report.WIDTH
     assert "B/draw: wire bytes per draw" in captured.out and "--json" in captured.out
     assert f"mgpipe bench: wrote {out / 'hash_skip.png'}" in captured.err
-    assert set(WORKLOADS) == {"BlendToggle", "NoChange", "ViewportChurn", "MixedFrame"}
+    assert set(WORKLOADS) == {"BlendToggle", "NoChange", "ViewportChurn", "MixedFrame",
+                              "MinecraftFrame"}  # fmt: skip
 
 
 #: the guard's timing checks: same-run ratios, held by their own tests

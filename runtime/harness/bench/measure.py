@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any
 
 from .pipe import Client
-from .rigs import backend_counters, make_rig
+from .rigs import backend_counters, implemented_calls, make_rig
 from .strategies import Strategy
 from .workloads import Workload
 
@@ -306,6 +306,9 @@ def measure_cell(workload: Callable[..., Workload], strategy: Strategy, transpor
     cell = Cell(workload.name, strategy.key, transport, backend, draws_per_frame=sizes.draws,
                 frames=sizes.frames)  # fmt: skip
     why = strategy.unavailable() or strategy.unavailable_on(transport, backend)
+    needs = getattr(workload, "unavailable_on", None)  # a stream of calls a backend may lack
+    if not why and needs is not None:
+        why = needs(implemented_calls(backend))
     if why:
         cell.status, cell.reason = "not available", why
         return cell

@@ -32,12 +32,14 @@ REPORT_TRANSPORTS = ("monolith", "inproc", "spawn")
 
 #: --quick: the CI form (each cell tiny; the facts are size-independent).
 QUICK = {"BlendToggle": Sizes(48, 4, 2), "NoChange": Sizes(300, 4, 2),
-         "ViewportChurn": Sizes(300, 4, 2), "MixedFrame": Sizes(600, 4, 2)}  # fmt: skip
+         "ViewportChurn": Sizes(300, 4, 2), "MixedFrame": Sizes(600, 4, 2),
+         "MinecraftFrame": Sizes(256, 4, 2)}  # fmt: skip
 #: the report's run: every backend on every transport (3 x 3 x 4 workloads x 5 strategies)
 #: in about 8 minutes on a shared 2-core machine: MixedFrame at 2,000 draws per frame, not
 #: a Minecraft frame's 10,000 (the whole matrix at 10,000 takes over half an hour there).
 FULL = {"BlendToggle": Sizes(120, 5, 2), "NoChange": Sizes(120, 5, 2),
-        "ViewportChurn": Sizes(120, 5, 2), "MixedFrame": Sizes(2_000, 3, 2)}  # fmt: skip
+        "ViewportChurn": Sizes(120, 5, 2), "MixedFrame": Sizes(2_000, 3, 2),
+        "MinecraftFrame": Sizes(2_000, 3, 2)}  # fmt: skip
 #: BlendToggle's CSO (and pipeline) count is checked at a second size too ("for any N").
 SECOND_SIZE = 2
 

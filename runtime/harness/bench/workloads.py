@@ -22,7 +22,8 @@ from typing import Any
 
 from .pipe import Client, load_program
 
-__all__ = ["Workload", "WORKLOADS", "BlendToggle", "NoChange", "ViewportChurn", "MixedFrame"]
+__all__ = ["Workload", "WORKLOADS", "BlendToggle", "NoChange", "ViewportChurn", "MixedFrame",
+           "MinecraftFrame"]
 
 GL_TRIANGLES = 0x0004
 #: The scene suite's ``color`` program: position (location 0), colour (location 1).
@@ -259,6 +260,85 @@ class MixedFrame(Workload):
                     self.draw(c)
 
 
+class MinecraftFrame(Workload):
+    """The scene suite's Minecraft-like frame as a stream (runtime/harness/scenes/minecraft.py):
+    the ``mc`` program (a frame uniform block with projection / model-view / fog, an atlas
+    sampler, an alpha test), and per draw: a new per-chunk default-block offset, GL_BLEND
+    by chunk row, and ONE texture rebind (unit 0 alternates between two atlases) while
+    :attr:`bound_units` units hold a texture. What a draw costs must follow what changed,
+    not what is bound: records and Python calls per draw are equal at 1 and at 64 units
+    (:meth:`with_units`; tests/test_bench.py pins both)."""
+
+    name = "MinecraftFrame"
+    single_program = True
+    default_draws = 2000
+    bound_units = 1
+    #: the calls a backend must execute for this stream (else the cell is not available)
+    NEEDS = frozenset({"SetGlobalConstants", "SetShaderBuffers", "SetSamplerViews",
+                       "BindSamplerStates", "CreateSamplerState", "CreateSamplerView"})  # fmt: skip
+
+    @classmethod
+    def with_units(cls, units: int) -> type[MinecraftFrame]:
+        return type(f"MinecraftFrame{units}", (cls,), {"bound_units": units})
+
+    #: the client calls the stream makes beyond the established ones
+    CLIENT_CALLS = ("create_texture", "tex_sub_image", "bind_buffer_base", "uniform")
+
+    @classmethod
+    def unavailable_on(cls, implemented: frozenset[str] | None) -> str | None:
+        gaps = [f"Client.{n}" for n in cls.CLIENT_CALLS if not hasattr(Client, n)]
+        if gaps:
+            return f"the client has no {', '.join(gaps)} yet"
+        missing = sorted(cls.NEEDS - implemented) if implemented is not None else []
+        return f"the backend does not execute {', '.join(missing)}" if missing else None
+
+    def setup(self, c: Client) -> None:
+        from ..scenes.minecraft import ATLAS, CHUNKS, FOG_COLOR, MODELVIEW, PROJ, _atlas_bytes
+        from ..scenes.render import nearest, tquad
+
+        self.chunks, self.unit_size = CHUNKS, 2.0 / CHUNKS
+        prog = load_program("mc")
+        self.prog = c.create_program(prog.spirv, prog.reflection)
+        c.use_program(self.prog)
+        floats = tquad(-1, -1, -1 + self.unit_size, -1 + self.unit_size, 0, (0, 0), (0.5, 0.5))
+        vb = c.create_buffer(struct.pack(f"<{len(floats)}f", *floats))
+        c.vertex_attrib_pointer(0, vb, 3, stride=24, offset=0)
+        c.vertex_attrib_pointer(1, vb, 3, stride=24, offset=12)
+        c.pixel_store(False, "Alignment", 1)
+        self.atlases = []
+        for _ in range(2):
+            tex = c.create_texture("2d", ATLAS, ATLAS)
+            c.tex_sub_image(tex, 0, 0, 0, ATLAS, ATLAS, _atlas_bytes())
+            self.atlases.append(tex)
+        block = (struct.pack("<16f", *PROJ) + struct.pack("<16f", *MODELVIEW)
+                 + struct.pack("<4f", *FOG_COLOR) + struct.pack("<4f", 0.0, 1.0, 0.0, 0.0))  # fmt: skip
+        c.bind_buffer_base("uniform", 0, c.create_buffer(block))
+        c.uniform(self.prog, "u_atlas", 0)
+        smp = nearest(c)
+        for unit in range(self.bound_units):  # units 1.. hold textures the program never reads
+            c.bind_texture(unit, self.atlases[unit % 2])
+            c.bind_sampler(unit, smp)
+        self.dyn("viewport", (0, 0, 64, 64), lambda: c.viewport(0, 0, 64, 64))
+        c.blend_func("SrcAlpha", "OneMinusSrcAlpha")
+
+    def frame(self, c: Client, index: int) -> None:
+        n = self.chunks
+        for _ in range(self.draws_per_frame):
+            chunk = self.k % (n * n)
+            cx, cy = chunk % n, chunk // n
+            blend = bool(cy % 2)
+            self.pipe("blend", blend, lambda: c.enable("Blend") if blend else c.disable("Blend"))
+            c.uniform(self.prog, "u_chunk_offset", cx * self.unit_size, cy * self.unit_size,
+                      -cy / n, 0.0)  # fmt: skip
+            c.bind_texture(0, self.atlases[self.k % 2])  # the one rebind per draw
+            c.draw_arrays(GL_TRIANGLES, 0, 6)
+            self.k += 1
+            if self.track:
+                p = tuple(sorted(self._pipe.items()))
+                self.pipeline_seen.add(p)
+                self.blocks_seen.add((p, tuple(sorted(self._dyn.items()))))
+
+
 WORKLOADS: dict[str, type[Workload]] = {
-    w.name: w for w in (BlendToggle, NoChange, ViewportChurn, MixedFrame)
+    w.name: w for w in (BlendToggle, NoChange, ViewportChurn, MixedFrame, MinecraftFrame)
 }
