@@ -358,7 +358,7 @@ def test_clear_buffer_colour_clears_one_draw_buffer_with_scissor_and_mask():
         c.present()
 
 
-def test_clear_buffer_integer_values_are_refused_by_name():
+def test_clear_buffer_integer_values_on_a_normalized_attachment_are_refused_by_name():
     from types import SimpleNamespace
 
     from mgpipe.runtime.backends.vulkan.errors import VulkanRefused
@@ -369,7 +369,7 @@ def test_clear_buffer_integer_values_are_refused_by_name():
         ints = SimpleNamespace(payload=SimpleNamespace(
             Kind=_t.constant("kMGPipeClearKindColor"), DrawBufferIndex=0,
             ValueClass=_t.constant("kMGPipeClearValueClassInt")))  # fmt: skip
-        with pytest.raises(VulkanRefused, match=r'"Clear.ValueClass"\}: 1: the colour attachments'):
+        with pytest.raises(VulkanRefused, match=r'"Clear.ValueClass"\}: Int values for colour attachment 0, a RGBA8'):
             be.Clear(None, ints)
 
 

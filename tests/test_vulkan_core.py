@@ -247,6 +247,7 @@ def test_messages_go_to_the_device_that_caused_them(dev):
 
 def test_shader_state_refusals_name_their_place(dev):
     from _vk_support import color_program
+    from mgpipe.runtime.backends.vulkan.errors import VulkanRefused
     from mgpipe.runtime.backends.vulkan.shaders import ShaderProgram, ShaderRefused
 
     spirv, refl = color_program()
@@ -256,8 +257,38 @@ def test_shader_state_refusals_name_their_place(dev):
         ShaderProgram(dev, {0: spirv[0], 4: b"GLSL"}, refl)
     with pytest.raises(ShaderRefused, match='"CreateShaderState.Reflection"}: not a reflection'):
         ShaderProgram(dev, spirv, b"[1, 2]")
-    with pytest.raises(ShaderRefused, match="declares samplers: this backend binds no descriptor"):
-        ShaderProgram(dev, spirv, b'{"inputs": [], "samplers": [{"name": "t", "binding": 0}]}')
+    with pytest.raises(ShaderRefused, match="declares images: this backend binds no storage images"):
+        ShaderProgram(dev, spirv, b'{"inputs": [], "images": [{"name": "i", "binding": 0}]}')
+    with pytest.raises(VulkanRefused, match=r'"CreateShaderState.Reflection"\}: samplers entry .*'
+                       "no set / binding / stage"):  # fmt: skip
+        ShaderProgram(dev, spirv, b'{"inputs": [], "samplers": [{"name": "t"}]}')
+
+
+def test_set_layouts_come_from_the_reflection_record(dev):
+    """One binding per (set, binding), stages merged, the default block dynamic, a sampler
+    location the client's (default-block members first, then samplers)."""
+    import json
+
+    import vulkan as vk
+    from _vk_support import color_program
+    from mgpipe.runtime.backends.vulkan.shaders import ShaderProgram
+
+    spirv, _ = color_program()
+    refl = {"inputs": [], "default_block": [{"name": "u_k", "offset": 0, "type": "vec4"}],
+            "uniforms": [{"name": "Frame", "set": 0, "binding": 0, "block_size": 64, "stage": "vert"},
+                         {"name": "Frame", "set": 0, "binding": 0, "block_size": 64, "stage": "frag"},
+                         {"name": "gl_DefaultUniformBlock", "set": 0, "binding": 1,
+                          "block_size": 16, "stage": "vert"}],
+            "samplers": [{"name": "t", "set": 1, "binding": 3, "stage": "frag", "array": [2]}]}  # fmt: skip
+    prog = ShaderProgram(dev, spirv, json.dumps(refl).encode())
+    try:
+        rows = [(b.kind, b.set, b.binding, b.count, b.stages, b.index) for b in prog.resources.bindings]
+        both = vk.VK_SHADER_STAGE_VERTEX_BIT | vk.VK_SHADER_STAGE_FRAGMENT_BIT
+        assert rows == [("uniform", 0, 0, 1, both, 0), ("default", 0, 1, 1, vk.VK_SHADER_STAGE_VERTEX_BIT, 2),
+                        ("sampler", 1, 3, 2, vk.VK_SHADER_STAGE_FRAGMENT_BIT, 1)]  # fmt: skip
+        assert len(prog.set_layouts) == 2 and prog.resources.default.size == 16
+    finally:
+        prog.destroy()
 
 
 def test_a_dual_source_blend_factor_needs_the_feature():

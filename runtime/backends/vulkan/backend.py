@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+import vulkan as vk
 
 from ...schema import layouts
 from ...schema import tables as _t
@@ -28,9 +29,13 @@ from .counters import Counters
 from .errors import VulkanRefused
 from .pipelines import VertexLayout
 from .renderer import DrawCall, VulkanRenderer
-from .resources import VkBufferResource, VkTextureResource
+from .descriptors import DescriptorAllocator, SamplerObject, UniformRing, default_parameters
+from .memory import GpuBuffer
+from .formats import vk_info
+from .renderer import IntColor
+from .resources import BUFFER_USAGE, EPOCH, SamplerView, VkBufferResource, VkTextureResource, tex_default_view
 from .shaders import ShaderProgram
-from .targets import RenderTarget
+from .targets import GENERAL, RenderTarget, full_barrier
 from .vk_enums import GL, UnsupportedEnum, topology, vertex_format
 
 __all__ = ["VulkanBackend"]
@@ -40,8 +45,7 @@ _TYPE_SIZE = {GL.FLOAT: 4, GL.UNSIGNED_BYTE: 1, GL.BYTE: 1, GL.SHORT: 2, GL.UNSI
 _STATE_ONLY = (
     "BindRenderState", "SetDynamicState", "CreateRenderState", "BindVertexElements",
     "DeleteVertexElements", "SetIndexBuffer", "SetDrawProgram",
-    "BindShaderState", "SetPixelPackState", "SetSamplerViews", "BindSamplerStates",
-    "ObjectDeath", "SetContextValues", "SetTextureParams",
+    "BindShaderState", "SetDispatchProgram", "SetPixelPackState", "SetContextValues",
     "SetPatchState",
 )  # fmt: skip
 
@@ -68,6 +72,15 @@ class VulkanBackend:
         self._vbufs: list[tuple[int, VkBufferResource, int]] = []
         self._programs: dict[Handle, ShaderProgram] = {}
         self._live: dict[int, Any] = {}  # id -> every backend object not yet destroyed
+        self.descriptors = DescriptorAllocator(self.dev, self.r.ring.defer)
+        self.uniforms = UniformRing(self.dev, self.r.ring.defer)
+        self._default_sampler: SamplerObject | None = None
+        self._globals: dict[Handle, tuple[int, bytes]] = {}  # ShaderCso -> (Version, bytes)
+        self.widened_index_buffers = 0
+        self.blits = 0
+        self._fbs: dict[Any, RenderTarget] = {}  # Fbo handle -> its last pushed target
+        self._bind_serial = 0  # bumped by every record that moves a shader-resource binding
+        self._sets: dict[Handle, tuple[Any, ...]] = {}  # program -> (serial, epoch, key, sets)
         for name in _STATE_ONLY:
             setattr(self, name, _noop)
 
@@ -100,7 +113,9 @@ class VulkanBackend:
             obj.backend.respecify(p.Width)
         else:  # attached targets read the new image through the resource
             obj.backend.respecify(p.InternalFormat, p.Width, p.Height, p.Levels,
-                                  whole=not p.HasRespecifiedLevel)  # fmt: skip
+                                  whole=not p.HasRespecifiedLevel, target=_target_name(p.Target),
+                                  depth=p.Depth, layers=p.ArrayLayers, samples=p.Samples)  # fmt: skip
+            self._bind_serial += 1
 
     def _forget_targets_of(self, res: Any) -> None:
         for key in [k for k, (_, t) in self._targets.items() if t.uses(res)]:
@@ -112,12 +127,30 @@ class VulkanBackend:
         if isinstance(res, VkBufferResource):
             res.write(p.UnionBox.X, blob[: p.UnionBox.W], self.r.ring.completed)
             return
+        if res.image is None or res.info is None:
+            raise VulkanRefused("ResourceSubData.Res", "the texture has no storage (no extent)")
+        if res.info.aspect == "depth_stencil" or (
+                res.info.aspect == "depth" and res.image.format != res.info.vk_format):
+            raise VulkanRefused("ResourceSubData.Res", f"{res.info.name}: texel uploads of a "
+                                "packed depth-stencil or substituted depth format")  # fmt: skip
+        texel = res.info.texel
+        face = int(p.Target) - _CUBE_POSITIVE_X
+        layer0 = face if 0 <= face < 6 else 0  # a cube face's upload target names its layer
+        rows_in = list(d.tails[0]) if d.tails and len(d.tails[0]) else [None]
         regions = []
-        for row in d.tails[0] if d.tails else ():
-            w, h, off, stride = row.W, row.H, row.SrcOffset, row.SrcRowStride
-            rows = b"".join(blob[off + i * stride : off + i * stride + w * 4] for i in range(h))
-            regions.append((row.X, row.Y, w, h, rows))
-        if regions:
+        for row in rows_in:
+            b = p.UnionBox if row is None else row
+            w, h, dd = int(b.W), int(b.H), max(int(b.D), 1)
+            off = 0 if row is None else int(row.SrcOffset)
+            stride = (w * texel) if row is None or not row.SrcRowStride else int(row.SrcRowStride)
+            slab = (stride * h) if row is None or not row.SrcSliceStride else int(row.SrcSliceStride)
+            data = b"".join(blob[off + z * slab + i * stride : off + z * slab + i * stride + w * texel]
+                            for z in range(dd) for i in range(h))  # fmt: skip
+            if len(data) != w * h * dd * texel:
+                raise VulkanRefused("ResourceSubData.Blob", f"{len(blob)} bytes for a {w}x{h}x{dd} "
+                                    f"{res.info.name} region")  # fmt: skip
+            regions.append((int(b.X), int(b.Y), int(b.Z) + layer0, w, h, dd, data))
+        if regions and w and h:
             cmd = self.r.cmd_outside_pass()
             res.record_upload(cmd, p.Level, regions, self.r.ring.serial)
 
@@ -144,6 +177,10 @@ class VulkanBackend:
 
     def _retire_program(self, handle: Handle, program: ShaderProgram) -> None:
         self.r.memo.retire(handle)
+        memo = self._sets.pop(handle, None)
+        if memo is not None:
+            for pool, dset in memo[5]:
+                self.descriptors.free(pool, dset)
         self._programs.pop(handle, None)
         self._drop(program)
         self.r.ring.defer(program.destroy)
@@ -176,12 +213,196 @@ class VulkanBackend:
                        for b, tight in sorted(strides.items()))  # fmt: skip
         obj.backend = VertexLayout(vbinds, tuple(vattrs))
 
+
+    # -- shader resources ------------------------------------------------------------
+    def CreateSamplerState(self, ctx: Any, d: Any) -> None:
+        obj = ctx.resolved["Cso"]
+        raw = bytes(d.blob or b"")
+        dt = layouts.dtype("SamplerParameters")
+        if len(raw) < dt.itemsize:
+            raise VulkanRefused("CreateSamplerState.Parameters",
+                                f"{len(raw)} bytes, a SamplerParameters is {dt.itemsize}")  # fmt: skip
+        params = np.frombuffer(raw, dt, count=1)[0]
+        if obj.backend is not None:
+            self._retire(obj.backend)
+        obj.backend = self._keep(SamplerObject(self.dev, params))
+        self._bind_serial += 1
+
+    def _retire(self, thing: Any) -> None:
+        self._drop(thing)
+        self.r.ring.defer(thing.destroy)
+
+    def DeleteSamplerState(self, ctx: Any, d: Any) -> None:
+        obj = ctx.resolved["Handle"]
+        if obj.backend is not None:
+            self._retire(obj.backend)
+            obj.backend = None
+        self._bind_serial += 1
+
+    def CreateSamplerView(self, ctx: Any, d: Any) -> None:
+        obj, p = ctx.resolved["Cso"], d.payload
+        if obj.backend is not None:
+            self._retire(obj.backend)
+        obj.backend = self._keep(SamplerView(self.dev, self.r.ring.defer, _target_name(p.Target),
+                                             p.MinLevel, p.NumLevels, p.MinLayer, p.NumLayers))  # fmt: skip
+        self._bind_serial += 1
+
+    DeleteSamplerView = DeleteSamplerState
+
+    def SetSamplerViews(self, ctx: Any, d: Any) -> None:
+        self._bind_serial += 1
+
+    BindSamplerStates = SetSamplerViews
+    SetShaderBuffers = SetSamplerViews
+    SetProgramBindings = SetSamplerViews
+
+    def SetTextureParams(self, ctx: Any, d: Any) -> None:
+        obj = ctx.resolved["Res"]
+        if isinstance(obj.backend, VkTextureResource):
+            obj.backend.params = d.payload
+        self._bind_serial += 1
+
+    def SetGlobalConstants(self, ctx: Any, d: Any) -> None:
+        """The program's default-block bytes for ``(ShaderCso, Version)``: written once into
+        the uniform ring; a draw of that version reads them at their dynamic offset."""
+        p = d.payload
+        self._globals[p.ShaderCso] = (int(p.Version), bytes(d.blob or b""))
+
+    def GenerateMipmap(self, ctx: Any, d: Any) -> None:
+        res, p = ctx.resolved["Res"].backend, d.payload
+        if not isinstance(res, VkTextureResource):
+            raise VulkanRefused("GenerateMipmap.Res", "not a texture")
+        cmd = self.r.cmd_outside_pass()
+        res.generate_mipmap(cmd, int(p.BaseLevel), int(p.LevelCount))
+
+    def _descriptor_sets(self, ctx: Any, handle: Handle, program: ShaderProgram) -> Any:
+        """The program's sets for the bindings now (memoised on the bindings serial and the
+        resources' epoch; a changed binding takes new sets) and the default block's offset."""
+        res = program.resources
+        if not res.bindings:
+            return None
+        dyn: list[int] = []
+        if res.default is not None:
+            version, data = self._globals.get(handle, (0, b""))
+            need = res.default.size or len(data)
+            if len(data) < need:
+                data = data + bytes(need - len(data))  # never written: GL's zero values
+            chunk, offset = self.uniforms.put((handle, version, len(data)), data)
+            dyn.append(offset)
+        memo = self._sets.get(handle)
+        if memo is not None and memo[0] == self._bind_serial and memo[1] == _epoch() and memo[4] is program:
+            return memo[3], dyn
+        writes, key, keep = self._resolve(ctx, handle, program)
+        if memo is not None and memo[2] == key and memo[4] is program:
+            self._sets[handle] = (self._bind_serial, _epoch()) + memo[2:]
+            return memo[3], dyn
+        if memo is not None:
+            for pool, dset in memo[5]:
+                self.descriptors.free(pool, dset)
+        allocated = [self.descriptors.allocate(layout) for layout in program.set_layouts]
+        sets = [s for _, s in allocated]
+        infos = []
+        for b, payload in writes:
+            kw: dict[str, Any] = {}
+            if b.kind == "sampler":
+                kw["pImageInfo"] = payload
+            else:
+                kw["pBufferInfo"] = payload
+            infos.append(vk.VkWriteDescriptorSet(dstSet=sets[b.set], dstBinding=b.binding,
+                                                 descriptorCount=b.count, descriptorType=b.vk_type,
+                                                 **kw))  # fmt: skip
+        if infos:
+            vk.vkUpdateDescriptorSets(self.dev.device, len(infos), infos, 0, None)
+            self.descriptors.updates += 1
+        self._sets[handle] = (self._bind_serial, _epoch(), key, sets, program, allocated, keep)
+        return sets, dyn
+
+    def _resolve(self, ctx: Any, handle: Handle, program: ShaderProgram) -> tuple[list, tuple, list]:
+        res = program.resources
+        blocks, units = _program_overrides(ctx, handle)
+        views, states = ctx.windows["SetSamplerViews"], ctx.windows["BindSamplerStates"]
+        cls = {"uniform": _t.constant("kMGPipeShaderBufferClassUniform"),
+               "storage": _t.constant("kMGPipeShaderBufferClassShaderStorage")}
+        writes, key, keep = [], [], []
+        pending_orient = []
+        for b in res.bindings:
+            if b.kind == "default":
+                chunk = self.uniforms.chunk
+                info = [vk.VkDescriptorBufferInfo(buffer=chunk.buffer, offset=0, range=max(b.size, 16))]
+                writes.append((b, info))
+                key.append(("d", chunk.buffer))
+                continue
+            if b.kind in ("uniform", "storage"):
+                point = blocks.get(b.index, b.binding) if b.kind == "uniform" else b.binding
+                window = ctx.windows[f"SetShaderBuffers[{cls[b.kind]}]"]
+                row = window[point] if point < len(window) else None
+                where = f"DrawVbo.{b.kind} block {b.name!r} (binding point {point})"
+                if row is None or row.Res.is_null:
+                    raise VulkanRefused(where, "no buffer is bound there")
+                buf = _obj(ctx, "Buffer", row.Res, where).backend
+                off, size = int(row.Offset), int(row.Size) or (buf.size - int(row.Offset))
+                align = int(self.dev.limits.minUniformBufferOffsetAlignment if b.kind == "uniform"
+                            else self.dev.limits.minStorageBufferOffsetAlignment)  # fmt: skip
+                if off % align:
+                    raise VulkanRefused(where, f"offset {off} is not a multiple of {align}")
+                vkbuf = buf.use(self.r.ring.serial)
+                writes.append((b, [vk.VkDescriptorBufferInfo(buffer=vkbuf, offset=off, range=size)]))
+                key.append((vkbuf, off, size))
+                continue
+            infos = []
+            for i in range(b.count):
+                unit = units.get(b.index + i, b.binding + i)
+                where = f"DrawVbo.sampler {b.name!r} (unit {unit})"
+                row = views[unit] if unit < len(views) else None
+                if row is None or (row.Texture.is_null and row.View.is_null):
+                    raise VulkanRefused(where, "no texture is bound to the unit")
+                tex_h = row.Texture if not row.Texture.is_null else None
+                view_cso = _obj(ctx, "SamplerViewCso", row.View, where).backend if not row.View.is_null else None
+                tex = _obj(ctx, "Texture", tex_h, where).backend if tex_h is not None else view_cso.texture
+                if view_cso is not None:
+                    view_cso.texture = tex
+                if not isinstance(tex, VkTextureResource) or tex.image is None:
+                    raise VulkanRefused(where, "the texture has no storage")
+                if self.r.target.uses(tex):
+                    raise VulkanRefused(where, "the texture is an attachment of the target drawn "
+                                        "to (a feedback loop)")  # fmt: skip
+                pending_orient.append(tex)
+                depth_only = tex.info is not None and tex.info.aspect != "color"
+                view = (view_cso or tex_default_view(tex, self.r.ring.defer)).view_of(
+                    self.dev, tex, depth_only)
+                sh = states[unit] if unit < len(states) else None
+                sampler = None
+                if sh is not None and not sh.is_null:
+                    sampler = _obj(ctx, "SamplerCso", sh, where).backend
+                elif tex.params is not None and not tex.params.BuiltinSampler.is_null:
+                    sampler = _obj(ctx, "SamplerCso", tex.params.BuiltinSampler, where).backend
+                if sampler is None:
+                    sampler = self._gl_default_sampler()
+                infos.append(vk.VkDescriptorImageInfo(sampler=sampler.sampler, imageView=view,
+                                                      imageLayout=vk.VK_IMAGE_LAYOUT_GENERAL))  # fmt: skip
+                key.append((sampler.sampler, view))
+                keep.append(sampler)
+            writes.append((b, infos))
+        flipped = [t for t in pending_orient if t.image.flipped]
+        if flipped:
+            cmd = self.r.cmd_outside_pass()
+            for t in flipped:
+                t.orient(cmd, False)
+        return writes, tuple(key), keep
+
+    def _gl_default_sampler(self) -> SamplerObject:
+        if self._default_sampler is None:
+            self._default_sampler = self._keep(SamplerObject(self.dev, default_parameters(),
+                                                             "GL's initial sampler state"))  # fmt: skip
+        return self._default_sampler
+
     # -- framebuffers --------------------------------------------------------------
     def SetFramebufferState(self, ctx: Any, d: Any) -> None:
         p = d.payload
         if p.IsDefault:
             self.r.resize_default(p.Width, p.Height)
             self.r.set_target(self.r.default, 0)
+            self._fbs[p.Fbo] = self.r.default
             return
         key = (p.Fbo, p.ContentHash)
         entry = self._targets.get(key)
@@ -190,6 +411,7 @@ class VulkanBackend:
             colors, read, draw = [], 0, {}
             for i, s in enumerate(p.Color):
                 if s.Kind != none and p.DrawBuffers[i] >= 0:
+                    _whole_surface(s, f"SetFramebufferState.Color[{i}]")
                     res = _obj(ctx, "Texture", s.Res, f"SetFramebufferState.Color[{i}]")
                     if p.ReadSurface.Kind != none and res.handle == p.ReadSurface.Res:
                         read = len(colors)
@@ -199,11 +421,18 @@ class VulkanBackend:
             for name in ("Depth", "Stencil"):  # one packed depth-stencil image serves both
                 surface = getattr(p, name)
                 if depth is None and surface.Kind != none:
+                    _whole_surface(surface, f"SetFramebufferState.{name}")
                     depth = _obj(ctx, "Texture", surface.Res, f"SetFramebufferState.{name}").backend
             target = RenderTarget(self.dev, p.Width, p.Height, colors, depth, [], self.r.ring.defer)
             target.read_index, target.draw_index = read, draw
             self._target_ids += 1
             entry = self._targets[key] = (self._target_ids, target)
+        self._fbs[p.Fbo] = entry[1]
+        sources = [s for s in entry[1]._colors + [entry[1]._depth] if isinstance(s, VkTextureResource)]
+        if any(s.image is not None and not s.image.flipped for s in sources):
+            cmd = self.r.cmd_outside_pass()
+            for src in sources:  # a render target stores its rows top-down
+                src.orient(cmd, True)
         self.r.set_target(entry[1], entry[0])
 
     # -- verbs ----------------------------------------------------------------------
@@ -218,15 +447,48 @@ class VulkanBackend:
         size = p.IndexSize
         if size:
             ib = _obj(ctx, "Buffer", p.IndexResource, "DrawVbo.IndexResource").backend
-            index = (ib.use(serial), size)
+            if size == 1:  # Vulkan 1.0 has no 8-bit indices: widened to 16 bits, once per content
+                index = (self._u8_indices(ib, serial), 2)
+            elif size in (2, 4):
+                index = (ib.use(serial), size)
+            else:
+                raise VulkanRefused("DrawVbo.IndexSize", f"{size}: indices are 1, 2 or 4 bytes")
         block = ctx.render_state.view()
         restart = bool(size) and bool(p.Flags & _draw_flag("kDrawPrimitiveRestart"))
         if p.Flags & _draw_flag("kDrawIsIndirect"):  # MGPDrawIndirect rows, no MGPDrawRange
             raise VulkanRefused("DrawVbo.Flags", f"{p.Flags:#x}: indirect draws are not implemented")
         ranges = [(r.Start, r.Count, r.IndexBias) for r in d.tails[0]]  # the first present tail
         dc = DrawCall(ctx.render_state_cso, shader_h, shader, vertex, buffers, index,
-                      topology(p.Mode), restart, ranges, max(p.InstanceCount, 1))  # fmt: skip
-        self.r.draw(dc, block, ctx.render_state.version)
+                      topology(p.Mode), restart, ranges, max(p.InstanceCount, 1),
+                      int(p.StartInstance))  # fmt: skip
+        bound = self._descriptor_sets(ctx, shader_h, shader)
+        bind = None
+        if bound is not None:
+            sets, dyn = bound
+
+            def bind(cmd: Any, program: ShaderProgram, sets: Any = sets, dyn: list = dyn) -> None:
+                vk.vkCmdBindDescriptorSets(cmd, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, program.layout,
+                                           0, len(sets), sets, len(dyn), dyn or None)  # fmt: skip
+
+        self.r.draw(dc, block, ctx.render_state.version, bind)
+
+    def _u8_indices(self, ib: VkBufferResource, serial: int) -> Any:
+        """The 16-bit copy of an 8-bit index buffer (the restart index 0xFF -> 0xFFFF),
+        made again only when the buffer's bytes changed (a write or a rename)."""
+        assert ib.gpu is not None
+        ident = (ib.gpu.buffer, ib.writes)
+        memo = getattr(ib, "_u16", None)
+        if memo is None or memo[0] != ident:
+            wide = np.frombuffer(ib.gpu.read(), np.uint8).astype(np.uint16)
+            wide[wide == 0xFF] = 0xFFFF
+            buf = GpuBuffer(self.dev, wide.nbytes, BUFFER_USAGE)
+            buf.write(0, wide.tobytes())
+            if memo is not None:
+                self.r.ring.defer(memo[1].destroy)
+            memo = ib._u16 = (ident, buf)  # type: ignore[attr-defined]
+            self.widened_index_buffers += 1
+        ib.use(serial)
+        return memo[1].buffer
 
     def SetVertexBuffers(self, ctx: Any, d: Any) -> None:
         """Resolve the whole window once per change (a draw only reads the list)."""
@@ -261,26 +523,27 @@ class VulkanBackend:
 
     def Clear(self, ctx: Any, d: Any) -> None:
         """``glClear`` (``kMGPipeClearKindWhole``: ``BufferMask`` names the buffers) and the
-        ``glClearBuffer`` forms (``Color``: one draw buffer, float values; ``Depth``,
-        ``Stencil``, ``DepthStencil``); the values travel in the record."""
+        ``glClearBuffer`` forms (``Color``: one draw buffer, its values of ``ValueClass``
+        float / int / uint; ``Depth``, ``Stencil``, ``DepthStencil``); the values travel in
+        the record. A colour value class other than the attachment's is refused by name."""
         p = d.payload
         kind = int(p.Kind)
         kinds = _clear_kinds()
         only = None
-        if kind in (kinds["Whole"], kinds["Color"]):
-            if p.ValueClass != _t.constant("kMGPipeClearValueClassFloat"):
-                raise VulkanRefused("Clear.ValueClass", f"{p.ValueClass}: the colour attachments "
-                                    "are normalized or float: they clear to floats")  # fmt: skip
+        classes = {v: k for k, v in _value_classes().items()}
+        vclass = classes.get(int(p.ValueClass))
+        if kind in (kinds["Whole"], kinds["Color"]) and vclass is None:
+            raise VulkanRefused("Clear.ValueClass", f"{int(p.ValueClass)} is no kMGPipeClearValueClass")
         if kind == kinds["Whole"]:
             mask = int(p.BufferMask)
-            color = _floats(p.ColorValue) if mask & GL.COLOR_BUFFER_BIT else None
+            color = self._clear_color(p, vclass, None) if mask & GL.COLOR_BUFFER_BIT else None
             depth = p.DepthValue if mask & GL.DEPTH_BUFFER_BIT else None
             stencil = p.StencilValue if mask & GL.STENCIL_BUFFER_BIT else None
         elif kind == kinds["Color"]:
             only = self.r.target.draw_index.get(int(p.DrawBufferIndex))
             if only is None:  # the draw buffer is GL_NONE (or past the last): nothing to clear
                 return
-            color, depth, stencil = _floats(p.ColorValue), None, None
+            color, depth, stencil = self._clear_color(p, vclass, only), None, None
         elif kind in (kinds["Depth"], kinds["Stencil"], kinds["DepthStencil"]):
             color = None
             depth = p.DepthValue if kind != kinds["Stencil"] else None
@@ -289,14 +552,35 @@ class VulkanBackend:
             raise VulkanRefused("Clear.Kind", f"{kind} is no kMGPipeClearKind")
         self.r.clear(ctx.render_state.view(), color, depth, stencil, only)  # type: ignore[arg-type]
 
+    def _clear_color(self, p: Any, vclass: str | None, only: int | None) -> Any:
+        want = {"Float": "float", "Int": "int", "Uint": "uint"}[vclass or "Float"]
+        colors = self.r.target.colors
+        for i, img in enumerate(colors):
+            if only is not None and i != only:
+                continue
+            info = vk_info(img.format)
+            have = info.value if info is not None else "float"
+            if have != want:
+                raise VulkanRefused("Clear.ValueClass", f"{vclass} values for colour attachment {i}, "
+                                    f"a {info.name if info else 'normalized'} ({have}) image")  # fmt: skip
+        if want == "float":
+            return _floats(p.ColorValue)
+        fmt = "<4i" if want == "int" else "<4I"
+        return IntColor((want, struct.unpack(fmt, struct.pack("<4I", *p.ColorValue))))
+
     def ReadPixels(self, ctx: Any, d: Any) -> None:
         """RGBA / UNSIGNED_BYTE rows of ``Box``, GL orientation, into the staged destination
         (``DstOffset`` / ``DstSize`` in the stage segment), with the pushed pack alignment
         (other pack state is refused by name, not ignored)."""
         p = d.payload
-        if (p.Format, p.Type) != (GL.RGBA, GL.UNSIGNED_BYTE):
-            raise UnsupportedEnum("ReadPixels.Format",
-                                  f"format {p.Format:#x} type {p.Type:#x} (RGBA / UNSIGNED_BYTE only)")  # fmt: skip
+        img = self.r.target.colors[self.r.target.read_index] if self.r.target.colors else None
+        info = vk_info(img.format) if img is not None else None
+        if img is None:
+            raise VulkanRefused("ReadPixels.ReadSurface", "the read framebuffer has no colour buffer")
+        if info is None:  # the default framebuffer's RGBA8
+            info = vk_info(vk.VK_FORMAT_R8G8B8A8_UNORM)
+        assert info is not None
+        convert = _readback_conversion(info, int(p.Format), int(p.Type))
         align = 4  # GL's initial pack alignment
         pushed = ctx.last.get("SetPixelPackState")
         if pushed is not None:
@@ -308,7 +592,8 @@ class VulkanBackend:
             raise VulkanRefused("ReadPixels.PixelPack", f"pack alignment {align}")
         box = p.Box
         w, h = box.W, box.H
-        row = w * 4
+        out_texel = convert[0]
+        row = w * out_texel
         stride = -(-row // align) * align
         ref = (p.DstOffset, p.DstSize, ctx.stage.seg)  # the stage's own bytes: no Seg travels
         dst = ctx.stage.view(ref, "ReadPixels.Dst", writable=True)
@@ -316,7 +601,7 @@ class VulkanBackend:
             raise VulkanRefused("ReadPixels.Dst", f"{len(dst)} bytes for {w}x{h}, row stride {stride}")
         if not w or not h:
             return
-        data = self.r.read_pixels(self.r.target.read_index, box.X, box.Y, w, h)
+        data = convert[1](self.r.read_pixels(self.r.target.read_index, box.X, box.Y, w, h), w * h)
         for y in range(h):
             dst[y * stride : y * stride + row] = data[y * row : (y + 1) * row]
 
@@ -326,6 +611,84 @@ class VulkanBackend:
     def Flush(self, ctx: Any, d: Any) -> None:
         """``glFlush``: what was recorded goes to the queue; nothing waits."""
         self.r.flush()
+
+    def ObjectDeath(self, ctx: Any, d: Any) -> None:
+        """The GL object died: free what this backend holds for it (fence-retired through
+        the deletion queue): a framebuffer's render targets, a texture's or buffer's
+        storage, a program, a sampler or sampler view. After a wire delete of the same
+        handle the server hands ``None`` (the delete entry freed it)."""
+        obj = ctx.resolved.get("Handle")
+        if obj is None:
+            return
+        kind = _kind_names().get(int(d.payload.Kind), "")
+        if kind == "Framebuffer":
+            self._forget_fbo(obj.handle)
+        thing = obj.backend
+        if thing is None:
+            return
+        if isinstance(thing, ShaderProgram):
+            self._retire_program(obj.handle, thing)
+        elif isinstance(thing, (VkBufferResource, VkTextureResource)):
+            self._forget_targets_of(thing)
+            thing.destroy()
+            self._drop(thing)
+        elif hasattr(thing, "destroy"):
+            self._retire(thing)
+        obj.backend = None
+        self._bind_serial += 1
+
+    def _forget_fbo(self, fbo: Handle) -> None:
+        for key in [k for k in self._targets if k[0] == fbo]:
+            self.r.forget_target(self._targets.pop(key)[1])
+        self._fbs.pop(fbo, None)
+
+    def Blit(self, ctx: Any, d: Any) -> None:
+        """``glBlitFramebuffer``: the read framebuffer's read colour buffer to every draw
+        buffer of the draw framebuffer (``vkCmdBlitImage``, the filter GL names), depth /
+        stencil by nearest blit; GL's y-up rectangles become the images' top-down rows."""
+        p = d.payload
+        src, dst = self._fbs.get(p.ReadFbo), self._fbs.get(p.DrawFbo)
+        if src is None or dst is None:
+            raise VulkanRefused("Blit.ReadFbo" if src is None else "Blit.DrawFbo",
+                                "no framebuffer state was pushed for it")  # fmt: skip
+        mask = int(p.Mask)
+        linear = int(p.Filter) == _GL_LINEAR
+        pairs = []
+        if mask & GL.COLOR_BUFFER_BIT and src.colors:
+            s_img = src.colors[src.read_index]
+            pairs += [(s_img, dst.colors[i], vk.VK_IMAGE_ASPECT_COLOR_BIT) for i in dst.draw_index.values()]
+        ds = (vk.VK_IMAGE_ASPECT_DEPTH_BIT if mask & GL.DEPTH_BUFFER_BIT else 0) | (
+            vk.VK_IMAGE_ASPECT_STENCIL_BIT if mask & GL.STENCIL_BUFFER_BIT else 0)  # fmt: skip
+        if ds and src.depth is not None and dst.depth is not None:
+            if linear:
+                raise VulkanRefused("Blit.Filter", "depth / stencil blits filter GL_NEAREST only")
+            pairs.append((src.depth, dst.depth, ds & src.depth.aspect & dst.depth.aspect))
+        if not pairs:
+            return
+        cmd = self.r.cmd_outside_pass()
+        from .targets import init_general
+        init_general(cmd, src.images() + dst.images())
+        full_barrier(cmd)
+
+        def rows(t: RenderTarget, y0: int, y1: int) -> tuple[int, int]:
+            return t.height - y0, t.height - y1
+
+        sy0, sy1 = rows(src, p.SrcY0, p.SrcY1)
+        dy0, dy1 = rows(dst, p.DstY0, p.DstY1)
+        for s_img, d_img, aspect in pairs:
+            if s_img.format != d_img.format and aspect != vk.VK_IMAGE_ASPECT_COLOR_BIT:
+                raise VulkanRefused("Blit.Mask", "depth / stencil blits between different formats")
+            sub = vk.VkImageSubresourceLayers(aspectMask=aspect, mipLevel=0, baseArrayLayer=0,
+                                              layerCount=1)  # fmt: skip
+            blit = vk.VkImageBlit(
+                srcSubresource=sub, dstSubresource=sub,
+                srcOffsets=[vk.VkOffset3D(x=p.SrcX0, y=sy0, z=0), vk.VkOffset3D(x=p.SrcX1, y=sy1, z=1)],
+                dstOffsets=[vk.VkOffset3D(x=p.DstX0, y=dy0, z=0), vk.VkOffset3D(x=p.DstX1, y=dy1, z=1)],
+            )  # fmt: skip
+            vk.vkCmdBlitImage(cmd, s_img.image, GENERAL, d_img.image, GENERAL, 1, [blit],
+                              vk.VK_FILTER_LINEAR if linear else vk.VK_FILTER_NEAREST)  # fmt: skip
+        full_barrier(cmd)
+        self.blits += 1
 
     def vulkan_stats(self) -> dict[str, Any]:
         """The counters, plus how many validation messages are waiting (not consumed)."""
@@ -362,6 +725,8 @@ class VulkanBackend:
             self.r.forget_target(t)
         self._targets.clear()
         self.r.finish()
+        self.descriptors.destroy()
+        self.uniforms.destroy()
         for thing in list(self._live.values()):  # what the client never deleted
             thing.destroy()
         self._live.clear()
@@ -384,6 +749,13 @@ def _clear_kinds() -> dict[str, int]:
 
 
 @lru_cache(maxsize=None)
+def _value_classes() -> dict[str, int]:
+    prefix = "kMGPipeClearValueClass"
+    return {k[len(prefix):]: int(v) for k, v in _t.tables().CONSTANTS.items()
+            if k.startswith(prefix) and not k.endswith("Count")}  # fmt: skip
+
+
+@lru_cache(maxsize=None)
 def _attrib_views() -> dict[int, str]:
     """``MGPAttribValue.ValueClass`` -> the member holding the value (MobileGL numbers the
     value class as ``kMGPipeClearValueClass*``)."""
@@ -393,6 +765,101 @@ def _attrib_views() -> dict[int, str]:
 @lru_cache(maxsize=None)
 def _draw_flag(name: str) -> int:
     return int(_t.enum("MGPDrawFlagBit")[name])
+
+
+#: GL_TEXTURE_CUBE_MAP_POSITIVE_X (a GL registry value): MGPSubData.Target of a cube face
+#: upload is the face's GL target, POSITIVE_X + face.
+_CUBE_POSITIVE_X = 0x8515
+
+
+def _epoch() -> int:
+    return EPOCH[0]
+
+
+@lru_cache(maxsize=None)
+def _target_names() -> dict[int, str]:
+    return {int(v): k for k, v in _t.enum("MGPipeResourceTarget").items()}
+
+
+def _target_name(value: int) -> str:
+    return _target_names().get(int(value), f"target {int(value)}")
+
+
+#: GL registry values ReadPixels' Format / Type carry.
+_GL_RGBA_INTEGER, _GL_FLOAT, _GL_UNSIGNED_INT, _GL_INT = 0x8D99, 0x1406, 0x1405, 0x1404
+
+
+def _readback_conversion(info: Any, fmt: int, typ: int) -> tuple[int, Any]:
+    """(bytes per pixel out, raw image texels -> GL's RGBA rows) for reading ``info`` as
+    (``fmt``, ``typ``); GL ES's pairs: normalized -> RGBA / UNSIGNED_BYTE, float -> RGBA /
+    FLOAT, integer -> RGBA_INTEGER / (U)INT. Missing components read G = B = 0, A = 1."""
+    name = info.name
+    n = info.components
+    if info.aspect != "color":
+        raise UnsupportedEnum("ReadPixels.Format", f"{name}: a depth buffer is no colour read")
+    if (fmt, typ) == (GL.RGBA, GL.UNSIGNED_BYTE) and name in ("R8", "RG8", "RGBA8", "SRGB8_ALPHA8"):
+        def conv(raw: bytes, count: int) -> bytes:
+            src = np.frombuffer(raw, np.uint8).reshape(count, n)
+            out = np.zeros((count, 4), np.uint8)
+            out[:, 3] = 255
+            out[:, :n] = src
+            return out.tobytes()
+        return 4, conv
+    if (fmt, typ) == (GL.RGBA, _GL_FLOAT) and name in ("RGBA16F", "RGBA32F"):
+        dt = np.float16 if name == "RGBA16F" else np.float32
+        return 16, lambda raw, count: np.frombuffer(raw, dt).astype(np.float32).tobytes()
+    if fmt == _GL_RGBA_INTEGER and (typ, info.value) in ((_GL_UNSIGNED_INT, "uint"), (_GL_INT, "int")):
+        src_dt = {("R32UI"): np.uint32, "RGBA8UI": np.uint8, "RGBA8I": np.int8,
+                  "RGBA32I": np.int32, "RGBA32UI": np.uint32}.get(name)
+        if src_dt is not None:
+            def iconv(raw: bytes, count: int) -> bytes:
+                src = np.frombuffer(raw, src_dt).reshape(count, n)
+                out = np.zeros((count, 4), np.uint32 if info.value == "uint" else np.int32)
+                out[:, 3] = 1
+                out[:, :n] = src
+                return out.tobytes()
+            return 16, iconv
+    raise UnsupportedEnum("ReadPixels.Format", f"format {fmt:#x} type {typ:#x} from a {name} "
+                          "buffer (RGBA/UNSIGNED_BYTE from R8, RG8, RGBA8, SRGB8_ALPHA8; RGBA/FLOAT "
+                          "from RGBA16F, RGBA32F; RGBA_INTEGER from integer formats)")  # fmt: skip
+
+
+#: GL_LINEAR (a GL registry value): MGPBlit.Filter carries GL's filter enum.
+_GL_LINEAR = 0x2601
+
+
+@lru_cache(maxsize=None)
+def _kind_names() -> dict[int, str]:
+    return {int(v): k for k, v in _t.enum("MGPipeKind").items()}
+
+
+def _whole_surface(s: Any, where: str) -> None:
+    """An attachment this backend renders to is level 0, layer 0 of its image (a level or
+    layer attachment is refused by name, never drawn into level 0)."""
+    if int(s.Level) or int(s.Layer) or int(s.Layered):
+        raise VulkanRefused(where, f"level {int(s.Level)} layer {int(s.Layer)} layered "
+                            f"{int(s.Layered)}: attachments are level 0, layer 0")  # fmt: skip
+
+
+def _program_overrides(ctx: Any, handle: Handle) -> tuple[dict[int, int], dict[int, int]]:
+    """``SetProgramBindings`` of the program: block index -> binding point, sampler index
+    (``MGPProgramSamplerUnit.Location``) -> unit (``-1``: unchanged)."""
+    obj = ctx.tables[table_of("ShaderCso")].resolve(handle, "DrawVbo.Program")
+    pushed = obj.data.get("bindings")
+    blocks: dict[int, int] = {}
+    units: dict[int, int] = {}
+    if pushed is None:
+        return blocks, units
+    _, tails = pushed
+    if tails:
+        for i, v in enumerate(tails[0]):
+            if int(v) >= 0:
+                blocks[i] = int(v)
+        if len(tails) > 1:
+            for row in tails[1]:
+                if int(row.Unit) >= 0:
+                    units[int(row.Location)] = int(row.Unit)
+    return blocks, units
 
 
 def _noop(ctx: Any, d: Any) -> None:

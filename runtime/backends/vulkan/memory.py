@@ -75,18 +75,27 @@ class GpuBuffer:
 
 
 class GpuImage:
-    """A 2-D device-local image with one view; ``layout`` is its current layout."""
+    """A device-local image (2-D unless told: ``image_type`` 3-D with ``depth``, ``layers``
+    array layers, ``cube`` six layers per cube) with one attachment view (level 0, layer 0,
+    2-D); ``layout`` is its current layout. ``flipped``: its rows are stored top-down (a
+    render target's, drawn through the negative-height viewport) rather than GL's
+    bottom-up order a sampler reads."""
 
     def __init__(self, dev: VulkanDevice, width: int, height: int, fmt: int, usage: int,
-                 levels: int = 1) -> None:  # fmt: skip
+                 levels: int = 1, *, depth: int = 1, layers: int = 1, cube: bool = False,
+                 image_type: int = vk.VK_IMAGE_TYPE_2D, samples: int = 1,
+                 flipped: bool = True) -> None:  # fmt: skip
         self.dev = dev
         self.serial = next(_IMAGE_SERIALS)  # identity that is never reused (unlike id())
         self.width, self.height, self.format, self.levels = width, height, fmt, levels
+        self.depth, self.layers, self.cube, self.image_type = depth, layers, cube, image_type
+        self.samples, self.flipped, self.usage = samples, flipped, usage
         self.aspect = aspect_of(fmt)
         info = vk.VkImageCreateInfo(
-            imageType=vk.VK_IMAGE_TYPE_2D, format=fmt,
-            extent=vk.VkExtent3D(width=width, height=height, depth=1),
-            mipLevels=levels, arrayLayers=1, samples=vk.VK_SAMPLE_COUNT_1_BIT,
+            flags=vk.VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT if cube else 0,
+            imageType=image_type, format=fmt,
+            extent=vk.VkExtent3D(width=width, height=height, depth=depth),
+            mipLevels=levels, arrayLayers=layers, samples=samples,
             tiling=vk.VK_IMAGE_TILING_OPTIMAL, usage=usage,
             sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE, initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED,
         )  # fmt: skip
@@ -98,11 +107,16 @@ class GpuImage:
         )
         self.memory = vk.vkAllocateMemory(dev.device, alloc, None)
         vk.vkBindImageMemory(dev.device, self.image, self.memory, 0)
+        plain = image_type == vk.VK_IMAGE_TYPE_2D
         self.view = vk.vkCreateImageView(
             dev.device,
             vk.VkImageViewCreateInfo(
-                image=self.image, viewType=vk.VK_IMAGE_VIEW_TYPE_2D, format=fmt,
-                subresourceRange=self.range(),
+                image=self.image,
+                viewType=vk.VK_IMAGE_VIEW_TYPE_2D if plain else vk.VK_IMAGE_VIEW_TYPE_3D,
+                format=fmt,
+                subresourceRange=vk.VkImageSubresourceRange(
+                    aspectMask=self.aspect, baseMipLevel=0, levelCount=1 if plain else levels,
+                    baseArrayLayer=0, layerCount=1),
             ),
             None,
         )  # fmt: skip
@@ -111,7 +125,7 @@ class GpuImage:
     def range(self) -> Any:
         return vk.VkImageSubresourceRange(
             aspectMask=self.aspect, baseMipLevel=0, levelCount=self.levels,
-            baseArrayLayer=0, layerCount=1,
+            baseArrayLayer=0, layerCount=self.layers,
         )  # fmt: skip
 
     def barrier(self, cmd: Any, new_layout: int, src_access: int, dst_access: int,

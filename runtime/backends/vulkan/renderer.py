@@ -23,6 +23,7 @@ import vulkan as vk
 import vulkan._vulkan as _vulkan_module
 
 from .device import VulkanDevice
+from .errors import VulkanRefused
 from .dynamic_tail import DynamicTail, scissor_rect, tail_key, vector
 from .gpu_timer import GpuTimer
 from .lifetime import FrameRing
@@ -46,6 +47,19 @@ _RGBA_BITS = (vk.VK_COLOR_COMPONENT_R_BIT, vk.VK_COLOR_COMPONENT_G_BIT,
 _ALL = sum(_RGBA_BITS)
 
 
+class IntColor(tuple):
+    """A clear colour of an integer attachment: ``(value class, (4 values))``, the class
+    ``"int"`` or ``"uint"``."""
+
+
+def color_value(color: Any) -> Any:
+    """The ``VkClearColorValue`` of a float 4-tuple or an :class:`IntColor`."""
+    if isinstance(color, IntColor):
+        cls, values = color
+        return vk.VkClearColorValue(**{"int32" if cls == "int" else "uint32": list(values)})
+    return vk.VkClearColorValue(float32=list(color))
+
+
 def _mask_bits(rgba: Any) -> int:
     return sum(bit for bit, on in zip(_RGBA_BITS, rgba) if on)
 
@@ -54,12 +68,13 @@ class DrawCall:
     """One draw's inputs (what the backend resolved from the pushed state)."""
 
     __slots__ = ("cso", "shader_handle", "shader", "vertex", "buffers", "index", "topology",
-                 "restart", "ranges", "instances")  # fmt: skip
+                 "restart", "ranges", "instances", "first_instance")  # fmt: skip
 
     def __init__(self, cso: Any, shader_handle: Any, shader: ShaderProgram, vertex: VertexLayout,
                  buffers: list[tuple[int, Any, int]], index: tuple[Any, int] | None,
                  topology: int, restart: bool, ranges: list[tuple[int, int, int]],
-                 instances: int) -> None:  # fmt: skip
+                 instances: int, first_instance: int = 0) -> None:  # fmt: skip
+        self.first_instance = first_instance
         self.cso, self.shader_handle, self.shader, self.vertex = cso, shader_handle, shader, vertex
         self.buffers, self.index, self.topology, self.restart = buffers, index, topology, restart
         self.ranges, self.instances = ranges, instances
@@ -146,8 +161,7 @@ class VulkanRenderer:
         depth_load = CLEAR if "depth" in clear else LOAD
         key = RenderPassKey(tuple(c.format for c in t.colors), t.depth.format if t.depth else None,
                             color_load, depth_load)  # fmt: skip
-        values = [vk.VkClearValue(color=vk.VkClearColorValue(
-                      float32=list(clear.get("colors", {}).get(i, (0.0, 0.0, 0.0, 0.0)))))
+        values = [vk.VkClearValue(color=color_value(clear.get("colors", {}).get(i, (0.0, 0.0, 0.0, 0.0))))
                   for i in range(len(t.colors))]  # fmt: skip
         if t.depth is not None:
             d, s = clear.get("depth", (1.0, 0))
@@ -209,11 +223,13 @@ class VulkanRenderer:
                            baseArrayLayer=0, layerCount=1)  # fmt: skip
         atts = []
         if colors and color_full:
-            value = vk.VkClearValue(color=vk.VkClearColorValue(float32=list(color)))
+            value = vk.VkClearValue(color=color_value(color))
             atts += [vk.VkClearAttachment(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT,
                                           colorAttachment=i, clearValue=value)
                      for i in cleared]  # fmt: skip
         elif colors:
+            if isinstance(color, IntColor):
+                raise VulkanRefused("Clear.ColorMasks", "a masked integer colour clear")
             rp_key = t.key()
             pipe = self.masked.pipeline(rp_key, masks, self.passes.get(rp_key))
             self.masked.record(cmd, pipe, (t.width, t.height), rect, color)  # type: ignore[arg-type]
@@ -265,10 +281,10 @@ class VulkanRenderer:
                 vk.vkCmdBindIndexBuffer(cmd, buf, 0, itype)
                 self._bound["ib"] = (buf, itype)
             for start, count, bias in dc.ranges:
-                _lib.vkCmdDrawIndexed(cmd, count, dc.instances, start, bias, 0)
+                _lib.vkCmdDrawIndexed(cmd, count, dc.instances, start, bias, dc.first_instance)
         else:
             for start, count, _ in dc.ranges:
-                _lib.vkCmdDraw(cmd, count, dc.instances, start, 0)
+                _lib.vkCmdDraw(cmd, count, dc.instances, start, dc.first_instance)
         self.draws += 1
 
     # -- readback / present ------------------------------------------------------
@@ -280,7 +296,7 @@ class VulkanRenderer:
         init_general(cmd, t.images())
         buf = t.record_readback(cmd, index, x, y, w, h)
         self.ring.submit(wait=True)
-        raw = buf.read()
+        raw = buf.read(0, buf.payload)
         buf.destroy()
         return RenderTarget.gl_rows(raw, w, h, len(raw) // (w * h))
 

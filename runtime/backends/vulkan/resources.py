@@ -19,14 +19,16 @@ import vulkan as vk
 
 from .device import VulkanDevice
 from .memory import GpuBuffer, GpuImage
-from .targets import COLOR_USAGE, DEPTH_USAGE, GENERAL, full_barrier, with_layout
-from .vk_enums import DEPTH_FORMATS, texture_format
+from .errors import VulkanRefused
+from .formats import FormatInfo, format_info, supported
+from .targets import COLOR_USAGE, DEPTH_USAGE, GENERAL, full_barrier, init_general, with_layout
 
 __all__ = ["BUFFER_USAGE", "VkBufferResource", "VkTextureResource"]
 
 BUFFER_USAGE = (
     vk.VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | vk.VK_BUFFER_USAGE_INDEX_BUFFER_BIT
-    | vk.VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT
+    | vk.VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT
+    | vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT
     | vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT
 )  # fmt: skip
 
@@ -39,9 +41,12 @@ class VkBufferResource:
         self.size = 0
         self.used_serial = 0  # the last submission serial that may read it
         self.renames = 0
+        self.writes = 0  # bumped by every write (an 8-bit index copy keys on it)
 
     def respecify(self, size: int) -> None:
         self._retire()
+        EPOCH[0] += 1
+        self.writes += 1
         self.size = size
         self.gpu = GpuBuffer(self.dev, size, BUFFER_USAGE)
 
@@ -55,8 +60,10 @@ class VkBufferResource:
             self.gpu.write(0, old.read())
             self.defer(old.destroy)
             self.renames += 1
+            EPOCH[0] += 1
             self.used_serial = 0
         self.gpu.write(offset, data)
+        self.writes += 1
 
     def use(self, serial: int) -> Any:
         self.used_serial = serial
@@ -72,7 +79,15 @@ class VkBufferResource:
         self._retire()
 
 
+EPOCH = [0]  # bumped whenever a VkBuffer / VkImage behind a resource changes (descriptors)
+
+
 class VkTextureResource:
+    """A texture's image: every target (2-D, 3-D, 2-D array, cube = six layers with a
+    CUBE view, cube array) and every format of :mod:`.formats` with its real texel size.
+    Images keep GL's row order (row 0 = GL's bottom row, what a sampler reads) until they
+    become a render target; :meth:`orient` flips the rows in place when that changes."""
+
     def __init__(self, dev: VulkanDevice, defer: Callable[[Callable[[], None]], None],
                  depth_format: int) -> None:  # fmt: skip
         self.dev = dev
@@ -80,52 +95,153 @@ class VkTextureResource:
         self.depth_format = depth_format
         self.image: GpuImage | None = None
         self.internal_format = 0
-        self._desc: tuple[int, int, int, int] | None = None
+        self.info: FormatInfo | None = None
+        self.target = "Tex2D"
+        self.params: Any = None  # the last SetTextureParams (BuiltinSampler, levels, lods)
+        self._desc: tuple[Any, ...] | None = None
 
     def respecify(self, internal_format: int, width: int, height: int, levels: int,
-                  whole: bool = True) -> None:  # fmt: skip
+                  whole: bool = True, *, target: str = "Tex2D", depth: int = 1,
+                  layers: int = 1, samples: int = 0) -> None:  # fmt: skip
         """New storage for the description. ``whole`` False: the respecify names one level
         (``MGPResourceDesc.HasRespecifiedLevel``); an image already of this description is
         kept (the other levels' texels stay). No extent: no storage yet (no image)."""
-        desc = (internal_format, width, height, max(levels, 1))
+        desc = (internal_format, width, height, max(levels, 1), target, depth, layers, samples)
         if not whole and self.image is not None and desc == self._desc:
             return
+        if samples > 1:
+            raise VulkanRefused("ResourceRespecify.Samples",
+                                f"{samples} samples: this backend has no multisampled images")  # fmt: skip
+        if target not in _TARGETS:
+            raise VulkanRefused("ResourceRespecify.Target",
+                                f"{target}: this backend stores {', '.join(_TARGETS)}")  # fmt: skip
         self._retire()
-        self.internal_format, self._desc = internal_format, desc
+        EPOCH[0] += 1
+        self.internal_format, self._desc, self.info, self.target = internal_format, desc, None, target
         if not width or not height:
             return
-        if internal_format in DEPTH_FORMATS:
-            self.image = GpuImage(self.dev, width, height, self.depth_format, DEPTH_USAGE)
+        info = self.info = format_info(internal_format)
+        cube = target in ("TexCube", "TexCubeArray")
+        nlayers = 1
+        if target == "TexCube":
+            nlayers = 6
+        elif target == "TexCubeArray":
+            nlayers = max(layers, 6)
+        elif target in ("Tex2DArray",):
+            nlayers = max(layers, 1)
+        itype = vk.VK_IMAGE_TYPE_3D if target == "Tex3D" else vk.VK_IMAGE_TYPE_2D
+        if info.aspect != "color":
+            fmt = supported(self.dev, info, vk.VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT)
+            sampled = _has(self.dev, fmt, vk.VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT)
+            usage = DEPTH_USAGE | (vk.VK_IMAGE_USAGE_SAMPLED_BIT if sampled else 0)
         else:
-            fmt = texture_format(internal_format)
-            self.image = GpuImage(self.dev, width, height, fmt, COLOR_USAGE, max(levels, 1))
+            fmt = supported(self.dev, info, vk.VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT)
+            usage = COLOR_USAGE & ~vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT
+            if _has(self.dev, fmt, vk.VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT) and itype != vk.VK_IMAGE_TYPE_3D:
+                usage |= vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT
+        self.image = GpuImage(self.dev, width, height, fmt, usage, max(levels, 1),
+                              depth=max(depth, 1) if itype == vk.VK_IMAGE_TYPE_3D else 1,
+                              layers=nlayers, cube=cube, image_type=itype, flipped=False)  # fmt: skip
 
-    def record_upload(self, cmd: Any, level: int, regions: list[tuple[int, int, int, int, bytes]],
+    def record_upload(self, cmd: Any, level: int,
+                      regions: list[tuple[int, int, int, int, int, int, bytes]],
                       serial: int) -> None:  # fmt: skip
-        """Record each (x, y, w, h, tightly packed rows, GL bottom-up) region into ``cmd``."""
+        """Record each (x, y, z, w, h, d, tightly packed rows, GL bottom-up) region into
+        ``cmd``; ``z`` / ``d`` are the depth slices of a 3-D image, else its layers."""
         img = self.image
         assert img is not None
         if img.layout != GENERAL:
-            img.barrier(cmd, GENERAL, 0, vk.VK_ACCESS_TRANSFER_WRITE_BIT,
-                        vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, vk.VK_PIPELINE_STAGE_TRANSFER_BIT)  # fmt: skip
+            init_general(cmd, [img])
         full_barrier(cmd)
-        for x, y, w, h, data in regions:
+        three_d = img.image_type == vk.VK_IMAGE_TYPE_3D
+        for x, y, z, w, h, d, data in regions:
             staging = GpuBuffer(self.dev, len(data), vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT)
-            # GL row 0 is the bottom; the image keeps GL's rows top-down (flipped viewport).
             hgt = max(img.height >> level, 1)
+            oy = hgt - y - h if img.flipped else y
             region = vk.VkBufferImageCopy(
                 bufferOffset=0, bufferRowLength=0, bufferImageHeight=0,
                 imageSubresource=vk.VkImageSubresourceLayers(
-                    aspectMask=img.aspect, mipLevel=level, baseArrayLayer=0, layerCount=1),
-                imageOffset=vk.VkOffset3D(x=x, y=hgt - y - h, z=0),
-                imageExtent=vk.VkExtent3D(width=w, height=h, depth=1),
+                    aspectMask=img.aspect, mipLevel=level, baseArrayLayer=0 if three_d else z,
+                    layerCount=1 if three_d else d),
+                imageOffset=vk.VkOffset3D(x=x, y=oy, z=z if three_d else 0),
+                imageExtent=vk.VkExtent3D(width=w, height=h, depth=d if three_d else 1),
             )  # fmt: skip
-            flipped = _flip_rows(data, h)
-            staging.write(0, flipped)
+            if img.flipped:
+                slice_ = len(data) // max(d, 1)
+                data = b"".join(_flip_rows(data[i * slice_ : (i + 1) * slice_], h) for i in range(d))
+            staging.write(0, data)
             with_layout(cmd, img, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                         lambda layout, b=staging.buffer, r=region: vk.vkCmdCopyBufferToImage(
                             cmd, b, img.image, layout, 1, [r]))  # fmt: skip
             self.defer(staging.destroy)
+        full_barrier(cmd)
+
+    def orient(self, cmd: Any, flipped: bool) -> None:
+        """Store the rows top-down (``flipped``: a render target's) or GL's bottom-up (what
+        a sampler reads); a change flips every level and layer in place (row copies
+        through a scratch image: any format)."""
+        img = self.image
+        if img is None or img.flipped == flipped:
+            return
+        img.flipped = flipped
+        if img.layout == vk.VK_IMAGE_LAYOUT_UNDEFINED:
+            return  # nothing written yet
+        scratch = GpuImage(self.dev, img.width, img.height, img.format,
+                           vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                           img.levels, depth=img.depth, layers=img.layers,
+                           image_type=img.image_type)  # fmt: skip
+        scratch.barrier(cmd, GENERAL, 0, vk.VK_ACCESS_TRANSFER_WRITE_BIT,
+                        vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, vk.VK_PIPELINE_STAGE_TRANSFER_BIT)  # fmt: skip
+        full_barrier(cmd)
+        rows, whole = [], []
+        for lvl in range(img.levels):
+            w, h = max(img.width >> lvl, 1), max(img.height >> lvl, 1)
+            dd = max(img.depth >> lvl, 1)
+            sub = vk.VkImageSubresourceLayers(aspectMask=img.aspect, mipLevel=lvl,
+                                              baseArrayLayer=0, layerCount=img.layers)  # fmt: skip
+            for r in range(h):
+                rows.append(vk.VkImageCopy(
+                    srcSubresource=sub, srcOffset=vk.VkOffset3D(x=0, y=r, z=0),
+                    dstSubresource=sub, dstOffset=vk.VkOffset3D(x=0, y=h - 1 - r, z=0),
+                    extent=vk.VkExtent3D(width=w, height=1, depth=dd)))  # fmt: skip
+            whole.append(vk.VkImageCopy(srcSubresource=sub, srcOffset=vk.VkOffset3D(x=0, y=0, z=0),
+                                        dstSubresource=sub, dstOffset=vk.VkOffset3D(x=0, y=0, z=0),
+                                        extent=vk.VkExtent3D(width=w, height=h, depth=dd)))  # fmt: skip
+        vk.vkCmdCopyImage(cmd, img.image, GENERAL, scratch.image, GENERAL, len(rows), rows)
+        full_barrier(cmd)
+        vk.vkCmdCopyImage(cmd, scratch.image, GENERAL, img.image, GENERAL, len(whole), whole)
+        full_barrier(cmd)
+        self.defer(scratch.destroy)
+
+    def generate_mipmap(self, cmd: Any, base: int, count: int) -> None:
+        """``glGenerateMipmap``: each level from the one above by ``vkCmdBlitImage``
+        (linear filter), every layer; refused by name where the format cannot be blitted
+        with a linear filter (integer and depth formats: GL refuses those too)."""
+        img = self.image
+        if img is None:
+            return
+        need = (vk.VK_FORMAT_FEATURE_BLIT_SRC_BIT | vk.VK_FORMAT_FEATURE_BLIT_DST_BIT
+                | vk.VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT)  # fmt: skip
+        if not _has(self.dev, img.format, need) or (self.info and self.info.value != "float"):
+            raise VulkanRefused("GenerateMipmap.Res", f"{self.info.name if self.info else img.format}: "
+                                "no linear blit for this format")  # fmt: skip
+        if img.layout != GENERAL:
+            init_general(cmd, [img])
+        last = min(img.levels, base + max(count, img.levels)) if count else img.levels
+        for lvl in range(base + 1, last):
+            full_barrier(cmd)
+            sw, sh, sd = (max(v >> (lvl - 1), 1) for v in (img.width, img.height, img.depth))
+            dw, dh, dd = (max(v >> lvl, 1) for v in (img.width, img.height, img.depth))
+            blit = vk.VkImageBlit(
+                srcSubresource=vk.VkImageSubresourceLayers(aspectMask=img.aspect, mipLevel=lvl - 1,
+                                                           baseArrayLayer=0, layerCount=img.layers),
+                srcOffsets=[vk.VkOffset3D(x=0, y=0, z=0), vk.VkOffset3D(x=sw, y=sh, z=sd)],
+                dstSubresource=vk.VkImageSubresourceLayers(aspectMask=img.aspect, mipLevel=lvl,
+                                                           baseArrayLayer=0, layerCount=img.layers),
+                dstOffsets=[vk.VkOffset3D(x=0, y=0, z=0), vk.VkOffset3D(x=dw, y=dh, z=dd)],
+            )  # fmt: skip
+            vk.vkCmdBlitImage(cmd, img.image, GENERAL, img.image, GENERAL, 1, [blit],
+                              vk.VK_FILTER_LINEAR)  # fmt: skip
         full_barrier(cmd)
 
     def _retire(self) -> None:
@@ -135,6 +251,66 @@ class VkTextureResource:
 
     def destroy(self) -> None:
         self._retire()
+        sv = getattr(self, "_default_view", None)
+        if sv is not None:
+            sv.destroy()
+
+
+_TARGETS = ("Tex2D", "Tex3D", "Tex2DArray", "TexCube", "TexCubeArray", "Renderbuffer")
+
+
+class SamplerView:
+    """A sampler view CSO: a target, a level range and a layer range of a texture; its
+    ``VkImageView`` is made per image (a respecified texture gets a new one)."""
+
+    def __init__(self, dev: VulkanDevice, defer: Callable[[Callable[[], None]], None], target: str,
+                 min_level: int, num_levels: int, min_layer: int, num_layers: int) -> None:  # fmt: skip
+        self.dev, self.defer, self.target = dev, defer, target
+        self.range = (int(min_level), int(num_levels), int(min_layer), int(num_layers))
+        self.texture: Any = None
+        self._view: tuple[int, Any] | None = None
+
+    def view_of(self, dev: VulkanDevice, tex: "VkTextureResource", depth_only: bool) -> Any:
+        from .descriptors import make_view
+
+        img = tex.image
+        assert img is not None
+        if self._view is not None and self._view[0] == img.serial:
+            return self._view[1]
+        self._retire()
+        base, n, layer, nl = self.range
+        p = tex.params
+        if p is not None:  # the texture's own level range (GL_TEXTURE_BASE/MAX_LEVEL)
+            base = max(base, int(p.BaseLevel))
+            if int(p.MaxLevel) >= base and int(p.MaxLevel) < img.levels:
+                n = min(n or img.levels, int(p.MaxLevel) - base + 1)
+        target = self.target if self.target in _TARGETS else tex.target
+        view = make_view(dev, img, target, base, n, layer, nl, depth_only)
+        self._view = (img.serial, view)
+        return view
+
+    def _retire(self) -> None:
+        if self._view is not None:
+            v, self._view = self._view[1], None
+            self.defer(lambda: vk.vkDestroyImageView(self.dev.device, v, None))
+
+    def destroy(self) -> None:
+        self._retire()
+
+
+def tex_default_view(tex: VkTextureResource, defer: Callable[[Callable[[], None]], None]) -> SamplerView:
+    """The whole-texture view a unit bound with no sampler view CSO samples."""
+    sv = getattr(tex, "_default_view", None)
+    if sv is None or sv.target != tex.target:
+        if sv is not None:
+            sv.destroy()
+        sv = tex._default_view = SamplerView(tex.dev, defer, tex.target, 0, 0, 0, 0)  # type: ignore[attr-defined]
+    return sv
+
+
+def _has(dev: VulkanDevice, fmt: int, feature: int) -> bool:
+    props = vk.vkGetPhysicalDeviceFormatProperties(dev.physical, fmt)
+    return props.optimalTilingFeatures & feature == feature
 
 
 def _flip_rows(data: bytes, rows: int) -> bytes:

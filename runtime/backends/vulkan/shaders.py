@@ -5,9 +5,12 @@
 geometry 3, fragment 4, compute 5) to SPIR-V bytes; ``reflection`` is the client's
 reflection record (canonical JSON: ``inputs`` with their ``location``; ``uniforms``,
 ``samplers``, ``images``, ``storage``, ``push_constants``). From it come the vertex-input
-locations the vertex stage consumes (a pipeline feeds exactly those). A program that
-declares any resource is refused by name: this backend binds no descriptor sets, so its
-pipeline layout is empty.
+locations the vertex stage consumes (a pipeline feeds exactly those), and the program's
+descriptor-set layouts (:class:`~.descriptors.ProgramResources`): uniform blocks (the
+default block, ``gl_DefaultUniformBlock``, as a dynamic uniform buffer fed by
+``SetGlobalConstants``), storage blocks and combined image samplers, one
+``VkDescriptorSetLayout`` per set the reflection names. Storage images and push
+constants are refused by name.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 import vulkan as vk
 
 from .device import VulkanDevice
+from .descriptors import ProgramResources
 from .errors import VulkanRefused
 
 __all__ = ["ShaderProgram", "STAGE_BITS", "ShaderRefused"]
@@ -30,8 +34,8 @@ STAGE_BITS = {
     4: vk.VK_SHADER_STAGE_FRAGMENT_BIT,
     5: vk.VK_SHADER_STAGE_COMPUTE_BIT,
 }
-#: Reflection keys naming resources a pipeline layout would have to bind.
-_RESOURCE_KEYS = ("uniforms", "samplers", "images", "storage", "push_constants")
+#: Reflection keys naming resources this backend does not bind.
+_RESOURCE_KEYS = ("images", "push_constants")
 _SPIRV_MAGIC = b"\x03\x02\x23\x07"
 
 
@@ -60,17 +64,21 @@ class ShaderProgram:
             raise ShaderRefused(
                 "CreateShaderState.Reflection",
                 f"the program declares {', '.join(resources)}: this backend binds no "
-                "descriptor sets or push constants (vertex inputs and outputs only)",
+                "storage images or push constants",
             )
+        self.resources = ProgramResources(self.reflection)
         self.modules: dict[int, Any] = {}
         self.layout = None
+        self.set_layouts: list[Any] = []
         self._stages: list[Any] | None = None
         try:
             for slot, code in sorted(spirv.items()):
                 info = vk.VkShaderModuleCreateInfo(codeSize=len(code), pCode=code)
                 self.modules[slot] = vk.vkCreateShaderModule(dev.device, info, None)
-            self.layout = vk.vkCreatePipelineLayout(dev.device, vk.VkPipelineLayoutCreateInfo(),
-                                                    None)  # fmt: skip
+            self.set_layouts = self.resources.create_layouts(dev)
+            info = vk.VkPipelineLayoutCreateInfo(setLayoutCount=len(self.set_layouts),
+                                                 pSetLayouts=self.set_layouts or None)  # fmt: skip
+            self.layout = vk.vkCreatePipelineLayout(dev.device, info, None)
         except Exception:
             self.destroy()
             raise
@@ -93,3 +101,6 @@ class ShaderProgram:
         if self.layout is not None:
             vk.vkDestroyPipelineLayout(d, self.layout, None)
             self.layout = None
+        for sl in self.set_layouts:
+            vk.vkDestroyDescriptorSetLayout(d, sl, None)
+        self.set_layouts = []

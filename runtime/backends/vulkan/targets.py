@@ -271,8 +271,12 @@ class RenderTarget:
     def record_readback(self, cmd: Any, index: int, x: int, y: int, w: int, h: int) -> GpuBuffer:
         """Record a copy of GL rect (x, y, w, h) of colour ``index`` into a new host buffer."""
         img = self.colors[index]
-        bpp = _BYTES_PER_PIXEL[img.format]
+        from .formats import vk_info
+
+        info = vk_info(img.format)
+        bpp = info.texel if info is not None else _BYTES_PER_PIXEL[img.format]
         buf = GpuBuffer(self.dev, w * h * bpp, vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT)
+        buf.payload = w * h * bpp  # type: ignore[attr-defined]  # the buffer rounds up to 4
         region = vk.VkBufferImageCopy(
             bufferOffset=0, bufferRowLength=0, bufferImageHeight=0,
             imageSubresource=vk.VkImageSubresourceLayers(

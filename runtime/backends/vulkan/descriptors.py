@@ -1,0 +1,310 @@
+"""Shader resources on the Vulkan side: set layouts from the reflection record, samplers,
+sampler views, the default-block uniform ring and descriptor sets memoised per program.
+
+:class:`ProgramResources` reads the reflection record (``uniforms``, ``storage``,
+``samplers``: ``set``, ``binding``, ``array``, ``block_size``, ``stage``): one binding per
+(set, binding), stage flags the union of the stages that declare it. The block named
+``gl_DefaultUniformBlock`` is the program's default block: a dynamic uniform buffer whose
+bytes ``SetGlobalConstants`` brings (:class:`UniformRing`). A uniform block's binding is
+its GL binding point (``SetShaderBuffers`` class ``Uniform`` window, overridden by
+``SetProgramBindings``' block bindings in reflection order); a storage block's its
+``ShaderStorage`` point; a sampler's its texture unit (``SetSamplerViews`` /
+``BindSamplerStates`` windows, overridden by ``SetProgramBindings``' sampler units).
+
+:class:`DescriptorAllocator` hands out sets from pools it grows; a set is never written
+while a submission may read it: a changed binding takes a new set, the old one is freed
+when its frame's fence has signalled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import vulkan as vk
+
+from ...schema import layouts
+from ...schema import tables as _t
+from .errors import VulkanRefused
+from .memory import GpuBuffer
+
+__all__ = ["ProgramResources", "Binding", "DescriptorAllocator", "UniformRing", "SamplerObject",
+           "DEFAULT_BLOCK", "make_view"]  # fmt: skip
+
+DEFAULT_BLOCK = "gl_DefaultUniformBlock"
+_STAGES = {"vert": vk.VK_SHADER_STAGE_VERTEX_BIT, "tesc": vk.VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT,
+           "tese": vk.VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT,
+           "geom": vk.VK_SHADER_STAGE_GEOMETRY_BIT, "frag": vk.VK_SHADER_STAGE_FRAGMENT_BIT}  # fmt: skip
+
+
+@dataclass
+class Binding:
+    kind: str  # "default", "uniform", "storage", "sampler"
+    set: int
+    binding: int
+    count: int
+    stages: int
+    name: str
+    size: int = 0  # block bytes
+    type: str = ""  # the sampler's GLSL type
+    index: int = 0  # its place among the program's blocks / samplers (SetProgramBindings)
+
+    @property
+    def vk_type(self) -> int:
+        return {"default": vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC,
+                "uniform": vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+                "storage": vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                "sampler": vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER}[self.kind]  # fmt: skip
+
+
+class ProgramResources:
+    def __init__(self, reflection: dict) -> None:
+        merged: dict[tuple[int, int], Binding] = {}
+        # the client's uniform locations: the default block's members, then the samplers
+        # (names in reflection order, once each); a sampler unit row names its location
+        locations: dict[str, int] = {}
+        for e in list(reflection.get("default_block", ())) + list(reflection.get("samplers", ())):
+            locations.setdefault(str(e.get("name", "")), len(locations))
+        for key, kind in (("uniforms", "uniform"), ("storage", "storage"), ("samplers", "sampler")):
+            for pos, e in enumerate(reflection.get(key, ())):
+                try:
+                    s, b = int(e.get("set", 0)), int(e["binding"])
+                    count = int(np.prod(e.get("array") or [1]))
+                    stage = _STAGES[e.get("stage", "frag")]
+                except (KeyError, TypeError, ValueError):
+                    raise VulkanRefused("CreateShaderState.Reflection",
+                                        f"{key} entry {e!r}: no set / binding / stage") from None  # fmt: skip
+                name = str(e.get("name", ""))
+                k = "default" if kind == "uniform" and name == DEFAULT_BLOCK else kind
+                have = merged.get((s, b))
+                if have is not None:
+                    if have.kind != k:
+                        raise VulkanRefused("CreateShaderState.Reflection",
+                                            f"set {s} binding {b} is both {have.kind} and {k}")  # fmt: skip
+                    have.stages |= stage
+                    continue
+                # uniform blocks: the reflection row (SetProgramBindings' block bindings
+                # run over the reflection's uniform rows); samplers: the location
+                idx = locations.get(name, pos) if kind == "sampler" else pos
+                merged[(s, b)] = Binding(k, s, b, count, stage, name, int(e.get("block_size", 0)),
+                                         str(e.get("type", "")), idx)  # fmt: skip
+        self.bindings = sorted(merged.values(), key=lambda x: (x.set, x.binding))
+        self.sets = (max(b.set for b in self.bindings) + 1) if self.bindings else 0
+        self.default = next((b for b in self.bindings if b.kind == "default"), None)
+
+    def create_layouts(self, dev: Any) -> list[Any]:
+        out = []
+        for s in range(self.sets):
+            rows = [vk.VkDescriptorSetLayoutBinding(binding=b.binding, descriptorType=b.vk_type,
+                                                    descriptorCount=b.count, stageFlags=b.stages)
+                    for b in self.bindings if b.set == s]  # fmt: skip
+            info = vk.VkDescriptorSetLayoutCreateInfo(bindingCount=len(rows), pBindings=rows or None)
+            out.append(vk.vkCreateDescriptorSetLayout(dev.device, info, None))
+        return out
+
+
+class DescriptorAllocator:
+    """Sets from pools of :data:`POOL_SETS` (a new pool when one is full)."""
+
+    POOL_SETS = 256
+
+    def __init__(self, dev: Any, defer: Callable[[Callable[[], None]], None]) -> None:
+        self.dev, self.defer = dev, defer
+        self.pools: list[Any] = []
+        self.allocated = 0
+        self.updates = 0  # vkUpdateDescriptorSets calls
+
+    def _pool(self) -> Any:
+        n = self.POOL_SETS
+        sizes = [vk.VkDescriptorPoolSize(type=t, descriptorCount=n * 8) for t in (
+            vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+            vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER)]  # fmt: skip
+        info = vk.VkDescriptorPoolCreateInfo(
+            flags=vk.VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT, maxSets=n,
+            poolSizeCount=len(sizes), pPoolSizes=sizes)  # fmt: skip
+        pool = vk.vkCreateDescriptorPool(self.dev.device, info, None)
+        self.pools.append(pool)
+        return pool
+
+    def allocate(self, layout: Any) -> tuple[Any, Any]:
+        for pool in reversed(self.pools or [self._pool()]):
+            try:
+                info = vk.VkDescriptorSetAllocateInfo(descriptorPool=pool, descriptorSetCount=1,
+                                                      pSetLayouts=[layout])  # fmt: skip
+                self.allocated += 1
+                return pool, vk.vkAllocateDescriptorSets(self.dev.device, info)[0]
+            except (vk.VkErrorOutOfPoolMemory, vk.VkErrorFragmentedPool):
+                continue
+        pool = self._pool()
+        info = vk.VkDescriptorSetAllocateInfo(descriptorPool=pool, descriptorSetCount=1,
+                                              pSetLayouts=[layout])  # fmt: skip
+        return pool, vk.vkAllocateDescriptorSets(self.dev.device, info)[0]
+
+    def free(self, pool: Any, dset: Any) -> None:
+        self.defer(lambda: vk.vkFreeDescriptorSets(self.dev.device, pool, 1, [dset]))
+
+    def destroy(self) -> None:
+        for p in self.pools:
+            vk.vkDestroyDescriptorPool(self.dev.device, p, None)
+        self.pools = []
+
+
+class UniformRing:
+    """The default blocks' bytes: bump-allocated in host-visible chunks; a full chunk
+    retires with the frame (fence), a new one takes over. ``(ShaderCso, Version)`` ->
+    ``(chunk, offset)``: a version is written once, every draw of it reads the same bytes."""
+
+    CHUNK = 256 << 10
+
+    def __init__(self, dev: Any, defer: Callable[[Callable[[], None]], None]) -> None:
+        self.dev, self.defer = dev, defer
+        self.align = max(int(dev.limits.minUniformBufferOffsetAlignment), 16)
+        self.chunk = GpuBuffer(dev, self.CHUNK, vk.VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT)
+        self.top = 0
+        self.memo: dict[Any, tuple[GpuBuffer, int]] = {}
+        self.writes = 0
+        self.chunks = 1
+
+    def put(self, key: Any, data: bytes) -> tuple[GpuBuffer, int]:
+        hit = self.memo.get(key)
+        if hit is not None:
+            return hit
+        n = -(-max(len(data), 16) // self.align) * self.align
+        if n > self.CHUNK:
+            raise VulkanRefused("SetGlobalConstants.Blob", f"{len(data)} bytes: past {self.CHUNK}")
+        if self.top + n > self.CHUNK:
+            self.defer(self.chunk.destroy)
+            self.chunk = GpuBuffer(self.dev, self.CHUNK, vk.VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT)
+            self.top, self.memo = 0, {}
+            self.chunks += 1
+            from .resources import EPOCH
+            EPOCH[0] += 1  # sets that name the old chunk are rebuilt
+        self.chunk.write(self.top, data)
+        hit = self.memo[key] = (self.chunk, self.top)
+        self.top += n
+        self.writes += 1
+        return hit
+
+    def destroy(self) -> None:
+        self.chunk.destroy()
+
+
+# -- samplers ---------------------------------------------------------------------------
+def _names(enum: str) -> dict[int, str]:
+    return {int(v): k for k, v in _t.enum(enum).items()}
+
+
+class SamplerObject:
+    """A ``VkSampler`` made from one ``SamplerParameters`` record (a sampler CSO)."""
+
+    def __init__(self, dev: Any, params: Any, where: str = "CreateSamplerState.Parameters") -> None:
+        self.dev = dev
+        wrap, filt, mip = _names("SamplerWrapMode"), _names("SamplerFilterMode"), _names("SamplerMipmapMode")
+        cfunc, cmode = _names("SamplerCompareFunc"), _names("SamplerCompareMode")
+        wraps = {"ClampToEdge": vk.VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+                 "MirroredRepeat": vk.VK_SAMPLER_ADDRESS_MODE_MIRRORED_REPEAT,
+                 "Repeat": vk.VK_SAMPLER_ADDRESS_MODE_REPEAT,
+                 "ClampToBorder": vk.VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER}  # fmt: skip
+        filters = {"Nearest": vk.VK_FILTER_NEAREST, "Linear": vk.VK_FILTER_LINEAR}
+        ops = {"Never": vk.VK_COMPARE_OP_NEVER, "Less": vk.VK_COMPARE_OP_LESS,
+               "Equal": vk.VK_COMPARE_OP_EQUAL, "LessEqual": vk.VK_COMPARE_OP_LESS_OR_EQUAL,
+               "Greater": vk.VK_COMPARE_OP_GREATER, "NotEqual": vk.VK_COMPARE_OP_NOT_EQUAL,
+               "GreaterEqual": vk.VK_COMPARE_OP_GREATER_OR_EQUAL, "Always": vk.VK_COMPARE_OP_ALWAYS}  # fmt: skip
+
+        def pick(table: dict, names: dict, member: str) -> int:
+            v = int(params[member])
+            name = names.get(v)
+            if name not in table:
+                raise VulkanRefused(f"{where}.{member}", f"{v} ({name}): no Vulkan sampler state")
+            return table[name]
+
+        address = [pick(wraps, wrap, m) for m in ("wrapS", "wrapT", "wrapR")]
+        mag, minf = pick(filters, filt, "magFilter"), pick(filters, filt, "minFilter")
+        mipname = mip.get(int(params["mipmapMode"]))
+        if mipname not in ("None", "Nearest", "Linear"):
+            raise VulkanRefused(f"{where}.mipmapMode", f"{int(params['mipmapMode'])} is no mipmap mode")
+        min_lod, max_lod = float(params["minLod"]), float(params["maxLod"])
+        if mipname == "None":  # GL's non-mipmapped minification: level base only
+            min_lod, max_lod = 0.0, 0.25
+        compare = cmode.get(int(params["compareMode"])) == "CompareToTexture"
+        aniso = float(params["maxAnisotropy"])
+        if aniso > 1.0 and not dev.features.get("samplerAnisotropy"):
+            raise VulkanRefused(f"{where}.maxAnisotropy", f"{aniso}: the device has no samplerAnisotropy")
+        border = self._border(params, where, address)
+        info = vk.VkSamplerCreateInfo(
+            magFilter=mag, minFilter=minf,
+            mipmapMode=vk.VK_SAMPLER_MIPMAP_MODE_LINEAR if mipname == "Linear"
+            else vk.VK_SAMPLER_MIPMAP_MODE_NEAREST,
+            addressModeU=address[0], addressModeV=address[1], addressModeW=address[2],
+            mipLodBias=float(params["lodBias"]),
+            anisotropyEnable=vk.VK_TRUE if aniso > 1.0 else vk.VK_FALSE,
+            maxAnisotropy=min(aniso, float(dev.limits.maxSamplerAnisotropy)) if aniso > 1.0 else 1.0,
+            compareEnable=vk.VK_TRUE if compare else vk.VK_FALSE,
+            compareOp=pick(ops, cfunc, "compareFunc") if compare else vk.VK_COMPARE_OP_NEVER,
+            minLod=min_lod, maxLod=max(max_lod, min_lod), borderColor=border,
+            unnormalizedCoordinates=vk.VK_FALSE,
+        )  # fmt: skip
+        self.sampler = vk.vkCreateSampler(dev.device, info, None)
+
+    @staticmethod
+    def _border(params: Any, where: str, address: list[int]) -> int:
+        if vk.VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER not in address:
+            return vk.VK_BORDER_COLOR_FLOAT_TRANSPARENT_BLACK
+        form = {int(v): k for k, v in _t.enum("BorderColorForm").items()}.get(int(params["borderColorForm"]))
+        member = {"Float": "borderColor", "Int": "borderColorI", "Uint": "borderColorUI"}.get(form or "")
+        if member is None:
+            raise VulkanRefused(f"{where}.borderColorForm", f"{int(params['borderColorForm'])}")
+        c = tuple(float(x) for x in np.asarray(params[member]).reshape(-1)[:4])
+        fixed = {(0.0, 0.0, 0.0, 0.0): "TRANSPARENT_BLACK", (0.0, 0.0, 0.0, 1.0): "OPAQUE_BLACK",
+                 (1.0, 1.0, 1.0, 1.0): "OPAQUE_WHITE"}  # fmt: skip
+        name = fixed.get(c)
+        if name is None:
+            raise VulkanRefused(f"{where}.{member}", f"{c}: Vulkan 1.0 borders are transparent "
+                                "black, opaque black or opaque white")  # fmt: skip
+        kind = "FLOAT" if form == "Float" else "INT"
+        return getattr(vk, f"VK_BORDER_COLOR_{kind}_{name}")
+
+    def destroy(self) -> None:
+        if self.sampler is not None:
+            vk.vkDestroySampler(self.dev.device, self.sampler, None)
+            self.sampler = None
+
+
+def default_parameters() -> np.void:
+    """GL's initial sampler state (min NEAREST_MIPMAP_LINEAR, mag LINEAR, REPEAT, lods
+    -1000 / 1000), as a ``SamplerParameters`` record."""
+    p = np.zeros((), layouts.dtype("SamplerParameters"))
+    wrap, f, m = _t.enum("SamplerWrapMode"), _t.enum("SamplerFilterMode"), _t.enum("SamplerMipmapMode")
+    for w in ("wrapS", "wrapT", "wrapR"):
+        p[w] = wrap["Repeat"]
+    p["minFilter"], p["magFilter"], p["mipmapMode"] = f["Nearest"], f["Linear"], m["Linear"]
+    p["minLod"], p["maxLod"], p["maxAnisotropy"] = -1000.0, 1000.0, 1.0
+    p["compareFunc"] = _t.enum("SamplerCompareFunc")["LessEqual"]
+    return p[()]
+
+
+def make_view(dev: Any, img: Any, target: str, base_level: int, levels: int, base_layer: int,
+              layers: int, depth_only: bool) -> Any:  # fmt: skip
+    """A sampled ``VkImageView`` of ``img`` for GL ``target`` (cube: the CUBE view type)."""
+    types = {"Tex2D": vk.VK_IMAGE_VIEW_TYPE_2D, "Renderbuffer": vk.VK_IMAGE_VIEW_TYPE_2D,
+             "Tex3D": vk.VK_IMAGE_VIEW_TYPE_3D, "Tex2DArray": vk.VK_IMAGE_VIEW_TYPE_2D_ARRAY,
+             "TexCube": vk.VK_IMAGE_VIEW_TYPE_CUBE, "TexCubeArray": vk.VK_IMAGE_VIEW_TYPE_CUBE_ARRAY}  # fmt: skip
+    if target not in types:
+        raise VulkanRefused("CreateSamplerView.Target", f"{target}: no sampled view of it")
+    aspect = vk.VK_IMAGE_ASPECT_DEPTH_BIT if depth_only else img.aspect
+    base_level = min(base_level, img.levels - 1)
+    levels = max(1, min(levels or img.levels, img.levels - base_level))
+    if target in ("Tex2D", "Renderbuffer", "Tex3D"):
+        base_layer, layers = 0, 1
+    elif target == "TexCube":
+        layers = 6
+    else:
+        layers = max(1, min(layers or img.layers, img.layers - base_layer))
+    info = vk.VkImageViewCreateInfo(
+        image=img.image, viewType=types[target], format=img.format,
+        subresourceRange=vk.VkImageSubresourceRange(aspectMask=aspect, baseMipLevel=base_level,
+                                                    levelCount=levels, baseArrayLayer=base_layer,
+                                                    layerCount=layers))  # fmt: skip
+    return vk.vkCreateImageView(dev.device, info, None)
