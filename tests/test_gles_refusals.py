@@ -81,7 +81,9 @@ def test_shader_that_fails_to_compile(transport: str, tmp_path: Path) -> None:
     vert = load("color").spirv[0]
     with pytest.raises(DriverRefused) as info:
         with gles_client(transport) as (c, be):
-            c.create_program({0: vert, 4: frag}, load("color").reflection)
+            setup(c, quad(-1, -1, 1, 1, 0, (1.0, 0.0, 0.0, 1.0)))
+            c.use_program(c.create_program({0: vert, 4: frag}, load("color").reflection))
+            c.draw_arrays(GL.TRIANGLES, 0, 6)  # the program reaches the wire by its first use
             c.present()
     assert info.value.reason == "CreateShaderState.Compile"
     assert "bitfieldReverse" in info.value.log
@@ -91,7 +93,10 @@ def test_spirv_that_spirv_cross_refuses(tmp_path: Path) -> None:
     frag = _bake(tmp_path, "void main() { o_color0 = vec4(dFdxFine(v_color.x)); }\n")
     with pytest.raises(DriverRefused) as info:
         with gles_client() as (c, be):
-            c.create_program({0: load("color").spirv[0], 4: frag}, load("color").reflection)
+            setup(c, quad(-1, -1, 1, 1, 0, (1.0, 0.0, 0.0, 1.0)))
+            c.use_program(c.create_program({0: load("color").spirv[0], 4: frag},
+                                           load("color").reflection))  # fmt: skip
+            c.draw_arrays(GL.TRIANGLES, 0, 6)  # the program reaches the wire by its first use
             c.present()
     assert info.value.reason == "CreateShaderState.Spirv"
     assert "OpenGL ES" in info.value.log
@@ -128,6 +133,7 @@ def test_deaths_release_gl_objects() -> None:
     """A framebuffer dies by ObjectDeath alone; resources and programs by their wire delete."""
     with gles_client() as (c, be):
         _, prog = setup(c, quad(-1, -1, 1, 1, 0, (1.0, 0.0, 0.0, 1.0)))
+        c.draw_arrays(GL.TRIANGLES, 0, 6)  # the program reaches the wire by its first use
         fb = c.create_framebuffer()
         tex = c.create_texture_2d(8, 8)
         c.framebuffer_texture(fb, 0, tex)

@@ -54,6 +54,18 @@ class GlesBackend:
     SetPixelPackState = staticmethod(_state_only)
     SetSamplerViews = staticmethod(_state_only)  # programs with samplers are refused at create
     BindSamplerStates = staticmethod(_state_only)
+    # pushed at a scene's first validate (MobileGL's sequence); nothing here reads them yet:
+    # a program that would need them (samplers, uniforms, compute) is refused at its create
+    CreateSamplerState = staticmethod(_state_only)  # a texture's built-in sampler
+    DeleteSamplerState = staticmethod(_state_only)
+    SetTextureParams = staticmethod(_state_only)
+    SetProgramBindings = staticmethod(_state_only)
+    BindShaderState = staticmethod(_state_only)
+    SetDispatchProgram = staticmethod(_state_only)
+    SetPatchState = staticmethod(_state_only)
+    SetVertexAttribDefaults = staticmethod(_state_only)
+    SetContextValues = staticmethod(_state_only)
+    SetGlobalConstants = staticmethod(_state_only)
 
     def __init__(self) -> None:
         self.gl = CountedGL()

@@ -103,6 +103,8 @@ class Resources:
             return
         fmt = int(p.InternalFormat)  # type: ignore[index]
         w, h = int(p.Width), int(p.Height)  # type: ignore[index]
+        if (w == 0 or h == 0) and isinstance(res, (GlTexture, GlRenderbuffer)):
+            return  # no extent (MobileGL's constructor respecify): no storage defined yet
         if isinstance(res, GlTexture):
             levels = max(int(p.Levels), 1)  # type: ignore[index]
             self._limit(w, h, self.limits.max_texture_size, "GL_MAX_TEXTURE_SIZE", what)
@@ -110,6 +112,8 @@ class Resources:
                 raise DriverRefused(
                     f"{what}.InternalFormat", f"0x{fmt:04x} is not supported by gles"
                 )
+            if (res.internal_format, res.width, res.height, res.levels) == (fmt, w, h, levels):
+                return  # the storage it has (MobileGL re-describes it per level): kept
             if res.levels:  # immutable storage: a respecify is a new texture name
                 gl.glDeleteTextures(1, [res.name])
                 res.name = int(gl.glGenTextures(1))
