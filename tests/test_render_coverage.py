@@ -1,0 +1,128 @@
+"""Issue 17's render scenes (runtime/harness/scenes/render.py, minecraft.py) on both
+pixel backends: each scene either draws exactly what its first-principles probes say
+(and, where both backends draw it, the two pictures agree: SSIM and probe pixels), or
+stops at a NAMED refusal -- a ``Fatal{DriverRefused|UnimplementedCall, "<Record>.<Field>"}``
+at the record a backend cannot execute, or ``Client.<call>`` for a client call that does
+not exist yet. Never a wrong picture, never an unnamed error. Nothing is skipped: what a
+backend refuses today is listed by ``python tests/test_render_coverage.py``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from functools import lru_cache
+
+import pytest
+
+from _vk_support import assert_clean  # noqa: F401  (sets MGPIPE_VK_VALIDATION=on)
+from mgpipe.runtime.errors import PipeFatal
+from mgpipe.runtime.harness.compare import compare_results
+from mgpipe.runtime.harness.runner import run_scene
+from mgpipe.runtime.harness.scenes import RENDER_SCENES, SCENES, render
+from mgpipe.runtime.harness.scenes.kit import Image, Probe
+
+BACKENDS = ("gles", "vulkan")
+NAMES = list(RENDER_SCENES)
+#: a named refusal: the record and field (``CreateShaderState.Reflection``), a call
+#: (``Blit``) or a client call (``Client.create_texture``)
+_NAMED = re.compile(r'^(Fatal\{\w+, "[A-Z]\w*(\.\w+)*"\}|Client\.\w+(\([\w=, ]*\))?: )')
+
+
+@lru_cache(maxsize=None)
+def outcome(name: str, backend: str):
+    """("ok", result) or ("refused", message) -- any other exception propagates."""
+    try:
+        return "ok", run_scene(name, backend, "monolith")
+    except (PipeFatal, render.ClientGap) as exc:
+        return "refused", str(exc)
+
+
+def test_every_issue_17_family_has_a_scene() -> None:
+    want = {f"tex-{f}" for f in ("rgba8", "r8", "rg8", "srgb8-alpha8", "rgb10-a2",
+                                 "r11f-g11f-b10f", "rgba16f", "rgba32f")} | {  # fmt: skip
+        "tex-lod", "tex-cube", "tex-3d", "tex-array", "sampler-wrap", "sampler-filter",
+        "shadow", "srgb-encode", "msaa-resolve", "ubo-array", "uniform-matrix", "int-texture",
+        "minecraft-frame"}  # fmt: skip
+    assert want <= set(RENDER_SCENES)
+    for name in NAMES:  # every one runs by name through mgpipe run / compare
+        assert name in SCENES and SCENES[name] is RENDER_SCENES[name]
+    assert not set(RENDER_SCENES) & set(list(SCENES))  # not in `all` until both backends draw them
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_probes_are_first_principles_and_discriminating(name: str) -> None:
+    """Every scene has probes; they are not all the clear colour (a scene that drew
+    nothing would fail them), and they lie on the surface."""
+    scene = RENDER_SCENES[name]
+    probes = scene.probes(scene.default_n)
+    assert probes
+    assert any(tuple(p.rgba) != (0, 0, 0, 255) for p in probes)
+    assert all(0 <= p.x < scene.width and 0 <= p.y < scene.height for p in probes)
+
+
+def test_negative_control_a_blank_picture_fails_every_scene_s_probes() -> None:
+    for name in NAMES:
+        scene = RENDER_SCENES[name]
+        blank = [Image(scene.width, scene.height, bytes((0, 0, 0, 255)) * scene.width * scene.height)]
+        assert [p for p in scene.probes(scene.default_n) if p.check(blank)], name
+
+
+def test_hand_decoders_agree_with_independent_ones() -> None:
+    """The 11/11/10 and half-float decoders against numpy's float16 and GL's formulas."""
+    import numpy as np
+
+    for v in (0.0625, 0.125, 0.25, 0.5, 0.75, 1.0):
+        assert render._uf(render._f11(v, 6), 6) == v == render._uf(render._f11(v, 5), 5)
+        assert float(np.float16(v)) == v
+    assert abs(render.srgb_to_linear(render.linear_to_srgb(0.3)) - 0.3) < 1e-12
+    assert render.linear_to_srgb(0.5) == pytest.approx(0.735357, abs=1e-6)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", NAMES)
+def test_a_scene_draws_its_probes_or_is_refused_by_name(name: str, backend: str) -> None:
+    status, res = outcome(name, backend)
+    if status == "refused":
+        assert _NAMED.match(res), f"unnamed refusal: {res}"
+        return
+    scene = RENDER_SCENES[name]
+    fails = [m for p in scene.probes(scene.default_n) if (m := p.check(res.images))]
+    assert fails == [], f"{name} on {backend}: a wrong picture"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_where_both_backends_draw_a_scene_compare_passes(name: str) -> None:
+    (sa, ra), (sb, rb) = outcome(name, "gles"), outcome(name, "vulkan")
+    if sa != "ok" or sb != "ok":
+        assert "refused" in (sa, sb)  # reported by the test above and by __main__
+        return
+    cmp = compare_results(name, ra, rb, BACKENDS, "monolith")
+    assert cmp.ok, cmp.failures
+
+
+def _status(name: str, be: str) -> str:
+    try:
+        s, r = outcome(name, be)
+    except Exception as exc:  # what the tests above fail on: an unnamed error
+        return f"ERROR {type(exc).__name__}: {str(exc)[:70]}"
+    if s == "refused":
+        return f"refused {r[:90]}"
+    scene = RENDER_SCENES[name]
+    bad = [m for p in scene.probes(scene.default_n) if (m := p.check(r.images))]
+    return f"WRONG PICTURE ({len(bad)} probes): {bad[0][:80]}" if bad else "draws (probes exact)"
+
+
+def status_table() -> list[str]:
+    rows = []
+    for name in NAMES:
+        cells = []
+        for be in BACKENDS:
+            cells.append(f"{be}: {_status(name, be)}")
+        rows.append(f"{name:<20} | " + " | ".join(cells))
+    return rows
+
+
+if __name__ == "__main__":  # the per-scene status on both backends
+    print("\n".join(status_table()))
+    sys.exit(0)
