@@ -64,9 +64,9 @@ def _gather(block: bytes, chunks: tuple[tuple[int, int], ...]) -> bytes:
 def test_mask_all_is_the_tables_constant() -> None:
     from mgpipe.runtime.schema import tables as t
 
-    # MobileGL's ABI has no kMGPipeRenderStateChunkMaskAll: "all ones" is every bit of the
-    # Uint32 ChunkMask (its largest value), and the mask of exactly the half's chunk bits
+    # all ones: every bit of the Uint32 ChunkMask; the mask of exactly the half's chunk bits
     # ((1 << kMGPipe*ChunkCount) - 1, MobileGL's spelling) names every chunk as well
+    assert t.constant("kMGPipeRenderStateChunkMaskAll") == ALL
     assert mask_all() == t.field("MGPRenderStateDesc", "ChunkMask").max_value == ALL
     p = Pipe()
     block = _reference_block(2)

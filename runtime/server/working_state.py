@@ -8,9 +8,9 @@ Blob conventions (both halves, ``CreateRenderState`` and ``SetDynamicState``):
 
 - bit *i* of ``ChunkMask`` names chunk *i* of the half (ascending offset order);
 - the blob is the concatenation of the named chunks' bytes, in bit order;
-- the all-ones ``ChunkMask`` (every bit of the member set: its largest value, from the
-  layout in the tables) names every chunk of the half, as does the mask with exactly the
-  half's chunk bits set (MobileGL's ``(1 << kMGPipe*ChunkCount) - 1``);
+- ``kMGPipeRenderStateChunkMaskAll`` (all ones: the ``ChunkMask`` member's largest value)
+  names every chunk of the half, as does the mask with exactly the half's chunk bits set
+  (MobileGL's ``(1 << kMGPipe*ChunkCount) - 1``);
 - a set bit beyond the half's chunk count (other than all-ones) is
   ``ProtocolCorruption("<Call>.ChunkMask")``; a blob whose length is not the sum of the
   named chunks' lengths is ``ProtocolCorruption("<Call>.Blob")``.
@@ -62,12 +62,15 @@ def chunk_tables() -> tuple[str, int, Chunks, Chunks]:
 
 @lru_cache(maxsize=None)
 def mask_all() -> int:
-    """The all-ones ``ChunkMask``: the largest value of ``MGPRenderStateDesc.ChunkMask``
-    (``MGPDynamicState.ChunkMask`` is checked to be the same width)."""
-    pipe = _t.field("MGPRenderStateDesc", "ChunkMask").max_value
-    if _t.field("MGPDynamicState", "ChunkMask").max_value != pipe:
-        raise _t.TablesError("MGPRenderStateDesc / MGPDynamicState ChunkMask widths differ")
-    return pipe
+    """``kMGPipeRenderStateChunkMaskAll``, checked to be all ones in both halves'
+    ``ChunkMask`` (``MGPRenderStateDesc``, ``MGPDynamicState``)."""
+    value = _t.constant("kMGPipeRenderStateChunkMaskAll")
+    for struct in ("MGPRenderStateDesc", "MGPDynamicState"):
+        if _t.field(struct, "ChunkMask").max_value != value:
+            raise _t.TablesError(
+                f"kMGPipeRenderStateChunkMaskAll is not {struct}.ChunkMask's all ones"
+            )
+    return value
 
 
 def selected_chunks(mask: int, chunks: Chunks, what: str) -> Chunks:
