@@ -32,7 +32,10 @@ import pytest
 
 from mgpipe.runtime.backends.recorder import Recorder
 from mgpipe.runtime.backends.recorder_golden import GoldenLine, golden_records, parse_golden
-from mgpipe.runtime.client.api import GL_COLOR_BUFFER_BIT, GL_FLOAT, GL_RGBA8, GL_TRIANGLES, Client
+from mgpipe.runtime.client.api import (
+    GL_COLOR, GL_COLOR_BUFFER_BIT, GL_FLOAT, GL_NEAREST, GL_RGBA8, GL_TEXTURE_MAG_FILTER, GL_TEXTURE_MIN_FILTER,
+    GL_TRIANGLES, Client,
+)
 from mgpipe.runtime.harness.shaders.programs import load
 from mgpipe.runtime.server.applier import Applier
 from mgpipe.runtime.wire.stage import StageSegment
@@ -52,33 +55,25 @@ VERTICES = struct.pack("<12f", -1, -1, 0, 1, 1, -1, 0, 1, 0, 1, 0, 1)
 INDICES = struct.pack("<3H", 0, 1, 2)
 
 #: GL calls of MobileGL's sequences that the client has no API for yet (left out below).
-NO_CLIENT_API: dict[str, tuple[str, ...]] = {
-    "BufferVertexArrayDraw": (
-        "glUniform4f(u_offset) / glUniform1i(u_texture): no uniform API (SetGlobalConstants, "
-        "SetProgramBindings' sampler units)",
-        "glTexParameteri(MIN_FILTER / MAG_FILTER): no texture-parameter API (CreateSamplerState "
-        "+ SetTextureParams per change)",
-    ),
-    "TextureFramebufferClearBlit": (
-        "glClearBufferfv(GL_COLOR, 0, ...): no clear-buffer API",
-        "glBindFramebuffer(GL_READ_FRAMEBUFFER / GL_DRAW_FRAMEBUFFER) + glBlitFramebuffer: no "
-        "read/draw framebuffer split, no blit API",
-        "glGenerateMipmap: no mipmap API",
-    ),
-}
+NO_CLIENT_API: dict[str, tuple[str, ...]] = {"BufferVertexArrayDraw": (), "TextureFramebufferClearBlit": ()}
+
+#: the default block of MobileGL's scenario program (u_offset a vec4, u_texture a sampler2D)
+UNIFORMS = {"u_offset": (0, "vec4"), "u_texture": (None, "sampler2D")}
 
 
 def buffer_vertex_array_draw(c: Client, vertex_bytes_delta: int = 0) -> None:
     """Buffers, a vertex array, a sampled texture, a program, four draws (blend on, then off).
     ``vertex_bytes_delta`` changes one GL input (the vertex buffer's size) for the control."""
     src = load("color")  # a vertex + fragment program (the bytes are opaque to the recorder)
-    program = c.create_program(src.spirv, src.reflection)
+    program = c.create_program(src.spirv, src.reflection, uniforms=UNIFORMS)
     c.use_program(program)
-    # glUniform4f / glUniform1i: NO_CLIENT_API
+    c.uniform(program, "u_offset", 0.0, 0.0, 0.0, 0.0)  # glUniform4f
+    c.uniform(program, "u_texture", 0)  # glUniform1i
     texture = c.create_texture_2d(2, 2, GL_RGBA8, levels=1)  # glGenTextures + glTexStorage2D
     c.bind_texture(0, texture)  # glBindTexture on the active unit, 0
     c.tex_sub_image_2d(texture, 0, 0, 0, 2, 2, TEXELS)
-    # glTexParameteri(MIN_FILTER, NEAREST), (MAG_FILTER, NEAREST): NO_CLIENT_API
+    c.tex_parameter(texture, GL_TEXTURE_MIN_FILTER, GL_NEAREST)
+    c.tex_parameter(texture, GL_TEXTURE_MAG_FILTER, GL_NEAREST)
     vbo = c.create_buffer()
     c.buffer_data(vbo, len(VERTICES) + vertex_bytes_delta)  # glBufferData(48, NULL)
     c.buffer_sub_data(vbo, 0, VERTICES)
@@ -109,9 +104,12 @@ def texture_framebuffer_clear_blit(c: Client) -> None:
     c.bind_framebuffer(framebuffers[0])
     c.clear_color(0.25, 0.5, 0.75, 1.0)
     c.clear(GL_COLOR_BUFFER_BIT)
-    # glClearBufferfv(GL_COLOR, 0, {1, 0, 0.5, 1}): NO_CLIENT_API
-    # glBindFramebuffer(READ, fb0), (DRAW, fb1), glBlitFramebuffer(0,0,8,8 -> 0,0,4,4): NO_CLIENT_API
-    # glBindTexture(textures[1]), glGenerateMipmap: NO_CLIENT_API
+    c.clear_buffer(GL_COLOR, 0, (1.0, 0.0, 0.5, 1.0))  # glClearBufferfv
+    c.bind_framebuffer(framebuffers[0], "read")
+    c.bind_framebuffer(framebuffers[1], "draw")
+    c.blit_framebuffer(0, 0, 8, 8, 0, 0, 4, 4, GL_COLOR_BUFFER_BIT, GL_NEAREST)
+    c.bind_texture(0, textures[1])
+    c.generate_mipmap(textures[1])
 
 
 SCENARIOS: dict[str, Callable[..., None]] = {
@@ -128,18 +126,18 @@ _DIGEST = ("ContentHash is the client's set-hash digest (mgpipe's suppressor dig
 _CSO = "CSO numbers: MobileGL's are content-addressed per process, mgpipe's minted in order"
 HASH_REASONS: dict[str, str] = {
     "ResourceCreate": f"{_HANDLES}; GlNameForDiag is the GL name in MobileGL, 0 in mgpipe; BindMask "
-                      "carries MobileGL's sticky bind bits (ARRAY / ELEMENT_ARRAY at glBindBuffer), 0 in mgpipe",
+                      "carries MobileGL's sticky buffer bind bits (ARRAY / ELEMENT_ARRAY at glBindBuffer), 0 in mgpipe",
     "ResourceRespecify": f"{_HANDLES}; GlNameForDiag and the sticky BindMask as for ResourceCreate; a "
-                         "buffer's Usage is GL_STATIC_DRAW in MobileGL, 0 in mgpipe; MobileGL's first texture "
-                         "respecify is the constructor's (no storage yet), mgpipe's the storage's",
-    "ResourceSubData": f"{_HANDLES} (the buffer's Res)",
+                         "buffer's Usage is GL_STATIC_DRAW in MobileGL, 0 in mgpipe; the texture respecifies' values "
+                         "(constructor, storage, per level, sticky sampler / render-target bits) are the "
+                         "client's, unchecked member by member against MobileGL's",
+    "ResourceSubData": f"{_HANDLES} (the buffer's and the texture's Res)",
     "SetFramebufferState": f"{_DIGEST}; the default framebuffer's size is MobileGL's unit context's, "
                            "mgpipe's the client's (64x32)",
     "SetDrawProgram": f"{_HANDLES} (the program's)",
     "CreateSamplerView": f"{_HANDLES} (the view's and the texture's)",
     "SetSamplerViews": f"{_DIGEST}; {_HANDLES} (in the tail)",
-    "BindSamplerStates": f"{_DIGEST}; the unit's sampler is the texture's built-in sampler CSO in "
-                         "MobileGL, null in mgpipe (no texture-parameter API)",
+    "BindSamplerStates": f"{_DIGEST}; {_CSO} (the texture's built-in sampler)",
     "CreateRenderState": f"{_CSO}; the block is the client's render state (MobileGL's frontend "
                          "defaults and conversions differ member by member)",
     "BindRenderState": f"{_CSO}; Version / PipelineVersion count the client's own bumps",
@@ -149,7 +147,30 @@ HASH_REASONS: dict[str, str] = {
     "SetIndexBuffer": f"{_HANDLES} (the index buffer's); IndexSize: mgpipe leaves it 0 (the draw carries it)",
     "DrawVbo": f"{_HANDLES} (IndexResource); the draw fields the frontend derives (restart index, "
                "index range) are mgpipe's",
-    "Clear": f"{_HANDLES} (the framebuffer's); the clear kind and values are the client's mapping of glClear",
+    "Clear": f"{_HANDLES} (the framebuffer's); the clear kind and values are the client's mapping of "
+             "glClear / glClearBuffer",
+    "CreateShaderState": f"{_CSO} (the program's); GlobalUboSize and the statuses are the client's",
+    "SetProgramBindings": f"{_CSO} (the program's); the sampler unit's Location is the client's "
+                          "declaration index, MobileGL's the GL location",
+    "BindShaderState": f"{_HANDLES} (the program's)",
+    "SetDispatchProgram": f"{_HANDLES} (the program's)",
+    "SetGlobalConstants": f"{_CSO} (ShaderCso); Version counts the client's uniform writes",
+    "SetTextureParams": f"{_HANDLES} (the texture's); BuiltinSampler is the client's sampler CSO "
+                        "number (the context's default sampler, then the minted ones)",
+    "CreateSamplerState": f"{_CSO}; the SamplerParameters bytes are the client's GL defaults "
+                          "(unchecked member by member against MobileGL's)",
+    "Blit": f"{_HANDLES} (the two framebuffers')",
+    "GenerateMipmap": f"{_HANDLES} (the texture's)",
+    "CreateVertexElements": f"{_CSO}; the rows of the attributes not enabled are the client's "
+                            "(BindingIndex = the attribute, the rest zero)",
+    "SetPixelPackState": "the pack parameters are the client's GL defaults (unchecked member by "
+                         "member against MobileGL's)",
+    "SetPatchState": "GL's patch defaults as the client writes them (unchecked member by member "
+                     "against MobileGL's)",
+    "SetVertexAttribDefaults": "the attribute values and value classes are the client's (0, 0, 0, 1 "
+                               "float; unchecked member by member against MobileGL's)",
+    "SetContextValues": "the touched-unit and binding-point counts are the client's (unchecked "
+                        "member by member against MobileGL's)",
 }
 
 
@@ -172,12 +193,15 @@ def golden(name: str) -> tuple[str, str, list[tuple[int, str, int, int]]]:
 
 def capture(name: str, **inputs: int) -> list[GoldenLine]:
     """The scenario through the client, the monolith transport and the recorder backend, in
-    MobileGL's format. MobileGL's recorder stops before the context's teardown; so does this."""
+    MobileGL's format. MobileGL's recorder starts after the context's creation (its default sampler, the built-in
+    sampler of every new texture, exists before the scenario) and stops before its teardown;
+    so does this."""
     stage = StageSegment(4 << 20)
     rec = Recorder()
     client = Client(Applier(rec, stage).apply, stage, transport="monolith", width=64, height=32)
+    start = len(rec.raw)  # what the context's creation sent (its default sampler) is no line
     SCENARIOS[name](client, **inputs)
-    lines = golden_records(rec)
+    lines = [g for g in golden_records(rec) if g.record < 0 or g.record >= start]
     client.close()
     return lines
 

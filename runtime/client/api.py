@@ -9,6 +9,8 @@ here, per kind; a death sends the delete record, forwards the death, then frees 
 
 from __future__ import annotations
 
+import json
+import struct
 from collections.abc import Mapping
 from types import TracebackType
 from typing import Any
@@ -22,13 +24,44 @@ from ..transport.registry import DEFAULT_RING, TRANSPORTS, make_transport
 from ..wire.handle import NULL, Handle, default_framebuffer
 from ..wire.stage import StageSegment
 from .emitter import Emitter
+from .sampler_cache import SamplerCache
 from .render_state import RenderState
 from .tracker import Attrib, Buffer, Framebuffer, Program, Texture, Tracker
 
-__all__ = ["TRANSPORTS", "Client", "make_transport"]
+__all__ = ["TRANSPORTS", "Client", "ClientError", "make_transport"]
 
 GL_COLOR_BUFFER_BIT = 0x4000
 GL_DEPTH_BUFFER_BIT = 0x0100
+GL_STENCIL_BUFFER_BIT = 0x0400
+GL_NEAREST = 0x2600
+GL_LINEAR = 0x2601
+GL_NEAREST_MIPMAP_NEAREST = 0x2700
+GL_LINEAR_MIPMAP_NEAREST = 0x2701
+GL_NEAREST_MIPMAP_LINEAR = 0x2702
+GL_LINEAR_MIPMAP_LINEAR = 0x2703
+GL_REPEAT = 0x2901
+GL_CLAMP_TO_EDGE = 0x812F
+GL_MIRRORED_REPEAT = 0x8370
+GL_CLAMP_TO_BORDER = 0x812D
+GL_TEXTURE_MAG_FILTER = 0x2800
+GL_TEXTURE_MIN_FILTER = 0x2801
+GL_TEXTURE_WRAP_S = 0x2802
+GL_TEXTURE_WRAP_T = 0x2803
+GL_TEXTURE_WRAP_R = 0x8072
+GL_TEXTURE_BORDER_COLOR = 0x1004
+GL_TEXTURE_MIN_LOD = 0x813A
+GL_TEXTURE_MAX_LOD = 0x813B
+GL_TEXTURE_BASE_LEVEL = 0x813C
+GL_TEXTURE_MAX_LEVEL = 0x813D
+GL_TEXTURE_LOD_BIAS = 0x8501
+GL_TEXTURE_COMPARE_MODE = 0x884C
+GL_TEXTURE_COMPARE_FUNC = 0x884D
+GL_COMPARE_REF_TO_TEXTURE = 0x884E
+GL_TEXTURE_MAX_ANISOTROPY = 0x84FE
+GL_COLOR = 0x1800
+GL_DEPTH = 0x1801
+GL_STENCIL = 0x1802
+GL_DEPTH_STENCIL = 0x84F9
 GL_TRIANGLES = 0x0004
 GL_RGBA8 = 0x8058
 GL_FLOAT = 0x1406
@@ -36,6 +69,11 @@ GL_NO_ERROR = 0
 GL_UNKNOWN_CONTEXT_RESET = 0x8255
 #: What :meth:`Client.present` returns once the device is lost (``EGL_CONTEXT_LOST``).
 EGL_CONTEXT_LOST = 0x300E
+
+
+class ClientError(ValueError):
+    """A client-side misuse of the API (the GL error the call would raise): named, and never
+    a wire record."""
 
 
 class Client:
@@ -56,16 +94,23 @@ class Client:
                           if isinstance(transport, str) else transport)  # fmt: skip
         self.em = Emitter(self.transport, stage)
         self.tr = Tracker(self.em, width=width, height=height, whole_block=whole_block)
+        #: the sampler-state cache (sampler objects and textures' built-in samplers)
+        self._samplers = SamplerCache(self._mint_sampler, self._kill_sampler)
+        self._sampler_params: dict[Handle, dict[str, Any]] = {}
+        #: the context's default sampler: GL's initial parameters, the built-in sampler of
+        #: every texture until its first glTexParameter (never evicted: held as built-in)
+        self.default_sampler = self._samplers.acquire(_sampler_bytes({}), builtin=True)
         #: DrawVbo with one MGPDrawRange, packed straight into the transport (names in
         #: MGPDrawInfo's memory order: the packer's one-C-call path)
         self._draw_vbo = self.em.fast(
             "DrawVbo",
-            ("Mode", "IndexSize", "InstanceCount", "RestartIndex", "IndexResource.Slot",
-             "IndexResource.Gen", "NumDraws"), ("Start", "Count", "IndexBias"))  # fmt: skip
+            ("Mode", "IndexSize", "InstanceCount", "StartInstance", "RestartIndex",
+             "IndexResource.Slot", "IndexResource.Gen", "NumDraws"),
+            ("Start", "Count", "IndexBias"))  # fmt: skip
         #: the indexed form also carries Flags (kDrawPrimitiveRestart)
         self._draw_indexed = self.em.fast(
             "DrawVbo",
-            ("Mode", "IndexSize", "Flags", "InstanceCount", "RestartIndex",
+            ("Mode", "IndexSize", "Flags", "InstanceCount", "StartInstance", "RestartIndex",
              "IndexResource.Slot", "IndexResource.Gen", "NumDraws"),
             ("Start", "Count", "IndexBias"))  # fmt: skip
         self._restart_flag = _t.enum("MGPDrawFlagBit")["kDrawPrimitiveRestart"]
@@ -180,22 +225,134 @@ class Client:
         self.tr.death("Buffer", buf.handle, "ResourceDestroy")
 
     # -- textures ------------------------------------------------------------
+    def create_texture(self, target: str, width: int, height: int, depth: int = 1,
+                       levels: int = 1, internal_format: int = GL_RGBA8) -> Texture:  # fmt: skip
+        """``glTexStorage*``: ``target`` "2d" | "cube" | "3d" | "2d_array" (``depth`` the
+        3D depth or the array's layers; a cube has 6 faces). MobileGL's sequence: the object
+        (ResourceCreate, the constructor's ResourceRespecify with no extent, SetTextureParams),
+        then the storage (ResourceRespecify, one more per level, SetTextureParams)."""
+        try:
+            wire_target = _TEX_TARGETS[target]
+        except KeyError:
+            raise ClientError(f"create_texture: unknown target {target!r} "
+                              f"(one of {', '.join(_TEX_TARGETS)})") from None  # fmt: skip
+        if width <= 0 or height <= 0 or depth <= 0:
+            raise ClientError(f"create_texture: extent {width}x{height}x{depth} is empty")
+        if target == "cube" and (width != height or depth != 1):
+            raise ClientError("create_texture: a cube's faces are square and it has depth 1")
+        if target == "2d" and depth != 1:
+            raise ClientError("create_texture: a 2d texture has depth 1")
+        top = max(width, height, depth if target == "3d" else 1).bit_length()
+        if not 1 <= levels <= top:
+            raise ClientError(f"create_texture: {levels} levels for {width}x{height}x{depth} "
+                              f"(1..{top})")  # fmt: skip
+        tex = Texture(self.tr.alloc["Texture"].alloc(), wire_target, internal_format,
+                      width, height, levels)  # fmt: skip
+        tex.sampler = self.default_sampler
+        tex.depth = depth if target == "3d" else 1
+        tex.layers = 6 if target == "cube" else depth if target == "2d_array" else 1
+        tr = self.tr
+        self.em.emit("ResourceCreate", tr.texture_desc(tex, storage=False))
+        self.em.emit("ResourceRespecify", tr.texture_desc(tex, storage=False))
+        self._texture_params(tex)
+        whole = tr.texture_desc(tex)
+        self.em.emit("ResourceRespecify", whole)
+        for level in range(levels):
+            self.em.emit("ResourceRespecify", dict(
+                whole, HasRespecifiedLevel=1, RespecifiedLevel=level,
+                RespecifiedUploadTarget=self._target(wire_target)))  # fmt: skip
+        self._texture_params(tex)
+        return tex
+
     def create_texture_2d(self, width: int, height: int, internal_format: int = GL_RGBA8,
                           levels: int = 1) -> Texture:  # fmt: skip
-        tex = Texture(self.tr.alloc["Texture"].alloc(), "Tex2D", internal_format,
-                      width, height, levels)  # fmt: skip
-        desc = {"Resource": tex.handle, "Target": self._target(tex.target), "StorageKind": 0}
-        self.em.emit("ResourceCreate", desc)
-        self.em.emit("ResourceRespecify", dict(desc, InternalFormat=internal_format, Width=width,
-                                               Height=height, Depth=1, ArrayLayers=1, Levels=levels,
-                                               Immutable=1))  # fmt: skip
-        return tex
+        return self.create_texture("2d", width, height, 1, levels, internal_format)
+
+    def _texture_params(self, tex: Texture) -> None:
+        self.em.emit("SetTextureParams", {
+            "Res": tex.handle, "BuiltinSampler": tex.sampler, "BaseLevel": tex.base_level,
+            "MaxLevel": min(tex.max_level, 0xFFFF), "Swizzle": list(tex.swizzle),
+            "DepthStencilMode": tex.depth_stencil_mode,
+            "MinLod": tex.min_lod, "MaxLod": tex.max_lod, "LodBias": tex.lod_bias,
+        })  # fmt: skip
+
+    def tex_sub_image(self, tex: Texture, level: int, x: int, y: int, w: int, h: int,
+                      data: bytes, *, z: int = 0, d: int = 1, layer: int | None = None,
+                      face: int | None = None) -> None:  # fmt: skip
+        """``glTexSubImage2D/3D``: accumulates; the upload leaves at the next validate point
+        (seed 001 §6). ``layer`` (2d_array), ``face`` (cube, 0..5) or ``z``/``d`` (3d)."""
+        if tex.target == "Renderbuffer":
+            raise ClientError("tex_sub_image: a renderbuffer has no image to upload")
+        if not 0 <= level < tex.levels:
+            raise ClientError(f"tex_sub_image: level {level} outside 0..{tex.levels - 1}")
+        if face is not None:
+            if tex.target != "TexCube" or not 0 <= face < 6:
+                raise ClientError(f"tex_sub_image: face {face} on a {tex.target}")
+            z, d = face, 1
+        elif layer is not None:
+            if tex.target != "Tex2DArray":
+                raise ClientError(f"tex_sub_image: layer on a {tex.target}")
+            z, d = layer, 1
+        lw, lh = max(tex.width >> level, 1), max(tex.height >> level, 1)
+        ld = max(tex.depth >> level, 1) if tex.target == "Tex3D" else tex.layers
+        if x < 0 or y < 0 or z < 0 or x + w > lw or y + h > lh or z + d > ld or w < 0 or h < 0:
+            raise ClientError(f"tex_sub_image: box {x},{y},{z} {w}x{h}x{d} outside level "
+                              f"{level} ({lw}x{lh}x{ld})")  # fmt: skip
+        tex.pending.setdefault(level, []).append((x, y, w, h, bytes(data), z, d))
+        self.tr.textures_pending[tex.handle] = tex
 
     def tex_sub_image_2d(self, tex: Texture, level: int, x: int, y: int, w: int, h: int,
                          data: bytes) -> None:  # fmt: skip
         """Accumulates; the upload leaves at the next validate point (seed 001 §6)."""
-        tex.pending.setdefault(level, []).append((x, y, w, h, bytes(data)))
-        self.tr.textures_pending[tex.handle] = tex
+        self.tex_sub_image(tex, level, x, y, w, h, data)
+
+    def tex_image(self, tex: Texture, level: int, data: bytes, *, layer: int | None = None,
+                  face: int | None = None) -> None:  # fmt: skip
+        """The whole of ``level`` (of one layer / face when named)."""
+        w, h = max(tex.width >> level, 1), max(tex.height >> level, 1)
+        d = 1 if layer is not None or face is not None else (
+            max(tex.depth >> level, 1) if tex.target == "Tex3D" else tex.layers)
+        self.tex_sub_image(tex, level, 0, 0, w, h, data, d=d, layer=layer, face=face)
+
+    def tex_parameter(self, tex: Texture, pname: int | str, value: Any) -> None:
+        """``glTexParameter*``: a sampler parameter changes the texture's built-in sampler
+        (CreateSamplerState for a parameter set not cached yet; the GL defaults are NULL), then
+        SetTextureParams names it; level / LOD / swizzle parameters go in SetTextureParams."""
+        name = _TEX_PNAMES.get(pname, pname) if isinstance(pname, int) else pname
+        if name not in _TEX_PNAME_SET:
+            raise ClientError(f"tex_parameter: unknown pname {pname!r}")
+        if tex.target == "Renderbuffer":
+            raise ClientError("tex_parameter: a renderbuffer has no texture parameters")
+        if name in ("base_level", "max_level"):
+            if int(value) < 0:
+                raise ClientError(f"tex_parameter: {name} {value} is negative")
+            setattr(tex, name, int(value))
+        elif name == "lod_bias":
+            tex.lod_bias = float(value)
+            tex.params["lodBias"] = float(value)
+        else:
+            tex.params.update(_sampler_params(name, value, "tex_parameter"))
+            if name == "min_lod":
+                tex.min_lod = float(value)
+            elif name == "max_lod":
+                tex.max_lod = float(value)
+        old = tex.sampler
+        params = _sampler_bytes(tex.params)
+        tex.sampler = self._samplers.acquire(params, builtin=True)
+        self._samplers.release(old, builtin=True)
+        self._texture_params(tex)
+        if old != tex.sampler:
+            self.tr.touch("samplers")
+
+    def generate_mipmap(self, tex: Texture) -> None:
+        """``glGenerateMipmap``: GenerateMipmap {Res, Target, BaseLevel, LevelCount}."""
+        if tex.target == "Renderbuffer":
+            raise ClientError("generate_mipmap: a renderbuffer has no mip levels")
+        self.tr.validate("GenerateMipmap")
+        base = min(tex.base_level, tex.levels - 1)
+        top = min(tex.max_level, tex.levels - 1)
+        self.em.emit("GenerateMipmap", {"Res": tex.handle, "Target": self._target(tex.target),
+                                        "BaseLevel": base, "LevelCount": top - base + 1})  # fmt: skip
 
     def delete_texture(self, tex: Texture) -> None:
         self.tr.textures_pending.pop(tex.handle, None)
@@ -204,59 +361,188 @@ class Client:
                 self.tr.units[unit] = (None, s)
         if not tex.view.is_null:  # the view dies before its storage owner
             self.tr.death("SamplerViewCso", tex.view, "DeleteSamplerView")
+        self._samplers.release(tex.sampler, builtin=True)
         kind = "Renderbuffer" if tex.target == "Renderbuffer" else "Texture"
         self.tr.death(kind, tex.handle, "ResourceDestroy")
 
     # -- samplers ------------------------------------------------------------
     def create_sampler(self, **params: Any) -> Handle:
-        h = self.tr.alloc["SamplerCso"].alloc()
-        rec = np.zeros(1, _sampler_dtype())[0]
-        for k, v in params.items():  # an enumerator name reads through the member's enum
-            rec[k] = _t.enum(_sampler_member(k)["type"])[v] if isinstance(v, str) else v
-        self.em.emit("CreateSamplerState", {"Cso": h}, blob=rec.tobytes())
-        return h
+        """A sampler object with these ``SamplerParameters`` members (an enumerator name reads
+        through the member's enum); equal parameter sets share one cached SamplerCso."""
+        for k in params:
+            _sampler_member(k)
+        return self._samplers.acquire(_sampler_bytes(params))
+
+    def sampler_parameter(self, sampler: Handle, pname: int | str, value: Any) -> Handle:
+        """``glSamplerParameter*`` on a sampler object: a content-addressed cache means a new
+        parameter set is another CSO; the returned handle replaces ``sampler`` on every unit it
+        was bound to (use it from now on)."""
+        if sampler not in self._samplers:
+            raise ClientError(f"sampler_parameter: {sampler} is no live sampler")
+        name = _TEX_PNAMES.get(pname, pname) if isinstance(pname, int) else pname
+        if name not in _TEX_PNAME_SET or name in ("base_level", "max_level"):
+            raise ClientError(f"sampler_parameter: unknown pname {pname!r}")
+        params = dict(self._sampler_params[sampler]) if sampler in self._sampler_params else {}
+        params.update({"lodBias": float(value)} if name == "lod_bias"
+                      else _sampler_params(name, value, "sampler_parameter"))  # fmt: skip
+        new = self._samplers.acquire(_sampler_bytes(params))
+        self._sampler_params[new] = params
+        self._samplers.release(sampler)
+        for unit, (t, s) in list(self.tr.units.items()):
+            if s == sampler:
+                self.tr.units[unit] = (t, new)
+        self.tr.touch("samplers")
+        return new
 
     def delete_sampler(self, h: Handle) -> None:
         for unit, (t, s) in list(self.tr.units.items()):
             if s == h:
                 self.tr.units[unit] = (t, NULL)
+        if h in self._samplers:
+            refs, builtin = self._samplers.refs(h)
+            self._samplers.release(h)
+            if refs <= 1 and not builtin:
+                self._samplers.drop(h)
+        self.tr.touch("samplers")
+
+    def _mint_sampler(self, params: bytes) -> Handle:
+        h = self.tr.alloc["SamplerCso"].alloc()
+        self.em.emit("CreateSamplerState", {"Cso": h}, blob=params)
+        return h
+
+    def _kill_sampler(self, h: Handle) -> None:
+        self._sampler_params.pop(h, None)
         self.tr.death("SamplerCso", h, "DeleteSamplerState")
 
+    @property
+    def sampler_cache(self) -> SamplerCache:
+        return self._samplers
+
     def bind_texture(self, unit: int, tex: Texture | None) -> None:
+        self._check_unit(unit, "bind_texture")
         self.tr.units[unit] = (tex, self.tr.units.get(unit, (None, NULL))[1])
-        self.tr.gen += 1
+        self.tr.active_unit = unit
+        self.tr.touch("samplers", "context_values")
 
     def bind_sampler(self, unit: int, sampler: Handle) -> None:
+        self._check_unit(unit, "bind_sampler")
+        if not sampler.is_null and sampler not in self._samplers:
+            raise ClientError(f"bind_sampler: {sampler} is no live sampler")
         self.tr.units[unit] = (self.tr.units.get(unit, (None, NULL))[0], sampler)
-        self.tr.gen += 1
+        self.tr.touch("samplers")
+
+    @staticmethod
+    def _check_unit(unit: int, what: str) -> None:
+        top = int(_t.constant("kMGPipeMaxTextureUnits"))
+        if not 0 <= unit < top:
+            raise ClientError(f"{what}: unit {unit} outside 0..{top - 1}")
 
     # -- program -------------------------------------------------------------
-    def create_program(self, spirv: Mapping[int, bytes], reflection: bytes = b"") -> Program:
-        """CreateShaderState at link time (SPIR-V and reflection are opaque bytes here)."""
-        prog = Program(self.tr.alloc["ShaderCso"].alloc())
-        total = sum(len(b) + 8 for b in spirv.values()) + len(reflection) + 8
-        self.em.room(total)
-        stages: list[dict[str, int]] = [{} for _ in range(_program_stage_count())]
-        mask = 0
-        for stage, code in sorted(spirv.items()):
-            off, size, seg = self.em.stage_bytes(code)
-            stages[stage] = {"Offset": off, "Size": size, "Seg": seg}
-            mask |= 1 << stage
-        off, size, seg = self.em.stage_bytes(reflection)
-        self.em.emit("CreateShaderState", {
-            "Cso": prog.handle, "StageMask": mask, "SpirvStatus": 1, "LinkStatus": 1,
-            "Spirv": stages, "Reflection": {"Offset": off, "Size": size, "Seg": seg},
-        })  # fmt: skip
+    def create_program(self, spirv: Mapping[int, bytes], reflection: bytes = b"", *,
+                       uniforms: Mapping[str, tuple[int | None, str]] | None = None) -> Program:  # fmt: skip
+        """A linked program. Nothing leaves now: CreateShaderState, SetProgramBindings,
+        BindShaderState, SetDrawProgram and SetDispatchProgram go at the first validate that
+        uses it (SPIR-V and reflection are opaque bytes here). The default block's layout is
+        ``uniforms`` ({name: (byte offset, glsl type)}; a sampler's offset is None) or the
+        reflection JSON's ``default_block`` rows ({name, type, offset})."""
+        prog = Program(self.tr.alloc["ShaderCso"].alloc(), dict(spirv), bytes(reflection))
+        layout: dict[str, tuple[int | None, str]] = dict(uniforms or {})
+        refl: dict[str, Any] = {}
+        if reflection:
+            try:
+                refl = json.loads(reflection)
+            except ValueError:
+                refl = {}
+        if not uniforms and isinstance(refl, dict):
+            for row in refl.get("default_block", ()):
+                layout[row["name"]] = (row.get("offset"), row["type"])
+            for row in refl.get("samplers", ()):
+                layout.setdefault(row["name"], (None, row.get("type", "sampler2D")))
+        size = 0
+        for loc, (name, (offset, gl_type)) in enumerate(layout.items()):
+            if gl_type not in _UNIFORM_TYPES and not gl_type.startswith(("sampler", "isampler", "usampler")):
+                raise ClientError(f"create_program: uniform {name!r} has unknown type {gl_type!r}")
+            if gl_type in _UNIFORM_TYPES:
+                if offset is None or offset < 0:
+                    raise ClientError(f"create_program: uniform {name!r} has no offset")
+                size = max(size, offset + _uniform_size(gl_type))
+                prog.uniforms[name] = (loc, offset, gl_type)
+            else:
+                prog.uniforms[name] = (loc, -1, gl_type)
+        prog.block = bytearray(-(-size // 16) * 16)
+        if isinstance(refl, dict):
+            prog.block_bindings = [int(b.get("binding", -1)) for b in refl.get("uniforms", ())]
         return prog
+
+    def uniform(self, prog: Program, name: str, *values: float | int) -> None:
+        """``glUniform{1,2,3,4}{f,i,ui}``; a sampler takes one int, its texture unit."""
+        loc, offset, gl_type = self._uniform_slot(prog, name, "uniform")
+        if offset < 0:  # a sampler: its unit feeds SetProgramBindings
+            if len(values) != 1 or not isinstance(values[0], int):
+                raise ClientError(f"uniform: sampler {name!r} takes one int unit")
+            self._check_unit(values[0], "uniform")
+            if prog.sampler_units.get(loc) != values[0]:
+                prog.sampler_units[loc] = values[0]
+                prog.bindings_version += 1
+                self.tr.touch("program")
+            return
+        fmt, n, cols = _UNIFORM_TYPES[gl_type]
+        if cols != 1:
+            raise ClientError(f"uniform: {name!r} is a {gl_type}: use uniform_matrix")
+        if len(values) != n:
+            raise ClientError(f"uniform: {name!r} is a {gl_type} ({n} values), got {len(values)}")
+        self._write_block(prog, offset, struct.pack(f"<{n}{fmt}", *values))
+
+    def uniform_matrix(self, prog: Program, name: str, values: Any, transpose: bool = False) -> None:
+        """``glUniformMatrix{2,3,4}fv``: ``values`` column major (row major with transpose)."""
+        _loc, offset, gl_type = self._uniform_slot(prog, name, "uniform_matrix")
+        if offset < 0 or _UNIFORM_TYPES[gl_type][2] == 1:
+            raise ClientError(f"uniform_matrix: {name!r} is a {gl_type}, not a matrix")
+        _fmt, rows, cols = _UNIFORM_TYPES[gl_type]
+        m = np.asarray(values, np.float32).ravel()
+        if m.size != rows * cols:
+            raise ClientError(f"uniform_matrix: {name!r} takes {rows * cols} values, got {m.size}")
+        m = m.reshape(cols, rows) if not transpose else m.reshape(rows, cols).T
+        data = b"".join(col.tobytes() + bytes(16 - 4 * rows) for col in m)  # vec4 columns
+        self._write_block(prog, offset, data)
+
+    def _uniform_slot(self, prog: Program, name: str, what: str) -> tuple[int, int, str]:
+        try:
+            return prog.uniforms[name]
+        except KeyError:
+            raise ClientError(f"{what}: the program has no uniform {name!r}") from None
+
+    def _write_block(self, prog: Program, offset: int, data: bytes) -> None:
+        if prog.block[offset: offset + len(data)] != data:
+            prog.block[offset: offset + len(data)] = data
+            prog.version += 1
+            self.tr.touch("constants")
+
+    def uniform_block_binding(self, prog: Program, block_index: int, binding: int) -> None:
+        """``glUniformBlockBinding``: a post-link binding change (SetProgramBindings)."""
+        top = int(_t.constant("kMGPipeMaxBufferBindingPoints"))
+        if not 0 <= block_index < len(prog.block_bindings):
+            raise ClientError(f"uniform_block_binding: block {block_index} outside "
+                              f"0..{len(prog.block_bindings) - 1}")  # fmt: skip
+        if not 0 <= binding < top:
+            raise ClientError(f"uniform_block_binding: binding {binding} outside 0..{top - 1}")
+        if prog.block_bindings[block_index] != binding:
+            prog.block_bindings[block_index] = binding
+            prog.bindings_version += 1
+            self.tr.touch("program")
 
     def use_program(self, prog: Program | None) -> None:
         self.tr.program = prog
-        self.tr.gen += 1
+        self.tr.touch("program", "constants")
 
     def delete_program(self, prog: Program) -> None:
         if self.tr.program is prog:
             self.tr.program = None
-        self.tr.death("ShaderCso", prog.handle, "DeleteShaderState")
+        if prog.created:
+            self.tr.death("ShaderCso", prog.handle, "DeleteShaderState")
+        else:  # never on the wire: nothing to delete there
+            self.tr.alloc["ShaderCso"].free(prog.handle)
+            self.tr.touch("program")
 
     # -- vertex input --------------------------------------------------------
     def vertex_attrib_pointer(self, index: int, buf: Buffer, size: int, gl_type: int = GL_FLOAT,
@@ -265,15 +551,15 @@ class Client:
         """``glVertexAttribPointer`` (+ ``glVertexAttribDivisor``: 0 per vertex, n per n instances)."""
         self.tr.attribs[index] = Attrib(buf.handle, size, gl_type, normalized, stride, offset,
                                         divisor)  # fmt: skip
-        self.tr.gen += 1
+        self.tr.touch("vertex")
 
     def disable_vertex_attrib(self, index: int) -> None:
         self.tr.attribs.pop(index, None)
-        self.tr.gen += 1
+        self.tr.touch("vertex")
 
     def bind_index_buffer(self, buf: Buffer | None) -> None:
         self.tr.index_buffer = buf
-        self.tr.gen += 1
+        self.tr.touch("vertex")
 
     # -- framebuffers --------------------------------------------------------
     def create_framebuffer(self) -> Framebuffer:
@@ -283,58 +569,101 @@ class Client:
         self, fb: Framebuffer, index: int, tex: Texture, level: int = 0
     ) -> None:
         """Colour attachment ``index``: a 2D texture level or a renderbuffer (level 0)."""
+        if not 0 <= index < int(_t.constant("kMGMaxDrawBuffers")):
+            raise ClientError(f"framebuffer_texture: colour attachment {index} out of range")
+        if not 0 <= level < max(tex.levels, 1):
+            raise ClientError(f"framebuffer_texture: level {level} outside 0..{tex.levels - 1}")
         fb.color[index] = (tex, level)
-        self.tr.gen += 1
+        self.tr.touch("framebuffer")
 
     def framebuffer_depth_stencil(self, fb: Framebuffer, depth: Texture | None,
                                   stencil: Texture | None = None) -> None:  # fmt: skip
         """Depth and stencil attachments (one packed renderbuffer may be both)."""
         fb.depth = (depth, 0) if depth is not None else None
         fb.stencil = (stencil, 0) if stencil is not None else None
-        self.tr.gen += 1
+        self.tr.touch("framebuffer")
 
     def read_buffer(self, fb: Framebuffer, index: int) -> None:
         """``glReadBuffer(GL_COLOR_ATTACHMENT0 + index)`` of ``fb``."""
         if index not in fb.color:
             raise ValueError(f"read_buffer: colour attachment {index} is empty")
         fb.read = index
-        self.tr.gen += 1
+        self.tr.touch("framebuffer")
 
-    def create_renderbuffer(self, width: int, height: int, internal_format: int) -> Texture:
-        """A renderbuffer (``glRenderbufferStorage``); delete it with :meth:`delete_texture`."""
+    def create_renderbuffer(self, width: int, height: int, internal_format: int,
+                            samples: int = 0) -> Texture:  # fmt: skip
+        """A renderbuffer (``glRenderbufferStorage[Multisample]``); delete it with
+        :meth:`delete_texture`."""
+        if width <= 0 or height <= 0:
+            raise ClientError(f"create_renderbuffer: extent {width}x{height} is empty")
+        if samples < 0:
+            raise ClientError(f"create_renderbuffer: {samples} samples")
         rb = Texture(self.tr.alloc["Renderbuffer"].alloc(), "Renderbuffer",
                      internal_format, width, height, 1)  # fmt: skip
-        desc = {"Resource": rb.handle, "Target": self._target(rb.target), "StorageKind": 0}
-        self.em.emit("ResourceCreate", desc)
-        self.em.emit("ResourceRespecify", dict(desc, InternalFormat=internal_format, Width=width,
-                                               Height=height, Depth=1, ArrayLayers=1, Levels=1,
-                                               Immutable=1))  # fmt: skip
+        rb.samples = samples
+        self.em.emit("ResourceCreate", self.tr.texture_desc(rb, storage=False))
+        self.em.emit("ResourceRespecify", self.tr.texture_desc(rb))
         return rb
 
-    def bind_framebuffer(self, fb: Framebuffer | None) -> None:
-        self.tr.draw_fbo = fb
-        self.tr.gen += 1
+    def bind_framebuffer(self, fb: Framebuffer | None, target: str = "both") -> None:
+        """``glBindFramebuffer``: ``target`` "both" (GL_FRAMEBUFFER), "draw" or "read"."""
+        if target not in ("both", "draw", "read"):
+            raise ClientError(f"bind_framebuffer: target {target!r} (both, draw or read)")
+        if target in ("both", "draw"):
+            self.tr.draw_fbo = fb
+        if target in ("both", "read"):
+            self.tr.read_fbo = fb
+        self.tr.touch("framebuffer")
 
     def delete_framebuffer(self, fb: Framebuffer) -> None:
         if self.tr.draw_fbo is fb:
             self.tr.draw_fbo = None
+        if self.tr.read_fbo is fb:
+            self.tr.read_fbo = None
         self.tr.death("Framebuffer", fb.handle, None)
 
+    def blit_framebuffer(self, sx0: int, sy0: int, sx1: int, sy1: int, dx0: int, dy0: int,
+                         dx1: int, dy1: int, mask: int = GL_COLOR_BUFFER_BIT,
+                         filter: int = GL_NEAREST) -> None:  # fmt: skip
+        """``glBlitFramebuffer`` from the read framebuffer to the draw framebuffer (an MSAA
+        resolve when the read side is multisampled)."""
+        if mask & ~(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT | GL_STENCIL_BUFFER_BIT) or not mask:
+            raise ClientError(f"blit_framebuffer: mask {mask:#x}")
+        if filter not in (GL_NEAREST, GL_LINEAR):
+            raise ClientError(f"blit_framebuffer: filter {filter:#x} (GL_NEAREST or GL_LINEAR)")
+        if filter == GL_LINEAR and mask & (GL_DEPTH_BUFFER_BIT | GL_STENCIL_BUFFER_BIT):
+            raise ClientError("blit_framebuffer: depth / stencil blits filter GL_NEAREST only")
+        tr = self.tr
+        tr.validate("Blit")
+        dfb = default_framebuffer()
+        self.em.emit("Blit", {
+            "ReadFbo": tr.read_fbo.handle if tr.read_fbo else dfb,
+            "DrawFbo": tr.draw_fbo.handle if tr.draw_fbo else dfb,
+            "SrcX0": sx0, "SrcY0": sy0, "SrcX1": sx1, "SrcY1": sy1,
+            "DstX0": dx0, "DstY0": dy0, "DstX1": dx1, "DstY1": dy1,
+            "Mask": mask, "Filter": filter,
+        })  # fmt: skip
+
     # -- verbs -----------------------------------------------------------------
-    def draw_arrays(self, mode: int, first: int, count: int, instances: int = 1) -> None:
+    def draw_arrays(self, mode: int, first: int, count: int, instances: int = 1,
+                    base_instance: int = 0) -> None:  # fmt: skip
         tr = self.tr
         if tr.gen != tr.draw_gen or tr.textures_pending:
             tr.validate("DrawVbo")
         else:  # no binding moved since the last draw: only the render state can have
             tr.cso.validate(tr.rs)
-        self._draw_vbo(mode, 0, instances, tr.rs.restart_index, 0, 0, 1, first, count, 0)
+        self._draw_vbo(mode, 0, instances, base_instance, tr.rs.restart_index, 0, 0, 1,
+                       first, count, 0)  # fmt: skip
         self.draws += 1
 
     def draw_elements(self, mode: int, count: int, index_size: int, offset: int = 0,
-                      instances: int = 1) -> None:  # fmt: skip
+                      instances: int = 1, base_vertex: int = 0,
+                      base_instance: int = 0) -> None:  # fmt: skip
         tr = self.tr
         if tr.index_buffer is None:
             raise ValueError("draw_elements with no index buffer bound")
+        if index_size not in (1, 2, 4):
+            raise ClientError(f"draw_elements: index size {index_size} (1, 2 or 4 bytes)")
         if offset % index_size:
             raise ValueError(f"index offset {offset} is not a multiple of {index_size}")
         if tr.gen != tr.draw_gen or tr.textures_pending:
@@ -347,8 +676,8 @@ class Client:
             restart, flags = (1 << (8 * index_size)) - 1, self._restart_flag
         elif p["PrimitiveRestartEnabled"]:
             flags = self._restart_flag
-        self._draw_indexed(mode, index_size, flags, instances, restart, ib[0], ib[1], 1,
-                           offset // index_size, count, 0)  # fmt: skip
+        self._draw_indexed(mode, index_size, flags, instances, base_instance, restart, ib[0],
+                           ib[1], 1, offset // index_size, count, base_vertex)  # fmt: skip
         self.draws += 1
 
     def clear(self, mask: int = GL_COLOR_BUFFER_BIT) -> None:
@@ -365,6 +694,47 @@ class Client:
             "DepthValue": float(p["ClearDepth"]), "StencilValue": int(p["ClearStencil"]),
             "Fbo": fb,
         })  # fmt: skip
+
+    def clear_buffer(self, buffer: int | str, draw_buffer: int, values: Any, *,
+                     value_class: str = "float") -> None:
+        """``glClearBuffer{f,i,ui,fi}v``: ``buffer`` GL_COLOR / GL_DEPTH / GL_STENCIL /
+        GL_DEPTH_STENCIL (or "color" ...); ``values`` 4 colour components (of
+        ``value_class`` "float" | "int" | "uint"), (depth,), (stencil,) or (depth, stencil)."""
+        name = _CLEAR_BUFFERS.get(buffer, buffer) if isinstance(buffer, int) else buffer
+        if name not in ("color", "depth", "stencil", "depth_stencil"):
+            raise ClientError(f"clear_buffer: buffer {buffer!r}")
+        if value_class not in ("float", "int", "uint"):
+            raise ClientError(f"clear_buffer: value class {value_class!r}")
+        vals = list(values)
+        payload: dict[str, Any] = {"DepthValue": 0.0, "StencilValue": 0}
+        if name == "color":
+            if not 0 <= draw_buffer < int(_t.constant("kMGMaxDrawBuffers")):
+                raise ClientError(f"clear_buffer: draw buffer {draw_buffer} out of range")
+            if len(vals) != 4:
+                raise ClientError(f"clear_buffer: a colour takes 4 values, got {len(vals)}")
+            dt = {"float": np.float32, "int": np.int32, "uint": np.uint32}[value_class]
+            payload |= {"ColorValue": np.array(vals, dt).view(np.uint32).tolist(),
+                        "BufferMask": GL_COLOR_BUFFER_BIT,
+                        "ValueClass": _t.constant(f"kMGPipeClearValueClass{value_class.title()}")}  # fmt: skip
+        else:
+            if draw_buffer != 0:
+                raise ClientError(f"clear_buffer: {name} takes draw buffer 0, got {draw_buffer}")
+            want = 2 if name == "depth_stencil" else 1
+            if len(vals) != want:
+                raise ClientError(f"clear_buffer: {name} takes {want} values, got {len(vals)}")
+            if name in ("depth", "depth_stencil"):
+                payload["DepthValue"] = float(vals[0])
+            if name in ("stencil", "depth_stencil"):
+                payload["StencilValue"] = int(vals[-1])
+            payload["BufferMask"] = {"depth": GL_DEPTH_BUFFER_BIT, "stencil": GL_STENCIL_BUFFER_BIT,
+                                     "depth_stencil": GL_DEPTH_BUFFER_BIT | GL_STENCIL_BUFFER_BIT}[name]
+            payload["ValueClass"] = _t.constant("kMGPipeClearValueClassFloat")
+        kind = {"color": "Color", "depth": "Depth", "stencil": "Stencil",
+                "depth_stencil": "DepthStencil"}[name]  # fmt: skip
+        self.tr.validate("Clear")
+        fb = self.tr.draw_fbo.handle if self.tr.draw_fbo else default_framebuffer()
+        self.em.emit("Clear", dict(payload, Kind=_t.constant(f"kMGPipeClearKind{kind}"),
+                                   DrawBufferIndex=draw_buffer, Fbo=fb))  # fmt: skip
 
     def present(self) -> int:
         """Present the default framebuffer; returns the 1-based frame serial, or
@@ -440,3 +810,84 @@ def _sampler_member(name: str) -> dict:
 def _program_stage_count() -> int:
     info = _t.struct_info("MGPProgramDesc")
     return next(int(m["count"]) for m in info["members"] if m["name"] == "Spirv")
+
+
+#: create_texture's targets -> MGPipeResourceTarget names
+_TEX_TARGETS = {"2d": "Tex2D", "cube": "TexCube", "3d": "Tex3D", "2d_array": "Tex2DArray"}
+_TEX_PNAMES = {
+    GL_TEXTURE_MIN_FILTER: "min_filter", GL_TEXTURE_MAG_FILTER: "mag_filter",
+    GL_TEXTURE_WRAP_S: "wrap_s", GL_TEXTURE_WRAP_T: "wrap_t", GL_TEXTURE_WRAP_R: "wrap_r",
+    GL_TEXTURE_MIN_LOD: "min_lod", GL_TEXTURE_MAX_LOD: "max_lod",
+    GL_TEXTURE_BASE_LEVEL: "base_level", GL_TEXTURE_MAX_LEVEL: "max_level",
+    GL_TEXTURE_LOD_BIAS: "lod_bias", GL_TEXTURE_COMPARE_MODE: "compare_mode",
+    GL_TEXTURE_COMPARE_FUNC: "compare_func", GL_TEXTURE_BORDER_COLOR: "border_color",
+    GL_TEXTURE_MAX_ANISOTROPY: "max_anisotropy",
+}  # fmt: skip
+_TEX_PNAME_SET = frozenset(_TEX_PNAMES.values())
+#: GL filter enum -> (SamplerFilterMode, SamplerMipmapMode) names
+_MIN_FILTERS = {
+    GL_NEAREST: ("Nearest", "None"), GL_LINEAR: ("Linear", "None"),
+    GL_NEAREST_MIPMAP_NEAREST: ("Nearest", "Nearest"), GL_LINEAR_MIPMAP_NEAREST: ("Linear", "Nearest"),
+    GL_NEAREST_MIPMAP_LINEAR: ("Nearest", "Linear"), GL_LINEAR_MIPMAP_LINEAR: ("Linear", "Linear"),
+}  # fmt: skip
+_WRAPS = {GL_REPEAT: "Repeat", GL_CLAMP_TO_EDGE: "ClampToEdge",
+          GL_MIRRORED_REPEAT: "MirroredRepeat", GL_CLAMP_TO_BORDER: "ClampToBorder"}  # fmt: skip
+#: GL_NEVER .. GL_ALWAYS (0x0200 + i) in GL's order, by SamplerCompareFunc name
+_COMPARE_FUNCS = ("Never", "Less", "Equal", "LessEqual", "Greater", "NotEqual", "GreaterEqual",
+                  "Always")  # fmt: skip
+_CLEAR_BUFFERS = {GL_COLOR: "color", GL_DEPTH: "depth", GL_STENCIL: "stencil",
+                  GL_DEPTH_STENCIL: "depth_stencil"}  # fmt: skip
+#: GL ES 3.2's initial sampler state (glTexParameter / glSamplerParameter tables)
+_SAMPLER_DEFAULTS: dict[str, Any] = {
+    "wrapS": "Repeat", "wrapT": "Repeat", "wrapR": "Repeat", "minFilter": "Nearest",
+    "magFilter": "Linear", "mipmapMode": "Linear", "minLod": -1000.0, "maxLod": 1000.0,
+    "lodBias": 0.0, "maxAnisotropy": 1.0, "compareFunc": "LessEqual", "compareMode": "None",
+}  # fmt: skip
+#: glsl type -> (struct format, components per column, columns)
+_UNIFORM_TYPES: dict[str, tuple[str, int, int]] = {
+    "float": ("f", 1, 1), "vec2": ("f", 2, 1), "vec3": ("f", 3, 1), "vec4": ("f", 4, 1),
+    "int": ("i", 1, 1), "ivec2": ("i", 2, 1), "ivec3": ("i", 3, 1), "ivec4": ("i", 4, 1),
+    "uint": ("I", 1, 1), "uvec2": ("I", 2, 1), "uvec3": ("I", 3, 1), "uvec4": ("I", 4, 1),
+    "bool": ("i", 1, 1), "bvec2": ("i", 2, 1), "bvec3": ("i", 3, 1), "bvec4": ("i", 4, 1),
+    "mat2": ("f", 2, 2), "mat3": ("f", 3, 3), "mat4": ("f", 4, 4),
+}  # fmt: skip
+
+
+def _uniform_size(gl_type: str) -> int:
+    _fmt, n, cols = _UNIFORM_TYPES[gl_type]
+    return 4 * n if cols == 1 else 16 * cols  # a matrix: one vec4 per column (std140)
+
+
+def _sampler_params(name: str, value: Any, what: str) -> dict[str, Any]:
+    """A glTexParameter / glSamplerParameter pname and GL value -> SamplerParameters members."""
+    try:
+        if name == "min_filter":
+            f, m = _MIN_FILTERS[value]
+            return {"minFilter": f, "mipmapMode": m}
+        if name == "mag_filter":
+            return {"magFilter": _MIN_FILTERS[value][0] if value in (GL_NEAREST, GL_LINEAR) else {}[value]}
+        if name.startswith("wrap_"):
+            return {"wrap" + name[-1].upper(): _WRAPS[value]}
+        if name == "compare_mode":
+            return {"compareMode": {0: "None", GL_COMPARE_REF_TO_TEXTURE: "CompareToTexture"}[value]}
+        if name == "compare_func":
+            return {"compareFunc": _COMPARE_FUNCS[value - 0x0200] if 0x0200 <= value <= 0x0207 else {}[value]}
+    except (KeyError, TypeError):
+        raise ClientError(f"{what}: {name} {value!r} is no GL value of it") from None
+    if name in ("min_lod", "max_lod", "max_anisotropy"):
+        member = {"min_lod": "minLod", "max_lod": "maxLod", "max_anisotropy": "maxAnisotropy"}[name]
+        return {member: float(value)}
+    if name == "border_color":
+        vals = [float(v) for v in value]
+        if len(vals) != 4:
+            raise ClientError(f"{what}: border_color takes 4 values")
+        return {"borderColor": tuple(vals)}
+    raise ClientError(f"{what}: unknown pname {name!r}")
+
+
+def _sampler_bytes(params: Mapping[str, Any]) -> bytes:
+    """The SamplerParameters bytes of GL's defaults overridden by ``params``."""
+    rec = np.zeros(1, _sampler_dtype())[0]
+    for k, v in {**_SAMPLER_DEFAULTS, **params}.items():  # a name reads through its enum
+        rec[k] = _t.enum(_sampler_member(k)["type"])[v] if isinstance(v, str) else v
+    return rec.tobytes()

@@ -129,6 +129,7 @@ class RenderStateCsoCache:
         self._last_v: int | None = None
         self._tick = 0
         self._pushed_dyn: list[bytes] | None = None  # bytes of each dynamic chunk last pushed
+        self._after_bind = False  # a bind went since the last dynamic push
         self.stats = CsoStats()
 
     # -- the subsets --------------------------------------------------------
@@ -173,6 +174,9 @@ class RenderStateCsoCache:
             rs.version_wide != self._last_v or self._pushed_dyn is None
         ):
             self._push_dynamic(rs)
+        if self._after_bind:  # MobileGL follows a new CSO's bind with its dynamic state, empty too
+            self._after_bind = False
+            self._push_empty_dynamic(rs)
         self._last_pv, self._last_v = rs.pipeline_version_wide, rs.version_wide
 
     def _by_content(self, rs: RenderState, log: tuple | None) -> None:
@@ -211,6 +215,7 @@ class RenderStateCsoCache:
                    {"Cso": handle, "BaseCso": NULL, "ChunkMask": self._mask_all}, blob=subset)  # fmt: skip
         entry = self._map[key] = _Cso(handle, key, data, self._tick)
         self.stats.minted += 1
+        self._after_bind = True  # the new CSO's bind is followed by its dynamic state
         return entry
 
     def _evict(self) -> None:
@@ -231,6 +236,13 @@ class RenderStateCsoCache:
         self._bind_fast(h[0], h[1], rs.version, rs.pipeline_version)
         self._bound, self.bound = entry, h
         self.stats.binds += 1
+
+    def _push_empty_dynamic(self, rs: RenderState) -> None:
+        """``SetDynamicState`` with ``ChunkMask`` 0 and an empty blob: after the bind of a newly
+        minted CSO whose dynamic chunks all stayed (MobileGL's frontend sends it)."""
+        off, size, seg = self._stage_blob(b"")
+        self._dyn_fast(0, rs.version, off, size, seg)
+        self.stats.dynamic_pushes += 1
 
     def _push_dynamic(self, rs: RenderState) -> None:
         block = rs._buf
@@ -254,6 +266,7 @@ class RenderStateCsoCache:
         off, size, seg = self._stage_blob(b"".join(parts))
         self._dyn_fast(mask, rs.version, off, size, seg)
         self.stats.dynamic_pushes += 1
+        self._after_bind = False
 
     # -- teardown -----------------------------------------------------------
     def release_all(self) -> None:

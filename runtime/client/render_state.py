@@ -102,6 +102,7 @@ class RenderState(RenderBlock):
         _fill(p["ColorMasks"], True)
         p["DepthRanges"][_vec_names(p["DepthRanges"])[1]] = 1.0
         p["LineWidth"] = p["PointSize"] = 1.0
+        p["ClearDepth"] = 1.0  # GL ES 3.2 table 21.10: DEPTH_CLEAR_VALUE 1
         blend = p["BlendStates"]
         blend["SrcFactorRGB"] = blend["SrcFactorAlpha"] = e("BlendFactor")["One"]
         blend["DstFactorRGB"] = blend["DstFactorAlpha"] = e("BlendFactor")["Zero"]

@@ -2,17 +2,26 @@
 
 Frontend objects live here; pushes happen only in :meth:`Tracker.validate`, called once
 before each verb (never inside a GL setter). The verb's validate class comes from
-``CALLS[...]["validate_class"]``; each class pushes the groups it reads, in the
-recommended (not contractual) order of seed 004 §5.3: framebuffer, program, sampler
-views / states, render state (CSO cache), vertex elements / buffers / index buffer.
-Texture uploads accumulate client-side and leave as one ``ResourceSubData`` per
-``(texture, level)`` at the next validate point (seed 001 §6).
+``CALLS[...]["validate_class"]``; each class pushes the groups it reads, in MobileGL's
+validate order: framebuffer, program, texture sub-data drain, sampler views / states,
+global constants, render state (CSO cache), pixel pack, patch, vertex attrib defaults,
+context values, vertex elements / buffers / index buffer.
+
+Every group has its own dirty generation (:meth:`Tracker.touch` names the groups a client
+call moved): a texture rebind re-checks the sampler group only. Texture uploads accumulate
+client-side and leave as one ``ResourceSubData`` per ``(texture, level)`` at the next
+validate point (seed 001 §6). A texture's bind mask is sticky (MobileGL's ``MGPipeBindBit``):
+the first time it is resolved as a sampler view or attached to a pushed framebuffer, a
+``ResourceRespecify`` of its descriptor with the new bit goes before the record that uses it.
 """
 
 from __future__ import annotations
 
+import struct as _struct
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from ..schema import layouts
 from ..schema import tables as _t
@@ -25,21 +34,34 @@ from .render_state import RenderState
 from .slots import SlotAllocator
 from .suppressor import SetHashSuppressor
 
-__all__ = ["Buffer", "Texture", "Program", "Framebuffer", "Attrib", "Tracker"]
+__all__ = ["Buffer", "Texture", "Program", "Framebuffer", "Attrib", "Tracker", "GROUPS"]
 
-#: Which groups each validate class pushes (tracker policy, not a layout).
+#: Which groups each validate class pushes, in MobileGL's order (tracker policy, not a layout).
 _GROUPS: dict[str, tuple[str, ...]] = {
-    "kDraw": ("subdata", "framebuffer", "program", "samplers", "render_state", "vertex"),
-    "kClear": ("subdata", "framebuffer", "render_state"),
-    "kReadback": ("subdata", "framebuffer", "pixel_pack"),
-    "kBlitOrCopy": ("subdata", "framebuffer"),
-}
+    "kDraw": ("framebuffer", "program", "subdata", "samplers", "constants", "render_state",
+              "pixel_pack", "patch", "attrib_defaults", "context_values", "vertex"),
+    "kClear": ("framebuffer", "subdata", "clear_samplers", "render_state", "pixel_pack", "patch",
+               "attrib_defaults", "context_values", "vertex"),
+    "kReadback": ("read_framebuffer", "subdata", "pixel_pack"),
+    "kBlitOrCopy": ("blit_framebuffers", "subdata"),
+}  # fmt: skip
+#: every group a generation covers (``touch()`` with no name moves them all)
+GROUPS = ("framebuffer", "program", "samplers", "constants", "vertex", "attrib_defaults",
+          "context_values")  # fmt: skip
+#: groups that read another group's generation
+_GEN_OF = {"clear_samplers": "samplers", "read_framebuffer": "framebuffer",
+           "blit_framebuffers": "framebuffer"}  # fmt: skip
+#: groups whose inputs no generation covers: checked at every validate
+_ALWAYS = frozenset({"subdata", "render_state", "pixel_pack", "patch"})
+_DRAW_CLASS = "kDraw"
 
 
 @dataclass
 class Buffer:
     handle: Handle
     size: int = 0
+    bind_mask: int = 0
+    usage: int = 0
 
 
 @dataclass
@@ -52,11 +74,36 @@ class Texture:
     levels: int = 0
     view: Handle = NULL  # sampler view, addressed by texture identity (D-F2)
     pending: dict[int, list[tuple[int, int, int, int, bytes]]] = field(default_factory=dict)
+    depth: int = 1
+    layers: int = 1
+    samples: int = 0
+    bind_mask: int = 0  # sticky MGPipeBindBit bits sent so far
+    #: the texture's built-in sampler (its glTexParameter sampler state; the client's
+    #: default sampler until the first glTexParameter)
+    sampler: Handle = NULL
+    params: dict[str, Any] = field(default_factory=dict)  # SamplerParameters members set
+    base_level: int = 0
+    max_level: int = 1000
+    min_lod: float = -1000.0
+    max_lod: float = 1000.0
+    lod_bias: float = 0.0
+    swizzle: tuple[int, int, int, int] = (0, 1, 2, 3)
+    depth_stencil_mode: int = 0
 
 
 @dataclass
 class Program:
     handle: Handle
+    spirv: dict[int, bytes] = field(default_factory=dict)
+    reflection: bytes = b""
+    #: default-block uniforms: name -> (location, offset or -1 for a sampler, glsl type)
+    uniforms: dict[str, tuple[int, int, str]] = field(default_factory=dict)
+    block: bytearray = field(default_factory=bytearray)  # the default block's bytes
+    version: int = 0  # moves with every uniform write that changed the block
+    sampler_units: dict[int, int] = field(default_factory=dict)  # location -> unit
+    block_bindings: list[int] = field(default_factory=list)  # uniform block index -> binding
+    bindings_version: int = 0
+    created: bool = False  # CreateShaderState sent
 
 
 @dataclass
@@ -79,11 +126,6 @@ class Attrib:
     divisor: int = 0
 
 
-#: groups whose inputs no generation covers: checked at every validate
-_ALWAYS = frozenset({"subdata", "render_state", "pixel_pack"})
-_DRAW_CLASS = "kDraw"
-
-
 class Tracker:
     """Frontend state + validate-time pushes."""
 
@@ -104,62 +146,134 @@ class Tracker:
         self.sup = SetHashSuppressor()
         self.width, self.height = width, height
         self.draw_fbo: Framebuffer | None = None  # None = default framebuffer {0,1}
+        self.read_fbo: Framebuffer | None = None
         self.program: Program | None = None
         self.units: dict[int, tuple[Texture | None, Handle]] = {}  # unit -> (texture, sampler)
+        self.active_unit = 0
         self.attribs: dict[int, Attrib] = {}
+        #: glVertexAttrib* current values: index -> (MGPAttribValue ValueClass, 4 u32 bits)
+        self.attrib_values: dict[int, tuple[int, tuple[int, int, int, int]]] = {}
         self.index_buffer: Buffer | None = None
+        #: (class name, index) -> (buffer, offset, size): glBindBufferBase / Range
+        self.buffer_bindings: dict[tuple[str, int], tuple[Buffer, int, int]] = {}
         self.textures_pending: dict[Handle, Texture] = {}
-        self._pushed: dict[str, Any] = {}
+        self._pushed: dict[str, Any] = {"program": NULL}
         self._validate_class = {c["name"]: c["validate_class"] for c in _t.tables().CALLS}
+        self._bind = _t.enum("MGPipeBindBit")
+        self._targets = _t.enum("MGPipeResourceTarget")
+        self._fb_target = _t.enum("MGPipeFramebufferTarget")
+        self._max_attribs = int(_t.constant("kMGPipeMaxVertexAttribs"))
         #: the binding generation: every client call that changes what a group other than
-        #: the render state reads moves it; a group pushed at the current generation is
-        #: skipped with one integer compare (its suppressor would skip it anyway)
+        #: the render state reads moves it and its groups' generations; a group pushed at its
+        #: current generation is skipped with one integer compare
         self.gen = 0
+        self.group_ver: dict[str, int] = dict.fromkeys(GROUPS, 0)
         self.group_gen: dict[str, int] = {}
         self.draw_gen = -1  # the generation every group of a draw was last pushed at
 
-    def touch(self) -> None:
-        """A binding changed: every group re-checks at its next validate."""
+    def touch(self, *groups: str) -> None:
+        """A binding changed: the named groups (every group when none is named) re-check at
+        their next validate."""
         self.gen += 1
+        ver = self.group_ver
+        for g in groups or GROUPS:
+            ver[g] += 1
 
     # -- validate -----------------------------------------------------------
     def validate(self, verb: str) -> None:
         """The one push point: before ``verb`` (a catalogue call), push what it reads."""
         cls = self._validate_class[verb]
-        gen, seen = self.gen, self.group_gen
+        ver, seen = self.group_ver, self.group_gen
         for group in _GROUPS.get(cls, ("subdata",)):
-            if group in _ALWAYS or seen.get(group) != gen:
+            if group in _ALWAYS:
                 getattr(self, f"_push_{group}")()
-                seen[group] = gen
+                continue
+            v = ver[_GEN_OF.get(group, group)]
+            if seen.get(group) != v:
+                getattr(self, f"_push_{group}")()
+                seen[group] = v
         if cls == _DRAW_CLASS:
-            self.draw_gen = gen
+            self.draw_gen = self.gen
+
+    # -- resources ----------------------------------------------------------
+    def texture_desc(self, tex: Texture, *, storage: bool = True) -> dict[str, Any]:
+        """The texture's ``MGPResourceDesc`` (``storage`` False: the constructor's, no extent)."""
+        desc: dict[str, Any] = {"Resource": tex.handle, "Target": self._targets[tex.target],
+                                "StorageKind": 0, "BindMask": tex.bind_mask}  # fmt: skip
+        if storage:
+            desc |= {"InternalFormat": tex.internal_format, "Width": tex.width,
+                     "Height": tex.height, "Depth": tex.depth, "ArrayLayers": tex.layers,
+                     "Levels": tex.levels, "Samples": tex.samples, "Immutable": 1}  # fmt: skip
+        return desc
+
+    def sticky_bind(self, tex: Texture, bit: str) -> None:
+        """Add ``bit`` to the texture's sticky bind mask; the first time, respecify it."""
+        b = self._bind[bit]
+        if tex.bind_mask & b:
+            return
+        tex.bind_mask |= b
+        self.em.emit("ResourceRespecify", self.texture_desc(tex))
 
     def _push_subdata(self) -> None:
-        """One ResourceSubData per dirty (texture, level): union box + region list + bytes."""
-        target_enum = _t.enum("MGPipeResourceTarget")
+        """One ResourceSubData per dirty (texture, level): union box, the region list (none
+        when one region is the union box: RegionCount 0) and the bytes."""
+        align = stage_align()
         for tex in list(self.textures_pending.values()):
             for level, regions in sorted(tex.pending.items()):
                 x0 = min(r[0] for r in regions)
                 y0 = min(r[1] for r in regions)
                 x1 = max(r[0] + r[2] for r in regions)
                 y1 = max(r[1] + r[3] for r in regions)
-                blob, rows, align = b"", [], stage_align()
-                for x, y, w, h, data in regions:
-                    rows.append({"X": x, "Y": y, "Z": 0, "W": w, "H": h, "D": 1,
-                                 "SrcOffset": len(blob), "SrcRowStride": len(data) // max(h, 1),
-                                 "SrcSliceStride": len(data)})  # fmt: skip
+                z0 = min(r[5] for r in regions)
+                z1 = max(r[5] + r[6] for r in regions)
+                blob, rows = b"", []
+                for x, y, w, h, data, z, d in regions:
+                    rows.append({"X": x, "Y": y, "Z": z, "W": w, "H": h, "D": d,
+                                 "SrcOffset": len(blob),
+                                 "SrcRowStride": len(data) // max(h * d, 1),
+                                 "SrcSliceStride": len(data) // max(d, 1)})  # fmt: skip
                     blob += data + b"\0" * (-len(data) % align)
+                if len(rows) == 1:
+                    rows, blob = [], regions[0][4]
                 payload = {
-                    "Res": tex.handle, "Target": target_enum[tex.target], "Level": level,
-                    "UnionBox": {"X": x0, "Y": y0, "Z": 0, "W": x1 - x0, "H": y1 - y0, "D": 1},
+                    "Res": tex.handle, "Target": self._targets[tex.target], "Level": level,
+                    "UnionBox": {"X": x0, "Y": y0, "Z": z0, "W": x1 - x0, "H": y1 - y0,
+                                 "D": z1 - z0},
                     "RegionCount": len(rows),
                 }  # fmt: skip
                 self.em.emit("ResourceSubData", payload, (rows,), blob=blob)
             tex.pending.clear()
         self.textures_pending.clear()
 
+    # -- framebuffers ---------------------------------------------------------
     def _push_framebuffer(self) -> None:
-        fb = self.draw_fbo
+        if self.read_fbo is self.draw_fbo:
+            self._push_fb(self.draw_fbo, "Both")
+        else:
+            self._push_fb(self.draw_fbo, "Draw")
+
+    def _push_read_framebuffer(self) -> None:
+        self._push_fb(self.read_fbo, "Both" if self.read_fbo is self.draw_fbo else "Read")
+
+    def _push_blit_framebuffers(self) -> None:
+        if self.read_fbo is self.draw_fbo:
+            self._push_fb(self.draw_fbo, "Both")
+            return
+        for fb in (self.read_fbo, self.draw_fbo):  # MobileGL sticks the bits of both first
+            self._stick_attachments(fb)
+        self._push_fb(self.read_fbo, "Read")
+        self._push_fb(self.draw_fbo, "Draw")
+
+    def _stick_attachments(self, fb: Framebuffer | None) -> None:
+        if fb is None:
+            return
+        for tex, _level in fb.color.values():
+            self.sticky_bind(tex, "kMGPipeBindRenderTarget")
+        for att in (fb.depth, fb.stencil):
+            if att is not None:
+                self.sticky_bind(att[0], "kMGPipeBindDepthStencil")
+
+    def _push_fb(self, fb: Framebuffer | None, target: str) -> None:
         if fb is None:
             payload: dict[str, Any] = {
                 "Fbo": default_framebuffer(), "Width": self.width, "Height": self.height,
@@ -168,6 +282,7 @@ class Tracker:
                 "Color": [_no_surface()], "ReadSurface": _no_surface(),
             }  # fmt: skip
         else:
+            self._stick_attachments(fb)
             color, draw = [], []
             for i in range(_t.constant("kMGMaxDrawBuffers")):
                 tex, level = fb.color.get(i, (None, 0))
@@ -179,11 +294,12 @@ class Tracker:
             payload = {
                 "Fbo": fb.handle, "Color": color, "ReadSurface": color[fb.read],
                 "DrawBuffers": draw, "Width": w, "Height": h, "Layers": 1, "IsDefault": 0,
+                "Samples": first[0].samples if first[0] else 0,
                 "Depth": self._surface(*(fb.depth or (None, 0))),
                 "Stencil": self._surface(*(fb.stencil or (None, 0))),
                 "Complete": int(bool(fb.color or fb.depth or fb.stencil)),
             }  # fmt: skip
-        payload["Target"] = _t.enum("MGPipeFramebufferTarget")["Both"]
+        payload["Target"] = self._fb_target[target]
         digest = self.sup.offer("SetFramebufferState", payload)
         if digest is not None:
             payload["ContentHash"] = digest
@@ -200,26 +316,82 @@ class Tracker:
         return {"Res": tex.handle, "InternalFormat": tex.internal_format, "Kind": kind,
                 "Level": level, "UploadTarget": target}  # fmt: skip
 
+    # -- program ----------------------------------------------------------------
     def _push_program(self) -> None:
-        h = self.program.handle if self.program else NULL
+        prog = self.program
+        h = prog.handle if prog else NULL
+        if prog is not None and not prog.created:
+            self._create_program(prog)
+        if prog is not None and self._pushed.get("bindings") != (h, prog.bindings_version):
+            self._push_bindings(prog)
         if self._pushed.get("program") != h:
-            self.em.emit("SetDrawProgram", {"Handle": h, "Kind": self._kind["ShaderCso"]})
+            kind = self._kind["ShaderCso"]
+            if prog is not None:
+                self.em.emit("BindShaderState", {"Handle": h, "Kind": kind})
+            self.em.emit("SetDrawProgram", {"Handle": h, "Kind": kind})
+            self.em.emit("SetDispatchProgram", {"Handle": h, "Kind": kind})
             self._pushed["program"] = h
 
+    def _create_program(self, prog: Program) -> None:
+        total = sum(len(b) + 8 for b in prog.spirv.values()) + len(prog.reflection) + 8
+        self.em.room(total)
+        stages: list[dict[str, int]] = [{} for _ in range(_program_stage_count())]
+        mask = 0
+        for stage, code in sorted(prog.spirv.items()):
+            off, size, seg = self.em.stage_bytes(code)
+            stages[stage] = {"Offset": off, "Size": size, "Seg": seg}
+            mask |= 1 << stage
+        off, size, seg = self.em.stage_bytes(prog.reflection)
+        self.em.emit("CreateShaderState", {
+            "Cso": prog.handle, "StageMask": mask, "SpirvStatus": 1, "LinkStatus": 1,
+            "GlobalUboSize": len(prog.block),
+            "Spirv": stages, "Reflection": {"Offset": off, "Size": size, "Seg": seg},
+        })  # fmt: skip
+        prog.created = True
+
+    def _push_bindings(self, prog: Program) -> None:
+        units = [{"Location": loc, "Unit": unit} for loc, unit in sorted(prog.sampler_units.items())]
+        blocks = list(prog.block_bindings)
+        self.em.emit("SetProgramBindings", {
+            "Cso": prog.handle, "BlockBindingCount": len(blocks),
+            "SamplerUnitCount": len(units), "StorageOverrideCount": 0,
+        }, (np.array(blocks, np.int32), units, []))  # fmt: skip
+        self._pushed["bindings"] = (prog.handle, prog.bindings_version)
+
+    def _push_constants(self) -> None:
+        prog = self.program
+        if prog is None or not prog.block:
+            return
+        key = (prog.handle, prog.version)
+        if self._pushed.get("constants") == key:
+            return
+        off, size, seg = self.em.stage_blob(bytes(prog.block))
+        self.em.emit("SetGlobalConstants", {"ShaderCso": prog.handle, "Version": prog.version,
+                                            "Blob": {"Offset": off, "Size": size, "Seg": seg}})  # fmt: skip
+        self._pushed["constants"] = key
+
+    # -- samplers ---------------------------------------------------------------
     def _push_samplers(self) -> None:
+        self._push_sampler_sets(resolve=True)
+
+    def _push_clear_samplers(self) -> None:
+        self._push_sampler_sets(resolve=False)
+
+    def _push_sampler_sets(self, *, resolve: bool) -> None:
         count = max(self.units, default=-1) + 1
         views, states = [], []
         for unit in range(count):
             tex, sampler = self.units.get(unit, (None, NULL))
-            if tex is not None and tex.view.is_null:
+            if tex is not None and resolve and tex.view.is_null:
+                self.sticky_bind(tex, "kMGPipeBindSampler")
                 tex.view = self.alloc["SamplerViewCso"].alloc()
                 self.em.emit("CreateSamplerView", {
                     "Cso": tex.view, "Texture": tex.handle, "InternalFormat": tex.internal_format,
-                    "Target": _t.enum("MGPipeResourceTarget")[tex.target],
-                    "NumLevels": tex.levels, "NumLayers": 1,
+                    "Target": self._targets[tex.target],
+                    "NumLevels": tex.levels, "NumLayers": tex.layers,
                 })  # fmt: skip
             views.append({"View": tex.view, "Texture": tex.handle} if tex else {})
-            states.append(sampler)
+            states.append(sampler if not sampler.is_null or tex is None else tex.sampler)
         head = {"Start": 0, "Count": count}
         for call, rows in (("SetSamplerViews", views), ("BindSamplerStates", states)):
             tail = layouts.array(layouts.dtype(_tail_element(call)), rows, call)
@@ -227,16 +399,55 @@ class Tracker:
             if digest is not None:
                 self.em.emit(call, dict(head, ContentHash=digest), (tail,))
 
+    # -- render state and the context's other state ------------------------------
     def _push_render_state(self) -> None:
         self.cso.validate(self.rs)
 
+    def _push_pixel_pack(self) -> None:
+        pack = self.rs.pixel_pack.tobytes()
+        if self._pushed.get("pack") != pack:
+            self.em.emit("SetPixelPackState", {"Pack": pack})
+            self._pushed["pack"] = pack
+
+    def _push_patch(self) -> None:
+        p = self.rs.p
+        outer = _floats(p["PatchDefaultOuterLevel"].tolist())
+        inner = _floats(p["PatchDefaultInnerLevel"].tolist())
+        state = (int(p["PatchVertices"]), tuple(outer), tuple(inner))
+        if self._pushed.get("patch") != state:
+            self.em.emit("SetPatchState", {"Vertices": state[0], "Outer": outer[:4],
+                                           "Inner": inner[:2]})  # fmt: skip
+            self._pushed["patch"] = state
+
+    def _push_attrib_defaults(self) -> None:
+        n = self._max_attribs
+        one = _struct.unpack("<I", _struct.pack("<f", 1.0))[0]
+        values = tuple(self.attrib_values.get(i, (0, (0, 0, 0, one))) for i in range(n))
+        if self._pushed.get("attrib_defaults") == values:
+            return
+        views = ("FloatView", "IntView", "UintView")
+        rows = [{"Location": i, "ValueClass": cls, views[cls]: list(bits)}
+                for i, (cls, bits) in enumerate(values)]  # fmt: skip
+        # every attribute's current value is carried: Mask names them all (Count = its bits)
+        self.em.emit("SetVertexAttribDefaults", {"Mask": (1 << n) - 1, "Count": n}, (rows,))
+        self._pushed["attrib_defaults"] = values
+
+    def _push_context_values(self) -> None:
+        values = (self.active_unit, max(self.units, default=0))
+        if self._pushed.get("context_values") == values:
+            return
+        self.em.emit("SetContextValues", {"ActiveTextureUnit": values[0],
+                                          "MaxTouchedTextureUnit": values[1]})  # fmt: skip
+        self._pushed["context_values"] = values
+
+    # -- vertex input -------------------------------------------------------------
     def _push_vertex(self) -> None:
         count = max(self.attribs, default=-1) + 1
-        attribs = tuple(self.attribs.get(i) for i in range(count))
+        attribs = tuple(self.attribs.get(i) for i in range(self._max_attribs))
         if self._pushed.get("attribs") != attribs:
             self._push_vertex_elements(attribs)
         rows = [{"Res": a.buffer, "Offset": a.offset, "Stride": a.stride} if a else {}
-                for a in attribs]  # fmt: skip
+                for a in attribs[:count]]  # fmt: skip
         tail = layouts.array(layouts.dtype(_tail_element("SetVertexBuffers")), rows)
         head = {"Start": 0, "Count": count}
         digest = self.sup.offer("SetVertexBuffers", head, (tail,))
@@ -248,13 +459,14 @@ class Tracker:
             self._pushed["index"] = ib
 
     def _push_vertex_elements(self, attribs: tuple[Attrib | None, ...]) -> None:
-        """One VAO, one handle: a configuration change re-sends the create (D-G1)."""
+        """One VAO, one handle: a configuration change re-sends the create (D-G1). Every
+        one of the kMGPipeMaxVertexAttribs attributes and binding points is sent."""
         handle = self._pushed.get("ve")
         first = handle is None
         if first:
             handle = self.alloc["VertexElementsCso"].alloc()
         wires = [{"Type": a.gl_type, "Size": a.size, "Normalized": a.normalized,
-                  "Offset": 0, "BindingIndex": i, "Enabled": 1} if a else {}
+                  "Offset": 0, "BindingIndex": i, "Enabled": 1} if a else {"BindingIndex": i}
                  for i, a in enumerate(attribs)]  # fmt: skip
         binds = [{"Stride": a.stride, "Divisor": a.divisor} if a else {} for a in attribs]
         blob = (layouts.array(layouts.dtype("MGPVertexAttribWire"), wires).tobytes()
@@ -267,12 +479,6 @@ class Tracker:
                          {"Handle": handle, "Kind": self._kind["VertexElementsCso"]})  # fmt: skip
         self._pushed["ve"], self._pushed["attribs"] = handle, attribs
 
-    def _push_pixel_pack(self) -> None:
-        pack = self.rs.pixel_pack.tobytes()
-        if self._pushed.get("pack") != pack:
-            self.em.emit("SetPixelPackState", {"Pack": pack})
-            self._pushed["pack"] = pack
-
     # -- deaths ---------------------------------------------------------------
     def death(self, kind: str, handle: Handle, delete_call: str | None) -> None:
         """The wire delete (if the kind has one), ``ObjectDeath``, the death forwarded to
@@ -282,6 +488,8 @@ class Tracker:
         self.em.emit("ObjectDeath", {"Handle": handle, "Kind": self._kind[kind]})
         for key in [k for k, v in self._pushed.items() if v == handle]:
             del self._pushed[key]  # e.g. the bound program: re-pushed at the next validate
+        if self._pushed.get("program") is None:
+            self._pushed["program"] = NULL
         self.sup.forget()  # a recycled {slot, gen} must never match a remembered set
         self.touch()  # ... so every group offers its set again
         self.alloc[kind].free(handle)
@@ -293,5 +501,17 @@ def _no_surface() -> dict[str, Any]:
     return {"Kind": _t.enum("MGPipeKind")["None"]}
 
 
+def _floats(value: Any) -> list[float]:
+    """A (nested) tuple / list of numbers, flat."""
+    if isinstance(value, (tuple, list)):
+        return [f for v in value for f in _floats(v)]
+    return [float(value)]
+
+
 def _tail_element(call: str) -> str:
     return next(t["element"] for t in _t.tables().TAILS if t["call"] == call)
+
+
+def _program_stage_count() -> int:
+    info = _t.struct_info("MGPProgramDesc")
+    return next(int(m["count"]) for m in info["members"] if m["name"] == "Spirv")
