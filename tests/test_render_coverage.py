@@ -9,20 +9,28 @@ backend refuses today is listed by ``python tests/test_render_coverage.py``.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from functools import lru_cache
+from pathlib import Path
 
 import pytest
 
 from _vk_support import assert_clean  # noqa: F401  (sets MGPIPE_VK_VALIDATION=on)
 from mgpipe.runtime.errors import PipeFatal
 from mgpipe.runtime.harness.compare import compare_results
+from mgpipe.runtime.harness.png import decode, encode, side_by_side
 from mgpipe.runtime.harness.runner import run_scene
 from mgpipe.runtime.harness.scenes import RENDER_SCENES, SCENES, render
 from mgpipe.runtime.harness.scenes.kit import Image, Probe
 
 BACKENDS = ("gles", "vulkan")
+#: the golden PNG of every scene a backend draws (either backend's picture: both must match
+#: it within a driver's edge-pixel differences); ``MGPIPE_UPDATE_GOLDEN=1`` writes missing /
+#: changed ones (review before commit)
+GOLDEN = Path(__file__).parent / "golden" / "png"
+UPDATE = os.environ.get("MGPIPE_UPDATE_GOLDEN") == "1"
 NAMES = list(RENDER_SCENES)
 #: a named refusal: the record and field (``CreateShaderState.Reflection``), a call
 #: (``Blit``) or a client call (``Client.create_texture``)
@@ -89,6 +97,18 @@ def test_a_scene_draws_its_probes_or_is_refused_by_name(name: str, backend: str)
     scene = RENDER_SCENES[name]
     fails = [m for p in scene.probes(scene.default_n) if (m := p.check(res.images))]
     assert fails == [], f"{name} on {backend}: a wrong picture"
+    _golden(name, res.images)
+
+
+def _golden(name: str, images: list[Image]) -> None:
+    path = GOLDEN / f"{name}.png"
+    if UPDATE and not path.exists():
+        path.write_bytes(encode(images))
+    assert path.exists(), f"{path} missing: MGPIPE_UPDATE_GOLDEN=1 python -m pytest {__file__}"
+    want, got = decode(path.read_bytes()), side_by_side(images)
+    assert (want.width, want.height) == (got.width, got.height)
+    diff = sum(1 for a, b in zip(want.rgba, got.rgba) if abs(a - b) > 1)
+    assert diff <= len(got.rgba) // 100, f"{name}: {diff} channel values differ from {path}"
 
 
 @pytest.mark.parametrize("name", NAMES)
