@@ -37,13 +37,20 @@ NAMES = list(RENDER_SCENES)
 _NAMED = re.compile(r'^(Fatal\{\w+, "[A-Z]\w*(\.\w+)*"\}|Client\.\w+(\([\w=, ]*\))?: )')
 
 
+TRANSPORTS = ("monolith", "inproc", "spawn")
+
+
 @lru_cache(maxsize=None)
-def outcome(name: str, backend: str):
-    """("ok", result) or ("refused", message) -- any other exception propagates."""
+def outcome(name: str, backend: str, transport: str = "monolith"):
+    """("ok", result) or ("refused", message) -- any other exception propagates. Over
+    spawn a refusal in the server latches device-lost; its reason is the refusal."""
     try:
-        return "ok", run_scene(name, backend, "monolith")
+        res = run_scene(name, backend, transport)
     except (PipeFatal, render.ClientGap) as exc:
         return "refused", str(exc)
+    if res.lost:
+        return "refused", str(res.client.transport.lost_reason)
+    return "ok", res
 
 
 def test_every_issue_17_family_has_a_scene() -> None:
@@ -87,17 +94,25 @@ def test_hand_decoders_agree_with_independent_ones() -> None:
     assert render.linear_to_srgb(0.5) == pytest.approx(0.735357, abs=1e-6)
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", NAMES)
-def test_a_scene_draws_its_probes_or_is_refused_by_name(name: str, backend: str) -> None:
-    status, res = outcome(name, backend)
+def test_a_scene_draws_its_probes_or_is_refused_by_name(name: str, backend: str,
+                                                        transport: str) -> None:  # fmt: skip
+    status, res = outcome(name, backend, transport)
+    if transport != "monolith":  # the same outcome as monolith: a transport changes nothing
+        assert status == outcome(name, backend)[0], res if status == "refused" else status
     if status == "refused":
         assert _NAMED.match(res), f"unnamed refusal: {res}"
         return
     scene = RENDER_SCENES[name]
     fails = [m for p in scene.probes(scene.default_n) if (m := p.check(res.images))]
-    assert fails == [], f"{name} on {backend}: a wrong picture"
-    _golden(name, res.images)
+    assert fails == [], f"{name} on {backend}/{transport}: a wrong picture"
+    stats = getattr(res.backend, "stats", None)
+    if backend == "vulkan" and stats is not None:  # the validation layer is on (_vk_support)
+        assert stats().get("validation_messages", 0) == 0
+    if transport == "monolith":
+        _golden(name, res.images)
 
 
 def _golden(name: str, images: list[Image]) -> None:
