@@ -35,7 +35,7 @@ from .formats import vk_info
 from .renderer import IntColor
 from .resources import BUFFER_USAGE, EPOCH, SamplerView, VkBufferResource, VkTextureResource, tex_default_view
 from .shaders import ShaderProgram
-from .targets import GENERAL, RenderTarget, full_barrier
+from .targets import GENERAL, RenderTarget, full_barrier, init_general, with_layout
 from .vk_enums import GL, UnsupportedEnum, topology, vertex_format
 
 __all__ = ["VulkanBackend"]
@@ -78,7 +78,9 @@ class VulkanBackend:
         self._globals: dict[Handle, tuple[int, bytes]] = {}  # ShaderCso -> (Version, bytes)
         self.widened_index_buffers = 0
         self.blits = 0
+        self.resolves = 0
         self._fbs: dict[Any, RenderTarget] = {}  # Fbo handle -> its last pushed target
+        self._read_target: RenderTarget | None = None  # None: the default framebuffer
         self._bind_serial = 0  # bumped by every record that moves a shader-resource binding
         self._sets: dict[Handle, tuple[Any, ...]] = {}  # program -> (serial, epoch, key, sets)
         for name in _STATE_ONLY:
@@ -119,7 +121,14 @@ class VulkanBackend:
 
     def _forget_targets_of(self, res: Any) -> None:
         for key in [k for k, (_, t) in self._targets.items() if t.uses(res)]:
-            self.r.forget_target(self._targets.pop(key)[1])
+            self._forget(self._targets.pop(key)[1])
+
+    def _forget(self, target: RenderTarget) -> None:
+        if self._read_target is target:
+            self._read_target = None
+        for fbo in [f for f, t in self._fbs.items() if t is target]:
+            del self._fbs[fbo]
+        self.r.forget_target(target)
 
     def ResourceSubData(self, ctx: Any, d: Any) -> None:
         res, p = ctx.resolved["Res"].backend, d.payload
@@ -383,9 +392,11 @@ class VulkanBackend:
                 key.append((sampler.sampler, view))
                 keep.append(sampler)
             writes.append((b, infos))
-        flipped = [t for t in pending_orient if t.image.flipped]
+        flipped = [t for t in pending_orient if t.image.flipped
+                   or t.image.layout != vk.VK_IMAGE_LAYOUT_GENERAL]  # fmt: skip
         if flipped:
             cmd = self.r.cmd_outside_pass()
+            init_general(cmd, [t.image for t in flipped])  # never written: GL's zero texels
             for t in flipped:
                 t.orient(cmd, False)
         return writes, tuple(key), keep
@@ -401,8 +412,8 @@ class VulkanBackend:
         p = d.payload
         if p.IsDefault:
             self.r.resize_default(p.Width, p.Height)
-            self.r.set_target(self.r.default, 0)
-            self._fbs[p.Fbo] = self.r.default
+            self._fbs[p.Fbo] = None  # type: ignore[assignment]  # the default: r.default now
+            self._bind_target(p, self.r.default, 0)
             return
         key = (p.Fbo, p.ContentHash)
         entry = self._targets.get(key)
@@ -433,7 +444,17 @@ class VulkanBackend:
             cmd = self.r.cmd_outside_pass()
             for src in sources:  # a render target stores its rows top-down
                 src.orient(cmd, True)
-        self.r.set_target(entry[1], entry[0])
+        self._bind_target(p, entry[1], entry[0])
+
+    def _bind_target(self, p: Any, target: RenderTarget, target_id: int) -> None:
+        """A draw (or both) push renders to ``target``; a read (or both) push is what
+        ``ReadPixels`` and ``Blit`` read."""
+        targets = _fb_targets()
+        which = int(p.Target)
+        if which in (targets["Draw"], targets["Both"]):
+            self.r.set_target(target, target_id)
+        if which in (targets["Read"], targets["Both"]):  # None: the default (it may be resized)
+            self._read_target = None if target is self.r.default else target
 
     # -- verbs ----------------------------------------------------------------------
     def DrawVbo(self, ctx: Any, d: Any) -> None:
@@ -504,6 +525,7 @@ class VulkanBackend:
         self._vbufs = []
         self.SetVertexAttribDefaults(ctx, d)
         self.r.set_target(self.r.default, 0)
+        self._read_target = None
 
     def SetVertexAttribDefaults(self, ctx: Any, d: Any) -> None:
         window = ctx.windows["SetVertexAttribDefaults"]
@@ -573,7 +595,8 @@ class VulkanBackend:
         (``DstOffset`` / ``DstSize`` in the stage segment), with the pushed pack alignment
         (other pack state is refused by name, not ignored)."""
         p = d.payload
-        img = self.r.target.colors[self.r.target.read_index] if self.r.target.colors else None
+        t = self._read()
+        img = t.colors[t.read_index] if t.colors else None
         info = vk_info(img.format) if img is not None else None
         if img is None:
             raise VulkanRefused("ReadPixels.ReadSurface", "the read framebuffer has no colour buffer")
@@ -601,7 +624,7 @@ class VulkanBackend:
             raise VulkanRefused("ReadPixels.Dst", f"{len(dst)} bytes for {w}x{h}, row stride {stride}")
         if not w or not h:
             return
-        data = convert[1](self.r.read_pixels(self.r.target.read_index, box.X, box.Y, w, h), w * h)
+        data = convert[1](self.r.read_pixels(t.read_index, box.X, box.Y, w, h, t), w * h)
         for y in range(h):
             dst[y * stride : y * stride + row] = data[y * row : (y + 1) * row]
 
@@ -637,9 +660,13 @@ class VulkanBackend:
         obj.backend = None
         self._bind_serial += 1
 
+    def _read(self) -> RenderTarget:
+        t = self._read_target
+        return self.r.default if t is None else t
+
     def _forget_fbo(self, fbo: Handle) -> None:
         for key in [k for k in self._targets if k[0] == fbo]:
-            self.r.forget_target(self._targets.pop(key)[1])
+            self._forget(self._targets.pop(key)[1])
         self._fbs.pop(fbo, None)
 
     def Blit(self, ctx: Any, d: Any) -> None:
@@ -647,8 +674,10 @@ class VulkanBackend:
         buffer of the draw framebuffer (``vkCmdBlitImage``, the filter GL names), depth /
         stencil by nearest blit; GL's y-up rectangles become the images' top-down rows."""
         p = d.payload
-        src, dst = self._fbs.get(p.ReadFbo), self._fbs.get(p.DrawFbo)
-        if src is None or dst is None:
+        src, dst = self._fbs.get(p.ReadFbo, 0), self._fbs.get(p.DrawFbo, 0)
+        src = self.r.default if src is None else src
+        dst = self.r.default if dst is None else dst
+        if src == 0 or dst == 0:
             raise VulkanRefused("Blit.ReadFbo" if src is None else "Blit.DrawFbo",
                                 "no framebuffer state was pushed for it")  # fmt: skip
         mask = int(p.Mask)
@@ -666,7 +695,6 @@ class VulkanBackend:
         if not pairs:
             return
         cmd = self.r.cmd_outside_pass()
-        from .targets import init_general
         init_general(cmd, src.images() + dst.images())
         full_barrier(cmd)
 
@@ -676,6 +704,9 @@ class VulkanBackend:
         sy0, sy1 = rows(src, p.SrcY0, p.SrcY1)
         dy0, dy1 = rows(dst, p.DstY0, p.DstY1)
         for s_img, d_img, aspect in pairs:
+            if s_img.samples > 1 or d_img.samples > 1:
+                self._resolve_blit(cmd, p, s_img, d_img, aspect, (sy0, sy1), (dy0, dy1))
+                continue
             if s_img.format != d_img.format and aspect != vk.VK_IMAGE_ASPECT_COLOR_BIT:
                 raise VulkanRefused("Blit.Mask", "depth / stencil blits between different formats")
             sub = vk.VkImageSubresourceLayers(aspectMask=aspect, mipLevel=0, baseArrayLayer=0,
@@ -685,10 +716,41 @@ class VulkanBackend:
                 srcOffsets=[vk.VkOffset3D(x=p.SrcX0, y=sy0, z=0), vk.VkOffset3D(x=p.SrcX1, y=sy1, z=1)],
                 dstOffsets=[vk.VkOffset3D(x=p.DstX0, y=dy0, z=0), vk.VkOffset3D(x=p.DstX1, y=dy1, z=1)],
             )  # fmt: skip
-            vk.vkCmdBlitImage(cmd, s_img.image, GENERAL, d_img.image, GENERAL, 1, [blit],
-                              vk.VK_FILTER_LINEAR if linear else vk.VK_FILTER_NEAREST)  # fmt: skip
+            filt = vk.VK_FILTER_LINEAR if linear else vk.VK_FILTER_NEAREST
+            if s_img is d_img:
+                vk.vkCmdBlitImage(cmd, s_img.image, GENERAL, d_img.image, GENERAL, 1, [blit], filt)
+            else:
+                with_layout(cmd, s_img, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, lambda src, b=blit, f=filt, s=s_img, t=d_img: with_layout(
+                    cmd, t, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, lambda dst: vk.vkCmdBlitImage(
+                        cmd, s.image, src, t.image, dst, 1, [b], f)))  # fmt: skip
         full_barrier(cmd)
         self.blits += 1
+
+    def _resolve_blit(self, cmd: Any, p: Any, s_img: Any, d_img: Any, aspect: int,
+                      sy: tuple[int, int], dy: tuple[int, int]) -> None:  # fmt: skip
+        """A multisampled read buffer resolved into a single-sampled draw buffer
+        (``vkCmdResolveImage``): GL's rules, same rectangles, same format, colour only."""
+        if d_img.samples > 1:
+            raise VulkanRefused("Blit.DrawFbo", "a multisampled draw buffer (GL: INVALID_OPERATION)")
+        if aspect != vk.VK_IMAGE_ASPECT_COLOR_BIT:
+            raise VulkanRefused("Blit.Mask", "a multisampled depth / stencil resolve (Vulkan 1.0 "
+                                "resolves colour only)")  # fmt: skip
+        if (p.SrcX0, p.SrcY0, p.SrcX1, p.SrcY1) != (p.DstX0, p.DstY0, p.DstX1, p.DstY1):
+            raise VulkanRefused("Blit.SrcX0", "a multisampled resolve between different rectangles "
+                                "(GL: INVALID_OPERATION)")  # fmt: skip
+        if s_img.format != d_img.format:
+            raise VulkanRefused("Blit.ReadFbo", "a multisampled resolve between different formats")
+        x0, x1 = sorted((int(p.SrcX0), int(p.SrcX1)))
+        y0, y1 = sorted(sy)
+        sub = vk.VkImageSubresourceLayers(aspectMask=aspect, mipLevel=0, baseArrayLayer=0, layerCount=1)
+        region = vk.VkImageResolve(
+            srcSubresource=sub, srcOffset=vk.VkOffset3D(x=x0, y=y0, z=0), dstSubresource=sub,
+            dstOffset=vk.VkOffset3D(x=x0, y=min(dy), z=0),
+            extent=vk.VkExtent3D(width=x1 - x0, height=y1 - y0, depth=1))  # fmt: skip
+        with_layout(cmd, s_img, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, lambda src: with_layout(
+            cmd, d_img, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, lambda dst: vk.vkCmdResolveImage(
+                cmd, s_img.image, src, d_img.image, dst, 1, [region])))  # fmt: skip
+        self.resolves += 1
 
     def vulkan_stats(self) -> dict[str, Any]:
         """The counters, plus how many validation messages are waiting (not consumed)."""
@@ -826,6 +888,11 @@ def _readback_conversion(info: Any, fmt: int, typ: int) -> tuple[int, Any]:
 
 #: GL_LINEAR (a GL registry value): MGPBlit.Filter carries GL's filter enum.
 _GL_LINEAR = 0x2601
+
+
+@lru_cache(maxsize=None)
+def _fb_targets() -> dict[str, int]:
+    return {k: int(v) for k, v in _t.enum("MGPipeFramebufferTarget").items()}
 
 
 @lru_cache(maxsize=None)

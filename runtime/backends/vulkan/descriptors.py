@@ -256,7 +256,9 @@ class SamplerObject:
         member = {"Float": "borderColor", "Int": "borderColorI", "Uint": "borderColorUI"}.get(form or "")
         if member is None:
             raise VulkanRefused(f"{where}.borderColorForm", f"{int(params['borderColorForm'])}")
-        c = tuple(float(x) for x in np.asarray(params[member]).reshape(-1)[:4])
+        raw = params[member]
+        values = raw.tolist() if raw.dtype.names else np.asarray(raw).reshape(-1)[:4].tolist()
+        c = tuple(float(x) for x in values)
         fixed = {(0.0, 0.0, 0.0, 0.0): "TRANSPARENT_BLACK", (0.0, 0.0, 0.0, 1.0): "OPAQUE_BLACK",
                  (1.0, 1.0, 1.0, 1.0): "OPAQUE_WHITE"}  # fmt: skip
         name = fixed.get(c)

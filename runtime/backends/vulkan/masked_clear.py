@@ -64,7 +64,7 @@ class MaskedClear:
                 polygonMode=vk.VK_POLYGON_MODE_FILL, cullMode=vk.VK_CULL_MODE_NONE,
                 frontFace=vk.VK_FRONT_FACE_COUNTER_CLOCKWISE, lineWidth=1.0),
             pMultisampleState=vk.VkPipelineMultisampleStateCreateInfo(
-                rasterizationSamples=vk.VK_SAMPLE_COUNT_1_BIT),
+                rasterizationSamples=key.samples),
             pDepthStencilState=vk.VkPipelineDepthStencilStateCreateInfo(
                 depthCompareOp=vk.VK_COMPARE_OP_ALWAYS),
             pColorBlendState=vk.VkPipelineColorBlendStateCreateInfo(

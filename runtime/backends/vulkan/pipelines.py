@@ -127,7 +127,7 @@ def create_info(desc: PipelineDesc, key: PipelineKey, shader: ShaderProgram,
         depthBiasEnable=desc.depth_bias, lineWidth=1.0,
     )  # fmt: skip
     multisample = vk.VkPipelineMultisampleStateCreateInfo(
-        rasterizationSamples=vk.VK_SAMPLE_COUNT_1_BIT, sampleShadingEnable=desc.sample_shading,
+        rasterizationSamples=key.render_pass.samples, sampleShadingEnable=desc.sample_shading,
         minSampleShading=desc.min_sample_shading, pSampleMask=[desc.sample_mask],
     )  # fmt: skip
 

@@ -160,7 +160,7 @@ class VulkanRenderer:
                            for i in range(len(t.colors)))  # fmt: skip
         depth_load = CLEAR if "depth" in clear else LOAD
         key = RenderPassKey(tuple(c.format for c in t.colors), t.depth.format if t.depth else None,
-                            color_load, depth_load)  # fmt: skip
+                            color_load, depth_load, t.key().samples)  # fmt: skip
         values = [vk.VkClearValue(color=color_value(clear.get("colors", {}).get(i, (0.0, 0.0, 0.0, 0.0))))
                   for i in range(len(t.colors))]  # fmt: skip
         if t.depth is not None:

@@ -103,15 +103,13 @@ class VkTextureResource:
     def respecify(self, internal_format: int, width: int, height: int, levels: int,
                   whole: bool = True, *, target: str = "Tex2D", depth: int = 1,
                   layers: int = 1, samples: int = 0) -> None:  # fmt: skip
-        """New storage for the description. ``whole`` False: the respecify names one level
-        (``MGPResourceDesc.HasRespecifiedLevel``); an image already of this description is
-        kept (the other levels' texels stay). No extent: no storage yet (no image)."""
+        """New storage for the description. An image already of this description is kept
+        (``whole`` False: the respecify names one level, ``MGPResourceDesc.HasRespecifiedLevel``,
+        and the other levels' texels stay; a whole respecify that moves only ``BindMask`` or
+        ``Usage`` keeps the texels too, GL leaves them undefined). No extent: no storage yet."""
         desc = (internal_format, width, height, max(levels, 1), target, depth, layers, samples)
-        if not whole and self.image is not None and desc == self._desc:
-            return
-        if samples > 1:
-            raise VulkanRefused("ResourceRespecify.Samples",
-                                f"{samples} samples: this backend has no multisampled images")  # fmt: skip
+        if self.image is not None and desc == self._desc:
+            return  # the same storage (a level's respecify, or only BindMask / Usage moved)
         if target not in _TARGETS:
             raise VulkanRefused("ResourceRespecify.Target",
                                 f"{target}: this backend stores {', '.join(_TARGETS)}")  # fmt: skip
@@ -139,9 +137,24 @@ class VkTextureResource:
             usage = COLOR_USAGE & ~vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT
             if _has(self.dev, fmt, vk.VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT) and itype != vk.VK_IMAGE_TYPE_3D:
                 usage |= vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT
+        count = 1
+        if samples > 1:  # a multisampled renderbuffer / texture: rendered, resolved by a blit
+            limits = self.dev.limits
+            have = int(limits.framebufferDepthSampleCounts if info.aspect != "color"
+                       else limits.framebufferColorSampleCounts)  # fmt: skip
+            count = 1 << (int(samples) - 1).bit_length()  # GL: at least the samples asked for
+            if not have & count or itype != vk.VK_IMAGE_TYPE_2D or nlayers != 1 or levels > 1:
+                raise VulkanRefused("ResourceRespecify.Samples",
+                                    f"{samples} samples of {info.name} {target}: the device "
+                                    f"renders sample counts {have:#x}")  # fmt: skip
+            usage &= ~(vk.VK_IMAGE_USAGE_SAMPLED_BIT)
+            if target not in ("Renderbuffer",):
+                raise VulkanRefused("ResourceRespecify.Target", f"{target} with {samples} samples: "
+                                    "multisampled textures are not sampled here (renderbuffers only)")  # fmt: skip
         self.image = GpuImage(self.dev, width, height, fmt, usage, max(levels, 1),
                               depth=max(depth, 1) if itype == vk.VK_IMAGE_TYPE_3D else 1,
-                              layers=nlayers, cube=cube, image_type=itype, flipped=False)  # fmt: skip
+                              layers=nlayers, cube=cube, image_type=itype, flipped=False,
+                              samples=count)  # fmt: skip
 
     def record_upload(self, cmd: Any, level: int,
                       regions: list[tuple[int, int, int, int, int, int, bytes]],
@@ -189,7 +202,7 @@ class VkTextureResource:
         scratch = GpuImage(self.dev, img.width, img.height, img.format,
                            vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT,
                            img.levels, depth=img.depth, layers=img.layers,
-                           image_type=img.image_type)  # fmt: skip
+                           image_type=img.image_type, samples=img.samples)  # fmt: skip
         scratch.barrier(cmd, GENERAL, 0, vk.VK_ACCESS_TRANSFER_WRITE_BIT,
                         vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, vk.VK_PIPELINE_STAGE_TRANSFER_BIT)  # fmt: skip
         full_barrier(cmd)

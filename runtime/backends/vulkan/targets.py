@@ -67,17 +67,18 @@ class RenderPassKey:
     depth: int | None  # VkFormat of the depth-stencil attachment
     color_load: tuple[int, ...]
     depth_load: int = LOAD
+    samples: int = 1  # every attachment's sample count (a multisampled target: > 1)
 
     def __hash__(self) -> int:  # hashed per draw inside the pipeline key: compute once
         h = self.__dict__.get("_hash")
         if h is None:
-            h = hash((self.colors, self.depth, self.color_load, self.depth_load))
+            h = hash((self.colors, self.depth, self.color_load, self.depth_load, self.samples))
             object.__setattr__(self, "_hash", h)
         return h
 
     @classmethod
-    def loading(cls, colors: tuple[int, ...], depth: int | None) -> "RenderPassKey":
-        return cls(colors, depth, (LOAD,) * len(colors), LOAD)
+    def loading(cls, colors: tuple[int, ...], depth: int | None, samples: int = 1) -> "RenderPassKey":
+        return cls(colors, depth, (LOAD,) * len(colors), LOAD, samples)
 
     def compat(self) -> "RenderPassKey":
         return replace(self, color_load=(LOAD,) * len(self.colors), depth_load=LOAD)
@@ -101,13 +102,13 @@ class RenderPassCache:
     def _make(self, key: RenderPassKey) -> Any:
         atts, refs = [], []
         for i, (fmt, load) in enumerate(zip(key.colors, key.color_load)):
-            atts.append(self._attachment(fmt, load, vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE))
+            atts.append(self._attachment(fmt, load, vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE, key.samples))
             refs.append(vk.VkAttachmentReference(attachment=i, layout=GENERAL))
         depth_ref = None
         if key.depth is not None:
             stencil = key.depth_load if aspect_of(key.depth) & vk.VK_IMAGE_ASPECT_STENCIL_BIT else (
                 vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE)  # fmt: skip
-            atts.append(self._attachment(key.depth, key.depth_load, stencil))
+            atts.append(self._attachment(key.depth, key.depth_load, stencil, key.samples))
             depth_ref = vk.VkAttachmentReference(attachment=len(key.colors), layout=GENERAL)
         sub = vk.VkSubpassDescription(
             pipelineBindPoint=vk.VK_PIPELINE_BIND_POINT_GRAPHICS,
@@ -120,10 +121,10 @@ class RenderPassCache:
         return vk.vkCreateRenderPass(self.dev.device, info, None)
 
     @staticmethod
-    def _attachment(fmt: int, load: int, stencil_load: int) -> Any:
+    def _attachment(fmt: int, load: int, stencil_load: int, samples: int = 1) -> Any:
         store = vk.VK_ATTACHMENT_STORE_OP_STORE
         return vk.VkAttachmentDescription(
-            format=fmt, samples=vk.VK_SAMPLE_COUNT_1_BIT, loadOp=load, storeOp=store,
+            format=fmt, samples=samples, loadOp=load, storeOp=store,  # samples: the count is the bit
             stencilLoadOp=stencil_load,
             stencilStoreOp=store if stencil_load != vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE
             else vk.VK_ATTACHMENT_STORE_OP_DONT_CARE,
@@ -236,8 +237,10 @@ class RenderTarget:
         depth = self._depth.image if self._depth is not None else None
         if self._key is None or self._key_images != (images, depth):  # a respecify moved one
             self._key_images = (images, depth)
+            first = images[0] if images else depth
             self._key = RenderPassKey.loading(tuple(i.format for i in images),
-                                              depth.format if depth else None)  # fmt: skip
+                                              depth.format if depth else None,
+                                              first.samples if first is not None else 1)  # fmt: skip
         return self._key
 
     def images(self) -> list[GpuImage]:
@@ -271,6 +274,11 @@ class RenderTarget:
     def record_readback(self, cmd: Any, index: int, x: int, y: int, w: int, h: int) -> GpuBuffer:
         """Record a copy of GL rect (x, y, w, h) of colour ``index`` into a new host buffer."""
         img = self.colors[index]
+        if img.samples > 1:
+            from .errors import VulkanRefused
+
+            raise VulkanRefused("ReadPixels.ReadSurface", "a multisampled buffer (GL: "
+                                "INVALID_OPERATION; resolve it with a blit first)")  # fmt: skip
         from .formats import vk_info
 
         info = vk_info(img.format)
