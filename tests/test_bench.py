@@ -449,3 +449,35 @@ def test_b_is_not_run_on_a_cso_keyed_backend_and_the_guard_sees_why():
     bad = [f for f in guard.structural(cells) if not f.ok]
     assert [f.check for f in bad] == ["same-backend-work-as-a"]
     assert "pipelines_created 1 against 2" in bad[0].detail
+
+
+# -- the Minecraft-like frame: a draw costs what changed, not what is bound ---------------------
+#: records per draw of MinecraftFrame/(a) on the recorder over the census's 2 steady frames
+#: of 128 draws: per draw one DrawVbo, one SetGlobalConstants (the chunk offset) and one
+#: SetSamplerViews (the rebind); a BindRenderState at each blend toggle (the chunk row moves
+#: every 8 draws: 1/8 per draw); a Present per frame (2 / 256)
+MINECRAFT_RECORDS_PER_DRAW = 3 + 1 / 8 + 2 / 256
+
+
+def _minecraft(units: int) -> dict:
+    wl = WORKLOADS["MinecraftFrame"].with_units(units)
+    return census(wl, STRATEGIES["a"], "monolith", "recorder", Sizes(128, 3, 1), 1)
+
+
+def test_minecraft_frame_per_draw_cost_follows_what_changed_not_what_is_bound():
+    """One texture rebind per draw at 1 and at 64 bound units: the same records, the same
+    Python calls and the same wire bytes per draw (the issue's "done when")."""
+    one, many = _minecraft(1), _minecraft(64)
+    assert one["steady_draws"] == many["steady_draws"] == 2 * 128
+    assert one["csos_minted"] == many["csos_minted"] == 2  # blend on / off
+    assert one["records_per_draw"] == MINECRAFT_RECORDS_PER_DRAW
+    assert one["records_by_call"] == many["records_by_call"]
+    for key in ("records_per_draw", "python_calls_per_draw", "wire_bytes_per_draw"):
+        assert one[key] == many[key], (key, one[key], many[key])
+
+
+def test_minecraft_frame_is_not_available_where_its_calls_are_missing():
+    wl = WORKLOADS["MinecraftFrame"]
+    assert wl.unavailable_on(None) is None  # the client has every call it makes
+    assert "SetGlobalConstants" in wl.unavailable_on(frozenset({"DrawVbo"}))
+    assert wl.unavailable_on(frozenset(wl.NEEDS)) is None
