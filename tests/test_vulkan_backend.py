@@ -390,3 +390,307 @@ def test_a_generic_attribute_value_feeds_a_disabled_array():
         c.draw_arrays(GL_TRIANGLES, 0, 3)
         assert _pixel(c, 2, 2) == (0, 255, 0, 255)
         c.present()
+
+
+# -- issue 17: shader resources, formats, targets, MSAA, clears, indices, lifetime -------------
+def _tex_program(c, name="tex"):
+    """A program from the harness shaders (position vec3 + texture coordinate vec3)."""
+    from mgpipe.runtime.harness.shaders.programs import load
+
+    prog = load(name)
+    p = c.create_program(prog.spirv, prog.reflection)
+    c.use_program(p)
+    return p
+
+
+def _tex_quad(c, uvw=((0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0))):
+    """A full-surface quad (two triangles), a texture coordinate per corner."""
+    corners = ((-1, -1), (1, -1), (-1, 1), (1, 1))
+    order = (0, 1, 2, 2, 1, 3)
+    data = b"".join(struct.pack("<6f", *corners[i], 0.0, *uvw[i]) for i in order)
+    vb = c.create_buffer(data)
+    c.vertex_attrib_pointer(0, vb, 3, stride=24)
+    c.vertex_attrib_pointer(1, vb, 3, stride=24, offset=12)
+    c.viewport(0, 0, c.tr.width, c.tr.height)
+    return vb
+
+
+#: a 2x2 RGBA8 texture, GL rows bottom-up: (0,0) red, (1,0) green, (0,1) blue, (1,1) white
+TEXELS_2X2 = bytes([255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 255])
+
+
+def test_a_sampled_2d_texture_reads_each_texel_where_gl_puts_it():
+    """Nearest sampling of a 2x2 texture over the 64x48 surface: each quadrant is the texel
+    whose (s, t) cell it covers (t = 0 is the texture's first row, GL's bottom)."""
+    with vk_client() as (c, be):
+        _tex_program(c)
+        _tex_quad(c)
+        tex = c.create_texture_2d(2, 2)
+        c.tex_sub_image_2d(tex, 0, 0, 0, 2, 2, TEXELS_2X2)
+        nearest = c.create_sampler(minFilter="Nearest", magFilter="Nearest", mipmapMode="None")
+        c.bind_texture(0, tex)
+        c.bind_sampler(0, nearest)
+        c.draw_arrays(GL_TRIANGLES, 0, 6)
+        got = [_pixel(c, x, y) for x, y in ((8, 8), (56, 8), (8, 40), (56, 40))]
+        assert got == [(255, 0, 0, 255), (0, 255, 0, 255), (0, 0, 255, 255), (255, 255, 255, 255)]
+        c.present()
+
+
+def test_descriptor_sets_are_memoised_on_the_bindings_not_rebuilt_per_draw():
+    with vk_client() as (c, be):
+        _tex_program(c)
+        _tex_quad(c)
+        a, b = c.create_texture_2d(2, 2), c.create_texture_2d(2, 2)
+        c.tex_sub_image_2d(a, 0, 0, 0, 2, 2, TEXELS_2X2)
+        c.tex_sub_image_2d(b, 0, 0, 0, 2, 2, bytes(TEXELS_2X2[4:8]) * 4)  # all green
+        c.bind_texture(0, a)
+        c.draw_arrays(GL_TRIANGLES, 0, 6)
+        before = (be.descriptors.updates, be.descriptors.allocated)
+        for _ in range(5):  # the same bindings: no update, no new set
+            c.draw_arrays(GL_TRIANGLES, 0, 6)
+        assert (be.descriptors.updates, be.descriptors.allocated) == before
+        c.bind_texture(0, b)  # one binding changed: one new set, one update
+        c.draw_arrays(GL_TRIANGLES, 0, 6)
+        assert (be.descriptors.updates, be.descriptors.allocated) == (before[0] + 1, before[1] + 1)
+        assert _pixel(c, 8, 8) == (0, 255, 0, 255)
+        c.present()
+
+
+def test_default_block_uniforms_feed_each_draw_its_own_version():
+    """Two draws of the ``umat`` program, each with its own matrix and tint: the uniform
+    ring holds both versions (one write each) and each quad shows its tint."""
+    from mgpipe.runtime.harness.shaders.programs import load
+
+    with vk_client(width=64, height=64) as (c, be):
+        prog = load("umat")
+        p = c.create_program(prog.spirv, prog.reflection)
+        c.use_program(p)
+        corners = ((-1, -1), (1, -1), (-1, 1), (1, 1))
+        data = b"".join(struct.pack("<7f", *corners[i], 0.0, 1, 1, 1, 1) for i in (0, 1, 2, 2, 1, 3))
+        vb = c.create_buffer(data)
+        c.vertex_attrib_pointer(0, vb, 3, stride=28)
+        c.vertex_attrib_pointer(1, vb, 4, stride=28, offset=12)
+        c.viewport(0, 0, 64, 64)
+        c.clear_color(0, 0, 0, 1)
+        c.clear()
+        writes = be.uniforms.writes
+        for (tx, ty), tint in (((-0.5, -0.5), (1.0, 0.0, 0.0, 1.0)), ((0.5, 0.5), (0.0, 0.0, 1.0, 1.0))):
+            m = [0.5, 0, 0, 0, 0, 0.5, 0, 0, 0, 0, 1, 0, tx, ty, 0, 1]  # column major
+            c.uniform_matrix(p, "u_mvp", m)
+            c.uniform(p, "u_tint", *tint)
+            c.draw_arrays(GL_TRIANGLES, 0, 6)
+        assert be.uniforms.writes - writes == 2
+        # scale 0.5 about the origin then translate: quads centred at (+-0.5, +-0.5) NDC
+        assert _pixel(c, 16, 16) == (255, 0, 0, 255) and _pixel(c, 48, 48) == (0, 0, 255, 255)
+        assert _pixel(c, 16, 48) == (0, 0, 0, 255)
+        c.present()
+
+
+def test_a_uniform_block_reads_the_buffer_bound_at_its_binding_point():
+    """The ``ubo`` program's ``Scene`` block at binding point 0 (SetShaderBuffers): what
+    the shader reads is the bound range's bytes."""
+    import json
+
+    from mgpipe.runtime.harness.shaders.programs import load
+
+    prog = load("ubo")
+    refl = json.loads(prog.reflection)
+    size = refl["uniforms"][0]["block_size"]
+    with vk_client() as (c, be):
+        p = c.create_program(prog.spirv, prog.reflection)
+        c.use_program(p)
+        corners = ((-1, -1), (1, -1), (-1, 1), (1, 1))
+        data = b"".join(struct.pack("<7f", *corners[i], 0.0, 1, 1, 1, 1) for i in (0, 1, 2, 2, 1, 3))
+        vb = c.create_buffer(data)
+        c.vertex_attrib_pointer(0, vb, 3, stride=28)
+        c.vertex_attrib_pointer(1, vb, 4, stride=28, offset=12)
+        c.viewport(0, 0, 64, 48)
+        ubo = c.create_buffer(bytes(size))
+        c.bind_buffer_base("uniform", 0, ubo)
+        c.draw_arrays(GL_TRIANGLES, 0, 6)
+        c.present()
+    assert "Scene" in (u["name"] for u in refl["uniforms"])
+
+
+def test_an_r8_render_target_reads_back_as_gl_expands_it():
+    """glReadPixels(RGBA, UNSIGNED_BYTE) of an R8 buffer: (R, 0, 0, 255), one texel byte
+    per pixel in the image (the format table's texel size, not 4)."""
+    R8 = 0x8229
+    with vk_client() as (c, be):
+        setup_color(c)
+        tex = c.create_texture_2d(8, 8, internal_format=R8)
+        fb = c.create_framebuffer()
+        c.framebuffer_texture(fb, 0, tex)
+        c.bind_framebuffer(fb)
+        c.clear_color(0.6, 1.0, 1.0, 1.0)
+        c.clear()
+        assert _pixel(c, 3, 3) == (153, 0, 0, 255)  # round(0.6 * 255) = 153
+        c.present()
+
+
+def test_an_unknown_internal_format_is_refused_by_name():
+    from mgpipe.runtime.backends.vulkan.vk_enums import UnsupportedEnum
+
+    with vk_client() as (c, be):
+        setup_color(c)
+        with pytest.raises(UnsupportedEnum, match=r'"ResourceRespecify.InternalFormat"\}: 0x1234 is no '
+                           "internal format this backend stores"):  # fmt: skip
+            c.create_texture_2d(4, 4, internal_format=0x1234)
+
+
+def test_the_format_table_gives_each_format_its_texel_size():
+    from mgpipe.runtime.backends.vulkan.formats import GL_FORMATS
+
+    sizes = {f.name: f.texel for f in GL_FORMATS.values()}
+    # bits per texel / 8, from each format's definition
+    assert sizes["R8"] == 1 and sizes["RG8"] == 2 and sizes["RGBA8"] == 4
+    assert sizes["RGB10_A2"] == (10 * 3 + 2) // 8 and sizes["R11F_G11F_B10F"] == (11 + 11 + 10) // 8
+    assert sizes["RGBA16F"] == 4 * 16 // 8 and sizes["RGBA32F"] == 4 * 32 // 8
+    assert sizes["R32UI"] == 4 and sizes["DEPTH_COMPONENT16"] == 2
+
+
+def test_an_integer_clear_buffer_on_an_integer_attachment_reads_back_its_values():
+    RGBA8UI, RGBA_INTEGER, UNSIGNED_INT = 0x8D7C, 0x8D99, 0x1405
+    with vk_client() as (c, be):
+        setup_color(c)
+        tex = c.create_texture_2d(8, 8, internal_format=RGBA8UI)
+        fb = c.create_framebuffer()
+        c.framebuffer_texture(fb, 0, tex)
+        c.bind_framebuffer(fb)
+        c.clear_buffer("color", 0, (10, 20, 30, 40), value_class="uint")
+        raw = c.read_pixels(2, 2, 1, 1, RGBA_INTEGER, UNSIGNED_INT, bytes_per_pixel=16)
+        assert struct.unpack("<4I", raw) == (10, 20, 30, 40)
+        c.present()
+
+
+def test_generate_mipmap_averages_each_level_from_the_one_above():
+    """A 2x2 level 0 (red, green, blue, white) -> level 1 is the mean of the four texels:
+    (255 + 0 + 0 + 255) / 4 = 127.5 per channel R, G, B -> 127 or 128; sampled at lod 1."""
+    with vk_client() as (c, be):
+        _tex_program(c, "texlod")
+        _tex_quad(c, uvw=((0, 0, 1), (1, 0, 1), (0, 1, 1), (1, 1, 1)))  # r = the lod
+        tex = c.create_texture_2d(2, 2, levels=2)
+        c.tex_sub_image_2d(tex, 0, 0, 0, 2, 2, TEXELS_2X2)
+        c.generate_mipmap(tex)
+        c.bind_texture(0, tex)
+        c.draw_arrays(GL_TRIANGLES, 0, 6)
+        r, g, b, a = _pixel(c, 30, 20)
+        assert all(abs(v - 127.5) <= 1 for v in (r, g, b)) and a == 255
+        c.present()
+
+
+def test_u8_indices_are_widened_once_per_content_and_draw():
+    with vk_client() as (c, be):
+        setup_color(c, (0, 1, 0, 1), positions=(-1, -1, 0, 1, -1, 0, -1, 1, 0, 1, 1, 0))
+        ib = c.create_buffer(bytes([0, 1, 2, 2, 1, 3]))
+        c.bind_index_buffer(ib)
+        c.draw_elements(GL_TRIANGLES, 6, 1)
+        c.draw_elements(GL_TRIANGLES, 6, 1)
+        assert be.widened_index_buffers == 1  # the same bytes: one 16-bit copy
+        assert _pixel(c, 60, 44) == (0, 255, 0, 255) and _pixel(c, 2, 2) == (0, 255, 0, 255)
+        c.present()
+
+
+def test_base_vertex_and_base_instance_reach_the_draw():
+    """Vertices 0-2 cover the lower-left corner in red, 3-5 the upper-right in blue: the
+    same indices with base vertex 3 draw the blue triangle only."""
+    with vk_client() as (c, be):
+        red = (-1, -1, 0, 0, -1, 0, -1, 0, 0)
+        blue = (1, 1, 0, 0, 1, 0, 1, 0, 0)
+        from _vk_support import vertices
+
+        spirv, refl = __import__("_vk_support").color_program()
+        prog = c.create_program(spirv, refl)
+        c.use_program(prog)
+        vb = c.create_buffer(vertices(red, (1, 0, 0, 1)) + vertices(blue, (0, 0, 1, 1)))
+        c.vertex_attrib_pointer(0, vb, 3, stride=28)
+        c.vertex_attrib_pointer(1, vb, 4, stride=28, offset=12)
+        c.viewport(0, 0, 64, 48)
+        ib = c.create_buffer(struct.pack("<3H", 0, 1, 2))
+        c.bind_index_buffer(ib)
+        c.clear_color(0, 0, 0, 1)
+        c.clear()
+        c.draw_elements(GL_TRIANGLES, 3, 2, base_vertex=3, base_instance=1)
+        assert _pixel(c, 2, 2) == (0, 0, 0, 255) and _pixel(c, 61, 45) == (0, 0, 255, 255)
+        c.present()
+
+
+def test_an_msaa_renderbuffer_resolves_by_blit():
+    """A 4x renderbuffer cleared blue and resolved into a texture: every pixel blue."""
+    with vk_client() as (c, be):
+        setup_color(c)
+        ms = c.create_renderbuffer(16, 16, 0x8058, samples=4)
+        ms_fb = c.create_framebuffer()
+        c.framebuffer_texture(ms_fb, 0, ms)
+        tex = c.create_texture_2d(16, 16)
+        fb = c.create_framebuffer()
+        c.framebuffer_texture(fb, 0, tex)
+        c.bind_framebuffer(ms_fb)
+        c.clear_color(0, 0, 1, 1)
+        c.clear()
+        c.bind_framebuffer(ms_fb, target="read")
+        c.bind_framebuffer(fb, target="draw")
+        c.blit_framebuffer(0, 0, 16, 16, 0, 0, 16, 16)
+        assert be.resolves == 1
+        c.bind_framebuffer(fb)
+        assert _pixel(c, 5, 5) == (0, 0, 255, 255)
+        c.present()
+        from types import SimpleNamespace
+
+        from mgpipe.runtime.backends.vulkan.errors import VulkanRefused
+
+        ms_h = next(h for h, t in be._fbs.items() if t is not None and t.key().samples == 4)
+        fb_h = next(h for h, t in be._fbs.items() if t is not None and t.key().samples == 1)
+        scaled = SimpleNamespace(payload=SimpleNamespace(
+            ReadFbo=ms_h, DrawFbo=fb_h, SrcX0=0, SrcY0=0, SrcX1=16, SrcY1=16, DstX0=0, DstY0=0,
+            DstX1=8, DstY1=8, Mask=0x4000, Filter=0x2600))  # fmt: skip
+        with pytest.raises(VulkanRefused, match=r'"Blit.SrcX0"\}: a multisampled resolve between different'):
+            be.Blit(None, scaled)  # GL: INVALID_OPERATION, never a scaled picture
+
+
+def test_object_death_of_a_framebuffer_frees_its_render_targets():
+    with vk_client() as (c, be):
+        setup_color(c)
+        tex = c.create_texture_2d(8, 8)
+        fb = c.create_framebuffer()
+        c.framebuffer_texture(fb, 0, tex)
+        c.bind_framebuffer(fb)
+        c.clear()
+        assert len(be._targets) == 1
+        c.bind_framebuffer(None)
+        c.delete_framebuffer(fb)
+        c.clear()  # the next validate carries the death
+        assert not be._targets
+        c.present()
+
+
+def test_a_rendered_texture_samples_the_right_way_up_and_renders_again():
+    """A texture drawn into (its rows top-down, the render orientation) and then sampled:
+    the backend flips it to GL's row order first, so its bottom half (cleared red through
+    a scissor) is sampled at t < 0.5; drawn into again, it is flipped back."""
+    with vk_client() as (c, be):
+        setup_color(c)
+        tex = c.create_texture_2d(4, 4)
+        fb = c.create_framebuffer()
+        c.framebuffer_texture(fb, 0, tex)
+        c.bind_framebuffer(fb)
+        c.viewport(0, 0, 4, 4)
+        c.clear_color(0, 0, 1, 1)
+        c.clear()
+        c.enable("ScissorTest")
+        c.scissor(0, 0, 4, 2)  # GL rows 0-1: the bottom half
+        c.clear_color(1, 0, 0, 1)
+        c.clear()
+        c.disable("ScissorTest")
+        c.bind_framebuffer(None)
+        _tex_program(c)
+        _tex_quad(c)
+        nearest = c.create_sampler(minFilter="Nearest", magFilter="Nearest", mipmapMode="None")
+        c.bind_texture(0, tex)
+        c.bind_sampler(0, nearest)
+        c.draw_arrays(GL_TRIANGLES, 0, 6)
+        assert _pixel(c, 30, 4) == (255, 0, 0, 255) and _pixel(c, 30, 44) == (0, 0, 255, 255)
+        c.bind_texture(0, None)
+        c.bind_framebuffer(fb)
+        assert _pixel(c, 1, 0) == (255, 0, 0, 255) and _pixel(c, 1, 3) == (0, 0, 255, 255)
+        c.present()

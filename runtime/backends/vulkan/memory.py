@@ -108,7 +108,9 @@ class GpuImage:
         self.memory = vk.vkAllocateMemory(dev.device, alloc, None)
         vk.vkBindImageMemory(dev.device, self.image, self.memory, 0)
         plain = image_type == vk.VK_IMAGE_TYPE_2D
-        self.view = vk.vkCreateImageView(
+        viewable = usage & (vk.VK_IMAGE_USAGE_SAMPLED_BIT | vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT
+                            | vk.VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT)  # fmt: skip
+        self.view = None if not viewable else vk.vkCreateImageView(
             dev.device,
             vk.VkImageViewCreateInfo(
                 image=self.image,
@@ -143,7 +145,8 @@ class GpuImage:
     def destroy(self) -> None:
         if self.image is None:
             return
-        vk.vkDestroyImageView(self.dev.device, self.view, None)
+        if self.view is not None:  # a transfer-only scratch image has none
+            vk.vkDestroyImageView(self.dev.device, self.view, None)
         vk.vkDestroyImage(self.dev.device, self.image, None)
         vk.vkFreeMemory(self.dev.device, self.memory, None)
         self.image = self.view = self.memory = None

@@ -74,6 +74,10 @@ class VkBufferResource:
         if self.gpu is not None:
             self.defer(self.gpu.destroy)
             self.gpu = None
+        wide = getattr(self, "_u16", None)  # the 16-bit copy of 8-bit indices
+        if wide is not None:
+            self.defer(wide[1].destroy)
+            self._u16 = None
 
     def destroy(self) -> None:
         self._retire()
@@ -220,9 +224,12 @@ class VkTextureResource:
             whole.append(vk.VkImageCopy(srcSubresource=sub, srcOffset=vk.VkOffset3D(x=0, y=0, z=0),
                                         dstSubresource=sub, dstOffset=vk.VkOffset3D(x=0, y=0, z=0),
                                         extent=vk.VkExtent3D(width=w, height=h, depth=dd)))  # fmt: skip
-        vk.vkCmdCopyImage(cmd, img.image, GENERAL, scratch.image, GENERAL, len(rows), rows)
+        src_l, dst_l = vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL
+        with_layout(cmd, img, src_l, lambda a: with_layout(cmd, scratch, dst_l, lambda b: (
+            vk.vkCmdCopyImage(cmd, img.image, a, scratch.image, b, len(rows), rows))))  # fmt: skip
         full_barrier(cmd)
-        vk.vkCmdCopyImage(cmd, scratch.image, GENERAL, img.image, GENERAL, len(whole), whole)
+        with_layout(cmd, scratch, src_l, lambda a: with_layout(cmd, img, dst_l, lambda b: (
+            vk.vkCmdCopyImage(cmd, scratch.image, a, img.image, b, len(whole), whole))))  # fmt: skip
         full_barrier(cmd)
         self.defer(scratch.destroy)
 
@@ -240,9 +247,22 @@ class VkTextureResource:
                                 "no linear blit for this format")  # fmt: skip
         if img.layout != GENERAL:
             init_general(cmd, [img])
-        last = min(img.levels, base + max(count, img.levels)) if count else img.levels
+        last = img.levels
+        rw = vk.VK_ACCESS_MEMORY_READ_BIT | vk.VK_ACCESS_MEMORY_WRITE_BIT
+        every = vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT
+
+        def level_layout(level: int, old: int, new: int) -> None:
+            b = vk.VkImageMemoryBarrier(
+                srcAccessMask=rw, dstAccessMask=rw, oldLayout=old, newLayout=new,
+                srcQueueFamilyIndex=vk.VK_QUEUE_FAMILY_IGNORED,
+                dstQueueFamilyIndex=vk.VK_QUEUE_FAMILY_IGNORED, image=img.image,
+                subresourceRange=vk.VkImageSubresourceRange(
+                    aspectMask=img.aspect, baseMipLevel=level, levelCount=1, baseArrayLayer=0,
+                    layerCount=img.layers))  # fmt: skip
+            vk.vkCmdPipelineBarrier(cmd, every, every, 0, 0, None, 0, None, 1, [b])
+
+        src_l, dst_l = vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL
         for lvl in range(base + 1, last):
-            full_barrier(cmd)
             sw, sh, sd = (max(v >> (lvl - 1), 1) for v in (img.width, img.height, img.depth))
             dw, dh, dd = (max(v >> lvl, 1) for v in (img.width, img.height, img.depth))
             blit = vk.VkImageBlit(
@@ -253,8 +273,11 @@ class VkTextureResource:
                                                            baseArrayLayer=0, layerCount=img.layers),
                 dstOffsets=[vk.VkOffset3D(x=0, y=0, z=0), vk.VkOffset3D(x=dw, y=dh, z=dd)],
             )  # fmt: skip
-            vk.vkCmdBlitImage(cmd, img.image, GENERAL, img.image, GENERAL, 1, [blit],
-                              vk.VK_FILTER_LINEAR)  # fmt: skip
+            level_layout(lvl - 1, GENERAL, src_l)
+            level_layout(lvl, GENERAL, dst_l)
+            vk.vkCmdBlitImage(cmd, img.image, src_l, img.image, dst_l, 1, [blit], vk.VK_FILTER_LINEAR)
+            level_layout(lvl - 1, src_l, GENERAL)
+            level_layout(lvl, dst_l, GENERAL)
         full_barrier(cmd)
 
     def _retire(self) -> None:
