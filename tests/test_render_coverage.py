@@ -136,6 +136,20 @@ def test_where_both_backends_draw_a_scene_compare_passes(name: str) -> None:
     assert cmp.ok, cmp.failures
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_mgpipe_compare_runs_the_scene_or_refuses_it_in_one_named_line(name: str, capsys) -> None:
+    from mgpipe import cli
+
+    rc = cli.main(["compare", name, "--json"])
+    out = capsys.readouterr()
+    both = all(outcome(name, be)[0] == "ok" for be in BACKENDS)
+    if both:
+        assert rc == 0, out.out
+        return
+    assert rc == 2 and out.err.count("\n") == 1 and "SCENE-REFUSED" in out.err
+    assert 'Fatal{' in out.err or "Client." in out.err  # the refusal's name
+
+
 def _status(name: str, be: str) -> str:
     try:
         s, r = outcome(name, be)
