@@ -219,7 +219,34 @@ class Client:
                                          "UnionBox": {"X": offset, "W": len(data), "H": 1, "D": 1},
                                          "RegionCount": 0}, ((),), blob=bytes(data))  # fmt: skip
 
+    def bind_buffer_base(self, target: str | int, index: int, buf: Buffer | None) -> None:
+        """``glBindBufferBase``: ``target`` "uniform" (GL_UNIFORM_BUFFER) or "storage"
+        (GL_SHADER_STORAGE_BUFFER); the whole buffer at point ``index`` (None unbinds)."""
+        self.bind_buffer_range(target, index, buf, 0, 0)
+
+    def bind_buffer_range(self, target: str | int, index: int, buf: Buffer | None,
+                          offset: int = 0, size: int = 0) -> None:  # fmt: skip
+        """``glBindBufferRange`` (size 0: to the buffer's end); pushed as SetShaderBuffers of
+        the target's class at the next draw."""
+        cls = _BUFFER_TARGETS.get(target, target) if isinstance(target, int) else target
+        if cls not in ("uniform", "storage"):
+            raise ClientError(f"bind_buffer_range: target {target!r} (uniform or storage)")
+        top = int(_t.constant("kMGPipeMaxBufferBindingPoints"))
+        if not 0 <= index < top:
+            raise ClientError(f"bind_buffer_range: index {index} outside 0..{top - 1}")
+        if buf is None:
+            self.tr.buffer_bindings.pop((cls, index), None)
+        else:
+            if offset < 0 or size < 0 or offset + size > buf.size:
+                raise ClientError(f"bind_buffer_range: [{offset}, {offset + size}) outside "
+                                  f"the buffer's {buf.size} bytes")  # fmt: skip
+            self.tr.buffer_bindings[(cls, index)] = (buf, offset, size)
+        self.tr.touch("shader_buffers")
+
     def delete_buffer(self, buf: Buffer) -> None:
+        for key, (b, _o, _s) in list(self.tr.buffer_bindings.items()):
+            if b is buf:
+                del self.tr.buffer_bindings[key]
         if self.tr.index_buffer is buf:
             self.tr.index_buffer = None
         self.tr.death("Buffer", buf.handle, "ResourceDestroy")
@@ -342,7 +369,7 @@ class Client:
         self._samplers.release(old, builtin=True)
         self._texture_params(tex)
         if old != tex.sampler:
-            self.tr.touch("samplers")
+            self.tr.mark_units(*[u for u, (t, _s) in self.tr.units.items() if t is tex])
 
     def generate_mipmap(self, tex: Texture) -> None:
         """``glGenerateMipmap``: GenerateMipmap {Res, Target, BaseLevel, LevelCount}."""
@@ -359,6 +386,7 @@ class Client:
         for unit, (t, s) in list(self.tr.units.items()):
             if t is tex:
                 self.tr.units[unit] = (None, s)
+                self.tr.mark_units(unit)
         if not tex.view.is_null:  # the view dies before its storage owner
             self.tr.death("SamplerViewCso", tex.view, "DeleteSamplerView")
         self._samplers.release(tex.sampler, builtin=True)
@@ -391,19 +419,20 @@ class Client:
         for unit, (t, s) in list(self.tr.units.items()):
             if s == sampler:
                 self.tr.units[unit] = (t, new)
-        self.tr.touch("samplers")
+                self.tr.mark_units(unit)
         return new
 
     def delete_sampler(self, h: Handle) -> None:
         for unit, (t, s) in list(self.tr.units.items()):
             if s == h:
                 self.tr.units[unit] = (t, NULL)
+                self.tr.mark_units(unit)
         if h in self._samplers:
             refs, builtin = self._samplers.refs(h)
             self._samplers.release(h)
             if refs <= 1 and not builtin:
                 self._samplers.drop(h)
-        self.tr.touch("samplers")
+        self.tr.mark_units()
 
     def _mint_sampler(self, params: bytes) -> Handle:
         h = self.tr.alloc["SamplerCso"].alloc()
@@ -422,14 +451,15 @@ class Client:
         self._check_unit(unit, "bind_texture")
         self.tr.units[unit] = (tex, self.tr.units.get(unit, (None, NULL))[1])
         self.tr.active_unit = unit
-        self.tr.touch("samplers", "context_values")
+        self.tr.mark_units(unit)
+        self.tr.touch("context_values")
 
     def bind_sampler(self, unit: int, sampler: Handle) -> None:
         self._check_unit(unit, "bind_sampler")
         if not sampler.is_null and sampler not in self._samplers:
             raise ClientError(f"bind_sampler: {sampler} is no live sampler")
         self.tr.units[unit] = (self.tr.units.get(unit, (None, NULL))[0], sampler)
-        self.tr.touch("samplers")
+        self.tr.mark_units(unit)
 
     @staticmethod
     def _check_unit(unit: int, what: str) -> None:
@@ -835,6 +865,7 @@ _WRAPS = {GL_REPEAT: "Repeat", GL_CLAMP_TO_EDGE: "ClampToEdge",
 #: GL_NEVER .. GL_ALWAYS (0x0200 + i) in GL's order, by SamplerCompareFunc name
 _COMPARE_FUNCS = ("Never", "Less", "Equal", "LessEqual", "Greater", "NotEqual", "GreaterEqual",
                   "Always")  # fmt: skip
+_BUFFER_TARGETS = {0x8A11: "uniform", 0x90D2: "storage"}  # GL_UNIFORM_BUFFER, GL_SHADER_STORAGE_BUFFER
 _CLEAR_BUFFERS = {GL_COLOR: "color", GL_DEPTH: "depth", GL_STENCIL: "stencil",
                   GL_DEPTH_STENCIL: "depth_stencil"}  # fmt: skip
 #: GL ES 3.2's initial sampler state (glTexParameter / glSamplerParameter tables)

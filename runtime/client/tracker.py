@@ -38,16 +38,19 @@ __all__ = ["Buffer", "Texture", "Program", "Framebuffer", "Attrib", "Tracker", "
 
 #: Which groups each validate class pushes, in MobileGL's order (tracker policy, not a layout).
 _GROUPS: dict[str, tuple[str, ...]] = {
-    "kDraw": ("framebuffer", "program", "subdata", "samplers", "constants", "render_state",
-              "pixel_pack", "patch", "attrib_defaults", "context_values", "vertex"),
+    "kDraw": ("framebuffer", "program", "subdata", "samplers", "constants", "shader_buffers",
+              "render_state", "pixel_pack", "patch", "attrib_defaults", "context_values", "vertex"),
     "kClear": ("framebuffer", "subdata", "clear_samplers", "render_state", "pixel_pack", "patch",
                "attrib_defaults", "context_values", "vertex"),
     "kReadback": ("read_framebuffer", "subdata", "pixel_pack"),
     "kBlitOrCopy": ("blit_framebuffers", "subdata"),
 }  # fmt: skip
 #: every group a generation covers (``touch()`` with no name moves them all)
-GROUPS = ("framebuffer", "program", "samplers", "constants", "vertex", "attrib_defaults",
-          "context_values")  # fmt: skip
+GROUPS = ("framebuffer", "program", "samplers", "constants", "shader_buffers", "vertex",
+          "attrib_defaults", "context_values")  # fmt: skip
+#: bind_buffer_base / range targets -> the MGPShaderBuffers.Class constant's name
+SHADER_BUFFER_CLASSES = {"uniform": "kMGPipeShaderBufferClassUniform",
+                         "storage": "kMGPipeShaderBufferClassShaderStorage"}  # fmt: skip
 #: groups that read another group's generation
 _GEN_OF = {"clear_samplers": "samplers", "read_framebuffer": "framebuffer",
            "blit_framebuffers": "framebuffer"}  # fmt: skip
@@ -149,6 +152,9 @@ class Tracker:
         self.read_fbo: Framebuffer | None = None
         self.program: Program | None = None
         self.units: dict[int, tuple[Texture | None, Handle]] = {}  # unit -> (texture, sampler)
+        self._dirty_units: set[int] = set()  # units whose rows may have moved
+        self._unresolved: set[int] = set()  # units sent with no view yet (a clear's push)
+        self._sent_units: dict[int, tuple[Any, Handle]] = {}  # unit -> (view row, state) sent
         self.active_unit = 0
         self.attribs: dict[int, Attrib] = {}
         #: glVertexAttrib* current values: index -> (MGPAttribValue ValueClass, 4 u32 bits)
@@ -370,6 +376,34 @@ class Tracker:
                                             "Blob": {"Offset": off, "Size": size, "Seg": seg}})  # fmt: skip
         self._pushed["constants"] = key
 
+    def _push_shader_buffers(self) -> None:
+        """One SetShaderBuffers per class with a bound point: rows [0, highest + 1); a storage
+        point is writable (the client cannot tell what the shader writes: it says it may)."""
+        words = int(_t.constant("kMGPipeShaderBufferWritableMaskWords"))
+        for cls, const in SHADER_BUFFER_CLASSES.items():
+            points = {i: b for (c, i), b in self.buffer_bindings.items() if c == cls}
+            if not points and self._pushed.get(("buffers", cls)) is None:
+                continue
+            count = max(points, default=-1) + 1
+            rows, mask = [], [0] * words
+            for i in range(count):
+                b = points.get(i)
+                if b is None:
+                    rows.append({})
+                    continue
+                buf, offset, size = b
+                rows.append({"Res": buf.handle, "Offset": offset,
+                             "Size": size if size else max(buf.size - offset, 0)})  # fmt: skip
+                if cls == "storage":
+                    mask[i >> 5] |= 1 << (i & 31)
+            head = {"Class": int(_t.constant(const)), "Start": 0, "Count": count,
+                    "WritableMask": mask, "HostSpanCount": 0}  # fmt: skip
+            tail = layouts.array(layouts.dtype(_tail_element("SetShaderBuffers")), rows)
+            digest = self.sup.offer("SetShaderBuffers", head, (tail,))  # per class (its slot)
+            if digest is not None:
+                self.em.emit("SetShaderBuffers", dict(head, ContentHash=digest), (tail, []))
+            self._pushed[("buffers", cls)] = count
+
     # -- samplers ---------------------------------------------------------------
     def _push_samplers(self) -> None:
         self._push_sampler_sets(resolve=True)
@@ -377,27 +411,70 @@ class Tracker:
     def _push_clear_samplers(self) -> None:
         self._push_sampler_sets(resolve=False)
 
+    def mark_units(self, *units: int) -> None:
+        """These units' rows (every unit's when none is named) re-check at the next sampler
+        push; the sampler group is touched."""
+        if units:
+            self._dirty_units.update(units)
+        else:
+            self._dirty_units.update(self.units)
+            self._dirty_units.update(self._sent_units)
+        self.touch("samplers")
+
     def _push_sampler_sets(self, *, resolve: bool) -> None:
-        count = max(self.units, default=-1) + 1
-        views, states = [], []
-        for unit in range(count):
+        """Only the units whose rows moved, as one window [first, last] of each set: a draw
+        costs the units that changed, not the units bound."""
+        dirty = self._dirty_units
+        if resolve and self._unresolved:
+            dirty |= self._unresolved
+            self._unresolved = set()
+        if not dirty:
+            return
+        changed: dict[int, tuple[Any, Handle]] = {}
+        sent = self._sent_units
+        for unit in sorted(dirty):
             tex, sampler = self.units.get(unit, (None, NULL))
-            if tex is not None and resolve and tex.view.is_null:
-                self.sticky_bind(tex, "kMGPipeBindSampler")
-                tex.view = self.alloc["SamplerViewCso"].alloc()
-                self.em.emit("CreateSamplerView", {
-                    "Cso": tex.view, "Texture": tex.handle, "InternalFormat": tex.internal_format,
-                    "Target": self._targets[tex.target],
-                    "NumLevels": tex.levels, "NumLayers": tex.layers,
-                })  # fmt: skip
-            views.append({"View": tex.view, "Texture": tex.handle} if tex else {})
-            states.append(sampler if not sampler.is_null or tex is None else tex.sampler)
-        head = {"Start": 0, "Count": count}
-        for call, rows in (("SetSamplerViews", views), ("BindSamplerStates", states)):
+            if tex is not None and tex.view.is_null:
+                if resolve:
+                    self.sticky_bind(tex, "kMGPipeBindSampler")
+                    tex.view = self.alloc["SamplerViewCso"].alloc()
+                    self.em.emit("CreateSamplerView", {
+                        "Cso": tex.view, "Texture": tex.handle,
+                        "InternalFormat": tex.internal_format,
+                        "Target": self._targets[tex.target],
+                        "NumLevels": tex.levels, "NumLayers": tex.layers,
+                    })  # fmt: skip
+                else:
+                    self._unresolved.add(unit)
+            view = (tex.view, tex.handle) if tex is not None else None
+            state = sampler if not sampler.is_null or tex is None else tex.sampler
+            row = (view, state)
+            if sent.get(unit) != row:
+                changed[unit] = row
+        dirty.clear()
+        if not changed:
+            return
+        first, last = min(changed), max(changed)
+        for call, col in (("SetSamplerViews", 0), ("BindSamplerStates", 1)):
+            moved = [u for u, r in changed.items() if sent.get(u, (None, NULL))[col] != r[col]
+                     or u not in sent]  # fmt: skip
+            if not moved:
+                continue
+            lo, hi = min(moved), max(moved)
+            rows = []
+            for u in range(lo, hi + 1):
+                r = changed.get(u) or sent.get(u) or (None, NULL)
+                if col == 0:
+                    rows.append({"View": r[0][0], "Texture": r[0][1]} if r[0] else {})
+                else:
+                    rows.append(r[1])
+            head = {"Start": lo, "Count": hi - lo + 1}
             tail = layouts.array(layouts.dtype(_tail_element(call)), rows, call)
             digest = self.sup.offer(call, head, (tail,))
             if digest is not None:
                 self.em.emit(call, dict(head, ContentHash=digest), (tail,))
+        del first, last
+        sent.update(changed)
 
     # -- render state and the context's other state ------------------------------
     def _push_render_state(self) -> None:
@@ -491,6 +568,8 @@ class Tracker:
         if self._pushed.get("program") is None:
             self._pushed["program"] = NULL
         self.sup.forget()  # a recycled {slot, gen} must never match a remembered set
+        self._sent_units.clear()  # ... and no remembered sampler row either
+        self.mark_units()
         self.touch()  # ... so every group offers its set again
         self.alloc[kind].free(handle)
 
