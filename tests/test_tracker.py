@@ -196,3 +196,187 @@ def test_shader_buffers_get_one_slot_per_class() -> None:
     assert (sup.emitted, sup.skipped) == (3, 2)
     with pytest.raises(ValueError, match="Flush is not a suppressed"):
         sup.offer("Flush", {})
+
+
+# -- wave 2: MobileGL's sequences and issue 17's client side --------------------------------
+from mgpipe.runtime.client import api as _api  # noqa: E402
+from mgpipe.runtime.client.api import ClientError  # noqa: E402
+from mgpipe.runtime.client.sampler_cache import CAPACITY, SamplerCache  # noqa: E402
+
+
+def _h(h: Handle) -> dict[str, int]:
+    return {"Slot": h.slot, "Gen": h.gen}
+
+
+def _new(c: Client, before: int) -> list[tuple[str, dict[str, Any], list[Any]]]:
+    c.transport.wait_applied()
+    return c.log.seen[before:]  # type: ignore[attr-defined]
+
+
+def test_a_program_leaves_at_its_first_validate_in_mobilegls_order(client: Client) -> None:
+    before = client.records
+    vb = client.create_buffer(bytes(36))
+    prog = client.create_program({0: b"vs", 4: b"fs"}, uniforms={"u_v": (0, "vec4"),
+                                                                  "u_s": (None, "sampler2D")})
+    client.use_program(prog)
+    client.vertex_attrib_pointer(0, vb, 3, stride=12)
+    assert "CreateShaderState" not in [s[0] for s in _new(client, before)]  # nothing at link
+    client.uniform(prog, "u_v", 1.0, 2.0, 3.0, 4.0)
+    client.uniform(prog, "u_s", 3)
+    client.draw_arrays(GL_TRIANGLES, 0, 3)
+    names = [s[0] for s in _new(client, before)]
+    at = names.index("CreateShaderState")
+    assert names[at: at + 5] == ["CreateShaderState", "SetProgramBindings", "BindShaderState",
+                                 "SetDrawProgram", "SetDispatchProgram"]
+    assert names.index("SetFramebufferState") < at < names.index("SetGlobalConstants") < names.index(
+        "BindRenderState") < names.index("SetPixelPackState") < names.index("SetPatchState") < names.index(
+        "SetVertexAttribDefaults") < names.index("SetContextValues") < names.index("CreateVertexElements")
+    seen = _new(client, before)
+    binds = next(s for s in seen if s[0] == "SetProgramBindings")
+    assert binds[1]["SamplerUnitCount"] == 1 and binds[2][1] == [{"Location": 1, "Unit": 3}]
+    ve = next(s for s in seen if s[0] == "CreateVertexElements")[1]
+    assert ve["AttributeCount"] == ve["BindingPointCount"] == _api._t.constant("kMGPipeMaxVertexAttribs")
+
+
+def test_global_constants_are_keyed_by_program_and_version(client: Client) -> None:
+    _setup(client)
+    prog = client.create_program({0: b"vs", 4: b"fs"}, uniforms={"u_m": (0, "mat4"), "u_f": (64, "float")})
+    client.use_program(prog)
+    client.draw_arrays(GL_TRIANGLES, 0, 3)
+    before = client.records
+    client.uniform(prog, "u_f", 0.0)  # the block's bytes did not move: no version, no record
+    client.draw_arrays(GL_TRIANGLES, 0, 3)
+    assert [s[0] for s in _new(client, before)] == ["DrawVbo"]
+    client.uniform_matrix(prog, "u_m", list(range(16)))
+    client.draw_arrays(GL_TRIANGLES, 0, 3)
+    sent = [s for s in _new(client, before) if s[0] == "SetGlobalConstants"]
+    assert [s[0] for s in _new(client, before)] == ["DrawVbo", "SetGlobalConstants", "DrawVbo"]
+    assert sent[0][1]["Version"] == prog.version and sent[0][1]["ShaderCso"] == _h(prog.handle)
+
+
+def test_a_texture_rebind_touches_the_sampler_group_only(client: Client) -> None:
+    _setup(client)
+    texs = [client.create_texture_2d(4, 4) for _ in range(2)]
+    for unit in range(8):
+        client.bind_texture(unit, texs[unit % 2])
+    client.draw_arrays(GL_TRIANGLES, 0, 3)
+    before = client.records
+    client.bind_texture(7, texs[0])  # the active unit stays 7: only unit 7's view moves
+    client.draw_arrays(GL_TRIANGLES, 0, 3)
+    seen = _new(client, before)
+    assert [s[0] for s in seen] == ["SetSamplerViews", "DrawVbo"]
+    assert (seen[0][1]["Start"], seen[0][1]["Count"]) == (7, 1)  # the one unit that moved
+
+
+def test_texture_creation_is_mobilegls_respecify_sequence(client: Client) -> None:
+    before = client.records
+    tex = client.create_texture("cube", 8, 8, levels=2)
+    seen = _new(client, before)
+    assert [s[0] for s in seen] == ["ResourceCreate", "ResourceRespecify", "SetTextureParams",
+                                    "ResourceRespecify", "ResourceRespecify", "ResourceRespecify",
+                                    "SetTextureParams"]  # fmt: skip
+    assert seen[1][1]["Width"] == 0 and seen[3][1]["ArrayLayers"] == 6
+    assert [s[1]["RespecifiedLevel"] for s in seen[4:6]] == [0, 1]
+    assert seen[2][1]["BuiltinSampler"] == _h(client.default_sampler)
+    arr = client.create_texture("2d_array", 4, 4, 3)
+    assert (arr.layers, arr.depth) == (3, 1)
+    vol = client.create_texture("3d", 4, 4, 4, levels=3)
+    assert (vol.depth, vol.levels) == (4, 3)
+    del tex
+
+
+def test_tex_parameter_shares_one_builtin_sampler_per_parameter_set(client: Client) -> None:
+    a, b = client.create_texture_2d(4, 4), client.create_texture_2d(4, 4)
+    before = client.records
+    client.tex_parameter(a, _api.GL_TEXTURE_MIN_FILTER, _api.GL_NEAREST)
+    client.tex_parameter(b, "min_filter", _api.GL_NEAREST)  # same set: the cached CSO
+    assert [s[0] for s in _new(client, before)] == ["CreateSamplerState", "SetTextureParams",
+                                                    "SetTextureParams"]  # fmt: skip
+    assert a.sampler == b.sampler != client.default_sampler
+    assert client.sampler_cache.refs(a.sampler) == (0, 2)
+
+
+def test_the_sampler_cache_is_bounded_refcounted_and_keeps_builtin_entries() -> None:
+    minted, killed = [], []
+
+    def mint(p: bytes) -> Handle:
+        minted.append(p)
+        return Handle(len(minted), 1)
+
+    cache = SamplerCache(mint, killed.append, capacity=4)
+    builtin = cache.acquire(b"b", builtin=True)
+    held = [cache.acquire(bytes([i])) for i in range(3)]
+    assert cache.acquire(b"\x00") == held[0] and cache.stats.hits == 1
+    over = cache.acquire(b"x")  # every entry referenced: minted over capacity
+    assert cache.stats.over_capacity_mints == 1 and len(cache) == 5
+    cache.release(held[1])
+    cache.acquire(b"y")  # evicts the one unreferenced entry, never the built-in one
+    assert killed == [held[1]] and builtin in cache and over in cache
+    assert CAPACITY == 256
+
+
+def test_client_misuse_is_a_named_error_and_no_record(client: Client) -> None:
+    _setup(client)
+    tex = client.create_texture_2d(4, 4, levels=2)
+    prog = client.create_program({0: b"vs"}, uniforms={"u_v": (0, "vec2")})
+    before = client.records
+    cases = [
+        (lambda: client.create_texture("1d", 4, 4), "unknown target"),
+        (lambda: client.create_texture_2d(4, 4, levels=4), "levels"),
+        (lambda: client.tex_parameter(tex, 0x1234, 1), "unknown pname"),
+        (lambda: client.tex_parameter(tex, "min_filter", 7), "no GL value"),
+        (lambda: client.tex_sub_image(tex, 2, 0, 0, 1, 1, b"\0" * 4), "level 2"),
+        (lambda: client.tex_sub_image(tex, 1, 1, 1, 2, 2, b"\0" * 16), "outside level 1"),
+        (lambda: client.uniform(prog, "u_nope", 1.0), "no uniform"),
+        (lambda: client.uniform(prog, "u_v", 1.0), "2 values"),
+        (lambda: client.clear_buffer("accum", 0, (0,)), "buffer"),
+        (lambda: client.clear_buffer(_api.GL_COLOR, 9, (0, 0, 0, 0)), "draw buffer"),
+        (lambda: client.blit_framebuffer(0, 0, 1, 1, 0, 0, 1, 1, 0), "mask"),
+        (lambda: client.bind_framebuffer(None, "sideways"), "target"),
+        (lambda: client.bind_buffer_base("atomic", 0, None), "target"),
+        (lambda: client.bind_texture(100000, tex), "unit"),
+        (lambda: client.create_renderbuffer(0, 4, 0x8058), "empty"),
+    ]
+    for call, match in cases:
+        with pytest.raises(ClientError, match=match):
+            call()
+    assert client.records == before
+
+
+def test_gl_es_initial_state_values(client: Client) -> None:
+    p = client.state.p
+    assert float(p["ClearDepth"]) == 1.0
+    assert int(p["DepthFunc"]) == _api._t.enum("DepthTestFunc")["Less"]
+    assert float(p["SampleCoverageValue"]) == 1.0 and bool(p["DitherEnabled"])
+
+
+def test_draws_carry_base_vertex_and_base_instance(client: Client) -> None:
+    _setup(client)
+    client.bind_index_buffer(client.create_buffer(bytes(12)))
+    before = client.records
+    client.draw_arrays(GL_TRIANGLES, 0, 3, instances=2, base_instance=5)
+    client.draw_elements(GL_TRIANGLES, 3, 2, instances=3, base_vertex=7, base_instance=1)
+    draws = [s for s in _new(client, before) if s[0] == "DrawVbo"]
+    assert [d[1]["StartInstance"] for d in draws] == [5, 1]
+    assert draws[1][2][0][0]["IndexBias"] == 7
+
+
+def test_clear_buffer_blit_and_mipmaps_leave_as_their_records(client: Client) -> None:
+    texs = [client.create_texture_2d(8, 8, levels=3) for _ in range(2)]
+    fbs = [client.create_framebuffer() for _ in range(2)]
+    for fb, t in zip(fbs, texs):
+        client.framebuffer_texture(fb, 0, t)
+    client.bind_framebuffer(fbs[0])
+    client.clear_buffer(_api.GL_COLOR, 0, (1, 2, 3, 4), value_class="uint")
+    client.bind_framebuffer(fbs[1], "draw")
+    before = client.records
+    client.blit_framebuffer(0, 0, 8, 8, 0, 0, 4, 4)
+    client.generate_mipmap(texs[1])
+    seen = _new(client, before)
+    assert [s[0] for s in seen] == ["ResourceRespecify", "SetFramebufferState",
+                                    "SetFramebufferState", "Blit", "GenerateMipmap"]  # fmt: skip
+    targets = _api._t.enum("MGPipeFramebufferTarget")
+    assert [s[1]["Target"] for s in seen[1:3]] == [targets["Read"], targets["Draw"]]
+    assert seen[4][1]["LevelCount"] == 3
+    clear = next(s for s in client.log.seen if s[0] == "Clear")[1]  # type: ignore[attr-defined]
+    assert clear["Kind"] == _api._t.constant("kMGPipeClearKindColor") and clear["ColorValue"] == [1, 2, 3, 4]
