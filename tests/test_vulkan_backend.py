@@ -694,3 +694,21 @@ def test_a_rendered_texture_samples_the_right_way_up_and_renders_again():
         c.bind_framebuffer(fb)
         assert _pixel(c, 1, 0) == (255, 0, 0, 255) and _pixel(c, 1, 3) == (0, 0, 255, 255)
         c.present()
+
+
+def test_a_line_loop_closes_back_to_its_first_vertex():
+    """GL_LINE_LOOP over three corners of a square, drawn as a strip that repeats vertex
+    0: the closing edge (vertex 2 -> vertex 0, the left side) is lit too."""
+    GL_LINE_LOOP = 0x0002
+    with vk_client(width=32, height=32) as (c, be):
+        inset = 1 - 1 / 32  # pixel centres of the first / last column and row
+        setup_color(c, (1, 1, 1, 1), positions=(-inset, -inset, 0, inset, -inset, 0,
+                                                 -inset, inset, 0))  # fmt: skip
+        c.clear_color(0, 0, 0, 1)
+        c.clear()
+        c.draw_arrays(GL_LINE_LOOP, 0, 3)
+        assert be.line_loops == 1
+        assert _pixel(c, 0, 16) == (255, 255, 255, 255)  # the closing edge, x = pixel 0
+        assert _pixel(c, 16, 0) == (255, 255, 255, 255)  # the first edge, y = pixel 0
+        assert _pixel(c, 20, 28) == (0, 0, 0, 255)  # away from every edge
+        c.present()

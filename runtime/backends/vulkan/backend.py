@@ -78,6 +78,7 @@ class VulkanBackend:
         self._globals: dict[Handle, tuple[int, bytes]] = {}  # ShaderCso -> (Version, bytes)
         self.widened_index_buffers = 0
         self.blits = 0
+        self.line_loops = 0
         self.resolves = 0
         self._fbs: dict[Any, RenderTarget] = {}  # Fbo handle -> its last pushed target
         self._read_target: RenderTarget | None = None  # None: the default framebuffer
@@ -264,6 +265,12 @@ class VulkanBackend:
     BindSamplerStates = SetSamplerViews
     SetShaderBuffers = SetSamplerViews
     SetProgramBindings = SetSamplerViews
+    SetStorageBlockBinding = SetSamplerViews  # the server keeps name -> binding point
+
+    def MemoryBarrier(self, ctx: Any, d: Any) -> None:
+        """``glMemoryBarrier``: every earlier write visible to every later access (the
+        pass ends; one full barrier whatever ``Bits`` names)."""
+        full_barrier(self.r.cmd_outside_pass())
 
     def SetTextureParams(self, ctx: Any, d: Any) -> None:
         obj = ctx.resolved["Res"]
@@ -329,6 +336,8 @@ class VulkanBackend:
     def _resolve(self, ctx: Any, handle: Handle, program: ShaderProgram) -> tuple[list, tuple, list]:
         res = program.resources
         blocks, units = _program_overrides(ctx, handle)
+        cso = ctx.tables[table_of("ShaderCso")].resolve(handle, "DrawVbo.Program")
+        storage = cso.data.get("storage_blocks", {})  # SetStorageBlockBinding: name -> point
         views, states = ctx.windows["SetSamplerViews"], ctx.windows["BindSamplerStates"]
         cls = {"uniform": _t.constant("kMGPipeShaderBufferClassUniform"),
                "storage": _t.constant("kMGPipeShaderBufferClassShaderStorage")}
@@ -342,7 +351,8 @@ class VulkanBackend:
                 key.append(("d", chunk.buffer))
                 continue
             if b.kind in ("uniform", "storage"):
-                point = blocks.get(b.index, b.binding) if b.kind == "uniform" else b.binding
+                point = (blocks.get(b.index, b.binding) if b.kind == "uniform"
+                         else storage.get(b.name, b.binding))  # fmt: skip
                 window = ctx.windows[f"SetShaderBuffers[{cls[b.kind]}]"]
                 row = window[point] if point < len(window) else None
                 where = f"DrawVbo.{b.kind} block {b.name!r} (binding point {point})"
@@ -375,6 +385,7 @@ class VulkanBackend:
                 if self.r.target.uses(tex):
                     raise VulkanRefused(where, "the texture is an attachment of the target drawn "
                                         "to (a feedback loop)")  # fmt: skip
+                _check_texture_params(tex.params, where)
                 pending_orient.append(tex)
                 depth_only = tex.info is not None and tex.info.aspect != "color"
                 view = (view_cso or tex_default_view(tex, self.r.ring.defer)).view_of(
@@ -479,8 +490,14 @@ class VulkanBackend:
         if p.Flags & _draw_flag("kDrawIsIndirect"):  # MGPDrawIndirect rows, no MGPDrawRange
             raise VulkanRefused("DrawVbo.Flags", f"{p.Flags:#x}: indirect draws are not implemented")
         ranges = [(r.Start, r.Count, r.IndexBias) for r in d.tails[0]]  # the first present tail
+        mode = int(p.Mode)
+        if mode == GL.LINE_LOOP:  # no Vulkan line loop: a strip back to the first vertex
+            if restart:
+                raise VulkanRefused("DrawVbo.Mode", "a line loop with primitive restart")
+            index, ranges = self._line_loop(ib if size else None, size, ranges, serial)
+            mode = GL.LINE_STRIP
         dc = DrawCall(ctx.render_state_cso, shader_h, shader, vertex, buffers, index,
-                      topology(p.Mode), restart, ranges, max(p.InstanceCount, 1),
+                      topology(mode), restart, ranges, max(p.InstanceCount, 1),
                       int(p.StartInstance))  # fmt: skip
         bound = self._descriptor_sets(ctx, shader_h, shader)
         bind = None
@@ -492,6 +509,34 @@ class VulkanBackend:
                                            0, len(sets), sets, len(dyn), dyn or None)  # fmt: skip
 
         self.r.draw(dc, block, ctx.render_state.version, bind)
+
+    def _line_loop(self, ib: VkBufferResource | None, size: int,
+                   ranges: list[tuple[int, int, int]], serial: int) -> tuple[Any, list]:  # fmt: skip
+        """GL_LINE_LOOP as a line strip over 32-bit indices that repeat each range's first
+        vertex at its end (the indices read from ``ib`` when the draw is indexed); the
+        index buffer lives until this submission retires."""
+        dtype = {1: np.uint8, 2: np.uint16, 4: np.uint32}.get(size)
+        src = np.frombuffer(ib.gpu.read(), dtype) if ib is not None and ib.gpu is not None else None
+        parts, out = [], []
+        at = 0
+        for start, count, bias in ranges:
+            if count < 2:  # GL: a loop of fewer than two vertices draws nothing
+                continue
+            idx = (np.arange(start, start + count, dtype=np.uint32) if src is None
+                   else src[start : start + count].astype(np.uint32))  # fmt: skip
+            idx = np.append(idx, idx[0])
+            parts.append(idx)
+            out.append((at, count + 1, bias if src is not None else 0))
+            at += count + 1
+        data = np.concatenate(parts).tobytes() if parts else bytes(4)
+        buf = GpuBuffer(self.dev, len(data), BUFFER_USAGE)
+        buf.write(0, data)
+        self.r.ring.cmd()  # recording: the deferred destroy waits for this submission
+        self.r.ring.defer(buf.destroy)
+        if ib is not None:
+            ib.use(serial)
+        self.line_loops += 1
+        return (buf.buffer, 4), out
 
     def _u8_indices(self, ib: VkBufferResource, serial: int) -> Any:
         """The 16-bit copy of an 8-bit index buffer (the restart index 0xFF -> 0xFFFF),
@@ -906,6 +951,20 @@ def _whole_surface(s: Any, where: str) -> None:
     if int(s.Level) or int(s.Layer) or int(s.Layered):
         raise VulkanRefused(where, f"level {int(s.Level)} layer {int(s.Layer)} layered "
                             f"{int(s.Layered)}: attachments are level 0, layer 0")  # fmt: skip
+
+
+def _check_texture_params(params: Any, where: str) -> None:
+    """What SetTextureParams asks that this backend does not sample is refused by name:
+    stencil texturing (``kMGPipeDepthStencilModeStencil``) and a swizzle other than each
+    component reading itself (the tables name no swizzle values: position i = component i)."""
+    if params is None:
+        return
+    if int(params.DepthStencilMode) == _t.constant("kMGPipeDepthStencilModeStencil"):
+        raise VulkanRefused(f"{where}.DepthStencilMode", "stencil texturing is not sampled here")
+    swizzle = tuple(int(v) for v in params.Swizzle)
+    if swizzle != tuple(range(len(swizzle))):
+        raise VulkanRefused(f"{where}.Swizzle", f"{swizzle}: no swizzle enum in the tables to "
+                            "map to a VkComponentMapping (identity only)")  # fmt: skip
 
 
 def _program_overrides(ctx: Any, handle: Handle) -> tuple[dict[int, int], dict[int, int]]:
