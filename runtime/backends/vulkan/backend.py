@@ -253,8 +253,10 @@ class VulkanBackend:
         obj, p = ctx.resolved["Cso"], d.payload
         if obj.backend is not None:
             self._retire(obj.backend)
-        obj.backend = self._keep(SamplerView(self.dev, self.r.ring.defer, _target_name(p.Target),
-                                             p.MinLevel, p.NumLevels, p.MinLayer, p.NumLayers))  # fmt: skip
+        view = SamplerView(self.dev, self.r.ring.defer, _target_name(p.Target),
+                           p.MinLevel, p.NumLevels, p.MinLayer, p.NumLayers)  # fmt: skip
+        view.texture_handle, view.internal_format = p.Texture, int(p.InternalFormat)
+        obj.backend = self._keep(view)
         self._bind_serial += 1
 
     DeleteSamplerView = DeleteSamplerState
@@ -375,11 +377,11 @@ class VulkanBackend:
                 row = views[unit] if unit < len(views) else None
                 if row is None or (row.Texture.is_null and row.View.is_null):
                     raise VulkanRefused(where, "no texture is bound to the unit")
-                tex_h = row.Texture if not row.Texture.is_null else None
-                view_cso = _obj(ctx, "SamplerViewCso", row.View, where).backend if not row.View.is_null else None
-                tex = _obj(ctx, "Texture", tex_h, where).backend if tex_h is not None else view_cso.texture
-                if view_cso is not None:
-                    view_cso.texture = tex
+                view_cso = None
+                if not row.View.is_null:
+                    view_cso = _obj(ctx, "SamplerViewCso", row.View, where).backend
+                tex_h = row.Texture if not row.Texture.is_null else view_cso.texture_handle
+                tex = ctx.tables[table_of("Texture")].resolve(tex_h, where).backend
                 if not isinstance(tex, VkTextureResource) or tex.image is None:
                     raise VulkanRefused(where, "the texture has no storage")
                 if self.r.target.uses(tex):

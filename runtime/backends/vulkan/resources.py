@@ -303,17 +303,19 @@ class SamplerView:
                  min_level: int, num_levels: int, min_layer: int, num_layers: int) -> None:  # fmt: skip
         self.dev, self.defer, self.target = dev, defer, target
         self.range = (int(min_level), int(num_levels), int(min_layer), int(num_layers))
-        self.texture: Any = None
-        self._view: tuple[int, Any] | None = None
+        self.texture_handle: Any = None  # MGPSamplerView.Texture (resolved at each use)
+        self.internal_format = 0  # MGPSamplerView.InternalFormat (0: the texture's own)
+        self._view: tuple[tuple[int, ...], Any] | None = None
 
     def view_of(self, dev: VulkanDevice, tex: "VkTextureResource", depth_only: bool) -> Any:
         from .descriptors import make_view
 
         img = tex.image
         assert img is not None
-        if self._view is not None and self._view[0] == img.serial:
-            return self._view[1]
-        self._retire()
+        if self.internal_format and self.internal_format != tex.internal_format:
+            raise VulkanRefused("CreateSamplerView.InternalFormat",
+                                f"{self.internal_format:#x} over a {tex.internal_format:#x} texture: "
+                                "no reinterpreting views")  # fmt: skip
         base, n, layer, nl = self.range
         p = tex.params
         if p is not None:  # the texture's own level range (GL_TEXTURE_BASE/MAX_LEVEL)
@@ -321,8 +323,12 @@ class SamplerView:
             if int(p.MaxLevel) >= base and int(p.MaxLevel) < img.levels:
                 n = min(n or img.levels, int(p.MaxLevel) - base + 1)
         target = self.target if self.target in _TARGETS else tex.target
+        ident = (img.serial, base, n, layer, nl, int(depth_only))
+        if self._view is not None and self._view[0] == ident:
+            return self._view[1]
+        self._retire()
         view = make_view(dev, img, target, base, n, layer, nl, depth_only)
-        self._view = (img.serial, view)
+        self._view = (ident, view)
         return view
 
     def _retire(self) -> None:
