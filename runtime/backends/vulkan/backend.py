@@ -84,8 +84,6 @@ class VulkanBackend:
         self._read_target: RenderTarget | None = None  # None: the default framebuffer
         self._bind_serial = 0  # bumped by every record that moves a shader-resource binding
         self._sets: dict[Handle, tuple[Any, ...]] = {}  # program -> (serial, epoch, key, sets)
-        for name in _STATE_ONLY:
-            setattr(self, name, _noop)
 
     @property
     def dev(self) -> Any:
@@ -990,7 +988,12 @@ def _program_overrides(ctx: Any, handle: Handle) -> tuple[dict[int, int], dict[i
     return blocks, units
 
 
-def _noop(ctx: Any, d: Any) -> None:
+def _state_only(self: VulkanBackend, ctx: Any, d: Any) -> None:
+    """The applier keeps this call's state; a later verb reads it (docs/BACKENDS.md)."""
     return None
+
+
+for _name in _STATE_ONLY:  # class entries: the backend table reads them off the class
+    setattr(VulkanBackend, _name, _state_only)
 
 
