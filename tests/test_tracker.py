@@ -380,3 +380,20 @@ def test_clear_buffer_blit_and_mipmaps_leave_as_their_records(client: Client) ->
     assert seen[4][1]["LevelCount"] == 3
     clear = next(s for s in client.log.seen if s[0] == "Clear")[1]  # type: ignore[attr-defined]
     assert clear["Kind"] == _api._t.constant("kMGPipeClearKindColor") and clear["ColorValue"] == [1, 2, 3, 4]
+
+
+def test_a_layered_attachment_names_its_layer_or_face(client: Client) -> None:
+    _setup(client)
+    cube = client.create_texture("cube", 4, 4)
+    arr = client.create_texture("2d_array", 4, 4, 3)
+    fb = client.create_framebuffer()
+    with pytest.raises(ClientError, match="attaches one layer"):
+        client.framebuffer_texture(fb, 0, cube)
+    with pytest.raises(ClientError, match="layer 3"):
+        client.framebuffer_texture(fb, 1, arr, layer=3)
+    client.framebuffer_texture(fb, 0, cube, face=3)
+    client.framebuffer_texture(fb, 1, arr, layer=2)
+    client.bind_framebuffer(fb)
+    client.draw_arrays(GL_TRIANGLES, 0, 3)
+    state = [s for s in _new(client, 0) if s[0] == "SetFramebufferState"][-1][1]
+    assert [state["Color"][i]["Layer"] for i in range(2)] == [3, 2]

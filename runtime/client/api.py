@@ -596,14 +596,30 @@ class Client:
         return Framebuffer(self.tr.alloc["Framebuffer"].alloc())
 
     def framebuffer_texture(
-        self, fb: Framebuffer, index: int, tex: Texture, level: int = 0
+        self, fb: Framebuffer, index: int, tex: Texture, level: int = 0, *,
+        layer: int | None = None, face: int | None = None,
     ) -> None:
-        """Colour attachment ``index``: a 2D texture level or a renderbuffer (level 0)."""
+        """Colour attachment ``index``: a texture level (one ``layer`` of an array / 3D texture,
+        one ``face`` of a cube: ``glFramebufferTextureLayer`` / ``...2D(CUBE_MAP_POSITIVE_X +
+        face)``) or a renderbuffer (level 0)."""
         if not 0 <= index < int(_t.constant("kMGMaxDrawBuffers")):
             raise ClientError(f"framebuffer_texture: colour attachment {index} out of range")
         if not 0 <= level < max(tex.levels, 1):
             raise ClientError(f"framebuffer_texture: level {level} outside 0..{tex.levels - 1}")
+        z = 0
+        if face is not None:
+            if tex.target != "TexCube" or not 0 <= face < 6:
+                raise ClientError(f"framebuffer_texture: face {face} of a {tex.target}")
+            z = face
+        elif layer is not None:
+            top = max(tex.depth >> level, 1) if tex.target == "Tex3D" else tex.layers
+            if tex.target not in ("Tex2DArray", "Tex3D") or not 0 <= layer < top:
+                raise ClientError(f"framebuffer_texture: layer {layer} of a {tex.target}")
+            z = layer
+        elif tex.target in ("TexCube", "Tex2DArray", "Tex3D"):
+            raise ClientError(f"framebuffer_texture: a {tex.target} attaches one layer / face")
         fb.color[index] = (tex, level)
+        fb.layer[index] = z
         self.tr.touch("framebuffer")
 
     def framebuffer_depth_stencil(self, fb: Framebuffer, depth: Texture | None,

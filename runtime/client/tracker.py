@@ -116,6 +116,7 @@ class Framebuffer:
     depth: tuple[Texture, int] | None = None  # a texture or renderbuffer (target says which)
     stencil: tuple[Texture, int] | None = None
     read: int = 0  # the colour attachment glReadBuffer names
+    layer: dict[int, int] = field(default_factory=dict)  # colour index -> layer / cube face
 
 
 @dataclass(frozen=True)
@@ -292,7 +293,7 @@ class Tracker:
             color, draw = [], []
             for i in range(_t.constant("kMGMaxDrawBuffers")):
                 tex, level = fb.color.get(i, (None, 0))
-                color.append(self._surface(tex, level))
+                color.append(self._surface(tex, level, fb.layer.get(i, 0)))
                 draw.append(i if tex is not None else -1)
             first = next(iter(fb.color.values()), fb.depth or fb.stencil or (None, 0))
             w = max(first[0].width >> first[1], 1) if first[0] else 0
@@ -312,7 +313,7 @@ class Tracker:
             self.em.emit("SetFramebufferState", payload)
 
     @staticmethod
-    def _surface(tex: Texture | None, level: int) -> dict[str, Any]:
+    def _surface(tex: Texture | None, level: int, layer: int = 0) -> dict[str, Any]:
         if tex is None:
             return _no_surface()
         target = _t.enum("MGPipeResourceTarget")[tex.target]
@@ -320,7 +321,7 @@ class Tracker:
         # of what is attached
         kind = _t.enum("MGPipeKind")["Renderbuffer" if tex.target == "Renderbuffer" else "Texture"]
         return {"Res": tex.handle, "InternalFormat": tex.internal_format, "Kind": kind,
-                "Level": level, "UploadTarget": target}  # fmt: skip
+                "Level": level, "Layer": layer, "UploadTarget": target}  # fmt: skip
 
     # -- program ----------------------------------------------------------------
     def _push_program(self) -> None:
