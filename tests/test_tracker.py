@@ -397,3 +397,17 @@ def test_a_layered_attachment_names_its_layer_or_face(client: Client) -> None:
     client.draw_arrays(GL_TRIANGLES, 0, 3)
     state = [s for s in _new(client, 0) if s[0] == "SetFramebufferState"][-1][1]
     assert [state["Color"][i]["Layer"] for i in range(2)] == [3, 2]
+
+
+def test_a_current_attribute_value_is_a_vertex_attrib_default(client: Client) -> None:
+    _setup(client)
+    client.draw_arrays(GL_TRIANGLES, 0, 3)
+    before = client.records
+    client.vertex_attrib(3, 0.5, 0.25)
+    client.draw_arrays(GL_TRIANGLES, 0, 3)
+    seen = _new(client, before)
+    assert [s[0] for s in seen] == ["SetVertexAttribDefaults", "DrawVbo"]
+    row = seen[0][2][0][3]
+    import struct as _s
+    assert _s.unpack("<4f", _s.pack("<4I", *row["FloatView"])) == (0.5, 0.25, 0.0, 1.0)
+    assert client.stats()["sampler_minted"] >= 1  # the context's default sampler

@@ -140,7 +140,8 @@ class Client:
 
     def stats(self) -> dict[str, int]:
         """The client's counters, flat (JSON-ready): records and bytes, and the CSO cache's
-        hashes, transition hits, byte compares and version-check answers."""
+        hashes, transition hits, byte compares and version-check answers, and the sampler
+        cache's mints, hits, evictions and over-capacity mints."""
         cso = self.tr.cso.stats
         return {
             "draws": self.draws,
@@ -159,6 +160,10 @@ class Client:
             "dynamic_pushes": cso.dynamic_pushes,
             "suppressor_hashes": self.tr.sup.hashes,
             "suppressor_skips": self.tr.sup.skipped,
+            "sampler_minted": self._samplers.stats.minted,
+            "sampler_hits": self._samplers.stats.hits,
+            "sampler_evictions": self._samplers.stats.evictions,
+            "sampler_over_capacity_mints": self._samplers.stats.over_capacity_mints,
         }
 
     # -- render state (no emission) ------------------------------------------
@@ -582,6 +587,24 @@ class Client:
         self.tr.attribs[index] = Attrib(buf.handle, size, gl_type, normalized, stride, offset,
                                         divisor)  # fmt: skip
         self.tr.touch("vertex")
+
+    def vertex_attrib(self, index: int, *values: float | int, value_class: str = "float") -> None:
+        """``glVertexAttrib{1,2,3,4}f`` / ``glVertexAttribI4{i,ui}``: the current value of a
+        disabled attribute (missing components are GL's 0, 0, 0, 1); SetVertexAttribDefaults."""
+        top = int(_t.constant("kMGPipeMaxVertexAttribs"))
+        if not 0 <= index < top:
+            raise ClientError(f"vertex_attrib: index {index} outside 0..{top - 1}")
+        if not 1 <= len(values) <= 4:
+            raise ClientError(f"vertex_attrib: 1 to 4 values, got {len(values)}")
+        classes = ("float", "int", "uint")
+        if value_class not in classes:
+            raise ClientError(f"vertex_attrib: value class {value_class!r}")
+        fill = (0, 0, 0, 1)
+        full = list(values) + list(fill[len(values):])
+        dt = {"float": np.float32, "int": np.int32, "uint": np.uint32}[value_class]
+        bits = tuple(np.array(full, dt).view(np.uint32).tolist())
+        self.tr.attrib_values[index] = (classes.index(value_class), bits)
+        self.tr.touch("attrib_defaults")
 
     def disable_vertex_attrib(self, index: int) -> None:
         self.tr.attribs.pop(index, None)
