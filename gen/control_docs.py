@@ -103,6 +103,47 @@ PROTECTS: dict[str, str] = {
     'any-lock-opcode-edited': "a lock row's opcode cannot be edited away from generated/PipeWire.inc's (any tree with a lock)",
     'any-lock-missing': 'a lost PipeCalls.lock is refused, not silently rebuilt (any tree with a lock)',
     'verb-stamp-missing': 'every verb-shaped call has a stamp row or a reasoned exemption (MobileGL tree)',
+    'any-duplicate-call': 'call names are unique (any tree)',
+    'any-field-missing': 'every payload member has a field-list row (any tree)',
+    'any-field-order': 'field lists follow declaration order (any tree)',
+    'any-field-list': 'each payload has a field list (any tree)',
+    'any-pod-pointer': 'wire payloads hold no pointer (any tree: the site is a real payload member)',
+    'any-size-pin': "a payload's size moves only with its header pin (MobileGL shape: MGP_ASSERT_POD, the compiler's check)",
+    'any-header-vocabulary': 'a header declaration the rows are read against is missing: one root cause (any tree)',
+    'any-name-keyword-call': 'call names are identifiers C++ accepts (any tree)',
+    'any-coverage-call': 'a coverage row names a real call (any tree)',
+    'any-coverage-accessor': 'a coverage list names a real accessor (any tree)',
+    'any-fill-points': 'fill verbs name real validate classes (any tree)',
+    'any-setter-both-writes-dynamic': "a setter's bump group matches the classes of the bytes it writes (any tree with RenderStateSetters.def)",
+    'any-setter-version-writes-pipeline': "a setter's bump group matches the classes of the bytes it writes (any tree with RenderStateSetters.def)",
+    'def-missing-mg': 'every catalogue file is present (MobileGL shape)',
+    'def-encoding-mg': 'a .def file that is not UTF-8 is refused at its first bad byte (MobileGL shape)',
+    'header-compile-mg': 'the headers compile (MobileGL shape)',
+    'header-duplicate-mg': 'one declaration per struct name (MobileGL shape)',
+}
+
+#: how the ``shapes`` of a control read in the table's "runs on" column
+RUNS_ON = {(): "every tree", ("bundled",): "original shape", ("bundled", "overlay"): "original shape, bundled MG_Pipe",
+           ("overlay",): "bundled MG_Pipe", ("mobilegl",): "bundled MG_Pipe, MobileGL's tree"}
+
+#: the gates with a control on the original shape only, and why no such gate exists for the
+#: MobileGL shape (the gates that do exist there have a control running on both MobileGL-
+#: shaped trees: the "runs on" column)
+NOT_MOBILEGL: dict[str, str] = {
+    'SIZE-DRIFT / SIZE-PIN': "the MobileGL shape has no PayloadSizes.def: sizes are pinned in the headers "
+                             "(MGP_ASSERT_POD), which the compiler checks (`any-size-pin`: HEADER-COMPILE); an "
+                             "'every payload pinned' gate would refuse MobileGL's own tree (MGPCaps, GetCaps' "
+                             "reply, carries no pin in either tree)",
+    'PIPE-INPUTS': 'no PipeInputs.def: the PipeInputs fields are read from Coverage.def\'s accessor list, not declared twice',
+    'OWNERSHIP': "the original shape's class-bitmask column; MobileGL's FieldOwnership.def names one class per row, "
+                 "its gates are OWNERSHIP-MISSING / -TWICE / -CLASS / -PHASE / -FORWARD / -FIELD (controls above)",
+    'COVERAGE-UNMAPPED': 'MobileGL\'s Coverage.def has no UNMAPPED marker: an unanswered accessor is an OWNERSHIP-MISSING',
+    'CHUNK-PARTITION / RS-CLASS / CHUNK-MASK': "the MobileGL shape has no class column: a member's class follows from "
+                                                "the compiler-evaluated chunk table, whose partition MobileGL's "
+                                                "static_asserts hold (HEADER-COMPILE; `chunk-table`)",
+    'HEADER-MISSING': 'the MobileGL shape keeps its headers beside the .def files: there is no include/ to lose '
+                      '(a lost header is HEADER-COMPILE)',
+    'G4-BITS': "the bundled tree's headers do not declare VecBase, which the comparators are written against",
 }
 
 
@@ -116,14 +157,17 @@ def _expected(c: Control) -> str:
 
 def markdown_table() -> str:
     """The controls table of docs/SELFTEST.md, one row per control, in run order."""
-    rows = ["| control | gate | `--disable-gate` group | what it protects | planted defect | "
+    rows = ["| control | gate | `--disable-gate` group | runs on | what it protects | planted defect | "
             "expected in the output | collateral allowed |",
-            "|---|---|---|---|---|---|---|"]
+            "|---|---|---|---|---|---|---|---|"]
     for c in CONTROLS:
         group = f"`{c.registry}`" if c.registry else "—"
         also = ", ".join(sorted(c.also)) or "—"
-        rows.append(f"| `{c.name}` | {c.gate} | {group} | {_cell(PROTECTS[c.name])} | "
+        rows.append(f"| `{c.name}` | {c.gate} | {group} | {RUNS_ON[c.shapes]} | {_cell(PROTECTS[c.name])} | "
                     f"{_cell(c.planted)} | {_expected(c)} | {also} |")
+    rows += ["", "Gates whose controls run on the original shape only, and why the MobileGL shape has no "
+             "such gate:", "", "| gate | why not on the MobileGL shape |", "|---|---|"]
+    rows += [f"| {g} | {_cell(why)} |" for g, why in NOT_MOBILEGL.items()]
     return "\n".join(rows) + "\n"
 
 
@@ -131,4 +175,4 @@ if __name__ == "__main__":
     print(markdown_table(), end="")
 
 
-__all__ = ["PROTECTS", "markdown_table"]
+__all__ = ["NOT_MOBILEGL", "PROTECTS", "RUNS_ON", "markdown_table"]

@@ -37,6 +37,10 @@ def _cat(tree: Path, catalogue_name: str) -> Catalogue:
 def _rows(cat: Catalogue, list_name: str) -> tuple:  # type: ignore[type-arg]
     if list_name == "MGP_CALL_LIST":
         return cat.calls
+    if list_name == "MGP_RENDER_STATE_SETTERS":  # either shape (an overlay list on a MobileGL-shaped tree)
+        if not cat.setters:
+            raise NotApplicable("the catalogue has no MGP_RENDER_STATE_SETTERS list (RenderStateSetters.def)")
+        return cat.setters
     if list_name == "MGP_FIELDS":
         return tuple(r for rows in cat.field_lists.values() for r in rows[:1])
     rows = cat.rows(list_name)
@@ -62,6 +66,10 @@ WHERE: dict[str, Callable] = {  # type: ignore[type-arg]
     "payload field list": lambda cat, r: True,
     "barrier-pulled row": lambda cat, r: r.ownership.text == vocabulary(cat.shape).barrier_pulled,
     "verify row": lambda cat, r: True,
+    "coverage row": lambda cat, r: True,
+    "version-bump setter row": lambda cat, r: r.bump.text == "kBumpVersion",
+    "both-bump setter row": lambda cat, r: r.bump.text == "kBumpBoth",
+    "fill verb row": lambda cat, r: True,
     "dirty-surface row": lambda cat, r: True,
     "subsystem row": lambda cat, r: True,
     "fatal-family row": lambda cat, r: True,
@@ -76,7 +84,7 @@ WHERE: dict[str, Callable] = {  # type: ignore[type-arg]
 
 def _facts(cat: Catalogue, row) -> Facts:  # type: ignore[no-untyped-def]
     out: Facts = {}
-    for name in ("name", "payload", "field", "call", "verb", "member", "mutator", "family"):
+    for name in ("name", "payload", "field", "call", "verb", "member", "mutator", "family", "setter"):
         tok = getattr(row, name, None)
         if isinstance(tok, Tok):
             out[name] = tok.text
@@ -204,7 +212,7 @@ class HeaderEdit:
         for h in headers:
             text = h.read_text(encoding="utf-8")
             if self.rename:
-                if not re.search(rf"\b{name}\b\s*=", text):
+                if not re.search(rf"\b{name}\b\s*=|\b(?:enum|struct)\s+(?:class\s+)?{name}\b", text):
                     continue
                 for other in headers:  # every header that names it, so the tree still compiles
                     t = other.read_text(encoding="utf-8")
@@ -302,8 +310,137 @@ class LockSite:
         return facts
 
 
+def _payload_field_lists(cat: Catalogue, at_least: int) -> list[tuple[str, tuple]]:  # type: ignore[type-arg]
+    """The field lists of the payloads of plain verb calls (call order) with ``at_least`` rows."""
+    seen: list[str] = []
+    for c in cat.calls:
+        if _plain(cat, c) and c.payload.text in cat.field_lists and c.payload.text not in seen:
+            seen.append(c.payload.text)
+    return [(s, cat.field_lists[s]) for s in seen if len(cat.field_lists[s]) >= at_least]
+
+
+@dataclass(frozen=True)
+class FieldRows:
+    """A defect in the field list of a plain verb call's payload (PipeFields.def, found by
+    the reader), whatever the list's layout (one row a line or several on one line):
+
+    * ``drop``: its first row deleted (facts: ``struct``, ``member``);
+    * ``swap``: its first two rows trade places (``first``, ``second``);
+    * ``rename``: the list renamed ``MGP_FIELDS_SelfTestNoSuchStruct`` (``struct``).
+    """
+
+    how: str
+    file: str = "(found by meaning)"
+
+    def run(self, tree: Path, catalogue_name: str) -> Facts:
+        cat = _cat(tree, catalogue_name)
+        lists = _payload_field_lists(cat, 2)
+        if not lists:
+            raise NotApplicable("the catalogue has no field list of a plain verb call's payload")
+        struct, rows = lists[0]
+        facts: Facts = {"struct": struct, "member": rows[0].member.text, "first": rows[0].member.text,
+                        "second": rows[1].member.text}
+        if self.how == "swap":
+            a, b = rows[0].member, rows[1].member
+            _edit_at(tree, catalogue_name, b, a.text)  # the later one first: a's column holds
+            _edit_at(tree, catalogue_name, a, b.text)
+            return facts
+        tok = rows[0].member if self.how == "drop" else None
+        loc = tok.loc if tok is not None else cat.field_list_locs[struct]
+        rel = loc.path.split("/", 1)[1]
+        path = tree / catalogue_name / rel
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        line = lines[loc.line - 1]
+        if self.how == "rename":
+            old = f"MGP_FIELDS_{struct}("
+            if old not in line:
+                raise PlantError(f"{rel}:{loc.line}: {old!r} is not where the reader put it")
+            lines[loc.line - 1] = line.replace(old, "MGP_FIELDS_SelfTestNoSuchStruct(", 1)
+        else:
+            at = loc.col - 1
+            start = max(line.rfind(" ", 0, at), line.rfind("\t", 0, at)) + 1
+            end = line.index(")", at) + 1
+            while end < len(line) and line[end] == " ":
+                end += 1
+            lines[loc.line - 1] = line[:start] + line[end:]
+        path.write_text("".join(lines), encoding="utf-8")
+        return facts
+
+
+#: MemberEdit's kinds: (the member's type as declared, its planted declaration)
+_MEMBER_EDITS: dict[str, tuple[str, str]] = {
+    "pointer": ("Uint64", "Uint64* {member};"),
+    "bit-field": ("Uint32", "Uint32 {member} : 32;"),
+    "long": ("Int64", "long {member};"),
+}
+
+
+@dataclass(frozen=True)
+class MemberEdit:
+    """In the header that declares a plain verb call's payload (call order), redeclare its
+    first member of the kind's type (size and alignment unchanged on LP64, so no size pin
+    and no field list moves) as ``how`` (:data:`_MEMBER_EDITS`): a pointer, a bit-field, a
+    ``long`` (facts: ``struct``, ``member``)."""
+
+    how: str
+    file: str = "(found by meaning)"
+
+    def run(self, tree: Path, catalogue_name: str) -> Facts:
+        import re
+
+        cat = _cat(tree, catalogue_name)
+        typ, planted = _MEMBER_EDITS[self.how]
+        root = tree / catalogue_name
+        headers = sorted(root.glob("*.h")) + sorted((root / "include").glob("*.h"))
+        payloads = list(dict.fromkeys(c.payload.text for c in cat.calls if _plain(cat, c)))
+        for name in payloads:
+            for h in headers:
+                text = h.read_text(encoding="utf-8")
+                m = re.search(rf"\bstruct\s+{name}\s*\{{", text)
+                if m is None:
+                    continue
+                close = text.find("\n    };", m.end())
+                close = text.find("};", m.end()) if close < 0 else close
+                body = text[m.end():close]
+                mem = re.search(rf"^(\s*){typ}\s+(\w+)\s*;", body, re.M)
+                if mem is None:
+                    break
+                facts = {"struct": name, "member": mem.group(2)}
+                new = mem.group(1) + planted.format(**facts)
+                s, e = m.end() + mem.start(), m.end() + mem.end()
+                h.write_text(text[:s] + new + text[e:], encoding="utf-8")
+                return facts
+        raise NotApplicable(f"no plain verb call's payload declares a {typ} member")
+
+
+@dataclass(frozen=True)
+class PayloadPin:
+    """The header's own size pin of a plain verb call's payload (``MGP_ASSERT_POD(T, N)``)
+    re-pinned ``delta`` bytes off (facts: ``payload``, ``old``, ``new``)."""
+
+    delta: int = 4
+    file: str = "(found by meaning)"
+
+    def run(self, tree: Path, catalogue_name: str) -> Facts:
+        import re
+
+        cat = _cat(tree, catalogue_name)
+        root = tree / catalogue_name
+        headers = sorted(root.glob("*.h")) + sorted((root / "include").glob("*.h"))
+        for name in dict.fromkeys(c.payload.text for c in cat.calls if _plain(cat, c)):
+            for h in headers:
+                text = h.read_text(encoding="utf-8")
+                m = re.search(rf"\bMGP_ASSERT_POD\(\s*{name}\s*,\s*(\d+)\s*\)", text)
+                if m is None:
+                    continue
+                new = str(int(m.group(1)) + self.delta)
+                h.write_text(text[:m.start(1)] + new + text[m.end(1):], encoding="utf-8")
+                return {"payload": name, "old": m.group(1), "new": new, "header": h.name}
+        raise NotApplicable("the catalogue has no MGP_ASSERT_POD pin of a plain verb call's payload")
+
+
 def _continued(line: str) -> bool:
     return line.rstrip().endswith("\\")
 
 
-__all__ = ["HeaderEdit", "AtRow", "DropRow", "Facts", "LockSite", "NotApplicable", "SetValue", "WHERE"]
+__all__ = ["FieldRows", "HeaderEdit", "MemberEdit", "PayloadPin", "AtRow", "DropRow", "Facts", "LockSite", "NotApplicable", "SetValue", "WHERE"]
