@@ -137,10 +137,6 @@ class VulkanBackend:
             return
         if res.image is None or res.info is None:
             raise VulkanRefused("ResourceSubData.Res", "the texture has no storage (no extent)")
-        if res.info.aspect == "depth_stencil" or (
-                res.info.aspect == "depth" and res.image.format != res.info.vk_format):
-            raise VulkanRefused("ResourceSubData.Res", f"{res.info.name}: texel uploads of a "
-                                "packed depth-stencil or substituted depth format")  # fmt: skip
         texel = res.info.texel
         face = int(p.Target) - _CUBE_POSITIVE_X
         layer0 = face if 0 <= face < 6 else 0  # a cube face's upload target names its layer

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import vulkan as vk
 
 from .device import VulkanDevice
@@ -171,27 +172,56 @@ class VkTextureResource:
             init_general(cmd, [img])
         full_barrier(cmd)
         three_d = img.image_type == vk.VK_IMAGE_TYPE_3D
-        for x, y, z, w, h, d, data in regions:
-            staging = GpuBuffer(self.dev, len(data), vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT)
+        for x, y, z, w, h, d, texels in regions:
             hgt = max(img.height >> level, 1)
             oy = hgt - y - h if img.flipped else y
-            region = vk.VkBufferImageCopy(
-                bufferOffset=0, bufferRowLength=0, bufferImageHeight=0,
-                imageSubresource=vk.VkImageSubresourceLayers(
-                    aspectMask=img.aspect, mipLevel=level, baseArrayLayer=0 if three_d else z,
-                    layerCount=1 if three_d else d),
-                imageOffset=vk.VkOffset3D(x=x, y=oy, z=z if three_d else 0),
-                imageExtent=vk.VkExtent3D(width=w, height=h, depth=d if three_d else 1),
-            )  # fmt: skip
-            if img.flipped:
-                slice_ = len(data) // max(d, 1)
-                data = b"".join(_flip_rows(data[i * slice_ : (i + 1) * slice_], h) for i in range(d))
-            staging.write(0, data)
-            with_layout(cmd, img, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                        lambda layout, b=staging.buffer, r=region: vk.vkCmdCopyBufferToImage(
-                            cmd, b, img.image, layout, 1, [r]))  # fmt: skip
-            self.defer(staging.destroy)
+            for aspect, data in self._aspects(texels):
+                region = vk.VkBufferImageCopy(
+                    bufferOffset=0, bufferRowLength=0, bufferImageHeight=0,
+                    imageSubresource=vk.VkImageSubresourceLayers(
+                        aspectMask=aspect, mipLevel=level, baseArrayLayer=0 if three_d else z,
+                        layerCount=1 if three_d else d),
+                    imageOffset=vk.VkOffset3D(x=x, y=oy, z=z if three_d else 0),
+                    imageExtent=vk.VkExtent3D(width=w, height=h, depth=d if three_d else 1),
+                )  # fmt: skip
+                if img.flipped:
+                    n = len(data) // max(d, 1)
+                    data = b"".join(_flip_rows(data[i * n : (i + 1) * n], h) for i in range(d))
+                staging = GpuBuffer(self.dev, len(data), vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT)
+                staging.write(0, data)
+                with_layout(cmd, img, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                            lambda layout, b=staging.buffer, r=region: vk.vkCmdCopyBufferToImage(
+                                cmd, b, img.image, layout, 1, [r]))  # fmt: skip
+                self.defer(staging.destroy)
         full_barrier(cmd)
+
+    def _aspects(self, texels: bytes) -> list[tuple[int, bytes]]:
+        """GL's upload texels -> (aspect, buffer bytes) copies in Vulkan's buffer layouts:
+        colour and D16 / D32F as they are; GL's 32-bit normalised DEPTH_COMPONENT24 and
+        UNSIGNED_INT_24_8 (depth in the top 24 bits, stencil the low 8) as a 24-bit depth
+        word (X8_D24, or a float where the device stores D32F) plus a stencil byte;
+        FLOAT_32_UNSIGNED_INT_24_8_REV (a float, then stencil in the low 8 bits) likewise."""
+        img = self.image
+        info = self.info
+        assert img is not None and info is not None
+        depth_bit, stencil_bit = vk.VK_IMAGE_ASPECT_DEPTH_BIT, vk.VK_IMAGE_ASPECT_STENCIL_BIT
+        if info.aspect == "color" or info.name in ("DEPTH_COMPONENT16", "DEPTH_COMPONENT32F"):
+            return [(img.aspect, texels)]
+        float_depth = img.format in (vk.VK_FORMAT_D32_SFLOAT, vk.VK_FORMAT_D32_SFLOAT_S8_UINT)
+        if info.name == "DEPTH32F_STENCIL8":
+            pairs = np.frombuffer(texels, np.uint32).reshape(-1, 2)
+            depth = pairs[:, 0].tobytes()  # the float's bits
+            stencil = (pairs[:, 1] & 0xFF).astype(np.uint8)
+        else:
+            words = np.frombuffer(texels, np.uint32)
+            d24 = words >> 8  # DEPTH_COMPONENT24's 32-bit normalised value, or 24_8's top bits
+            depth = ((d24.astype(np.float64) / 0xFFFFFF).astype(np.float32).tobytes() if float_depth
+                     else d24.astype(np.uint32).tobytes())  # fmt: skip
+            stencil = (words & 0xFF).astype(np.uint8) if info.aspect == "depth_stencil" else None
+        out = [(depth_bit, depth)]
+        if stencil is not None and img.aspect & stencil_bit:
+            out.append((stencil_bit, stencil.tobytes()))
+        return out
 
     def orient(self, cmd: Any, flipped: bool) -> None:
         """Store the rows top-down (``flipped``: a render target's) or GL's bottom-up (what
