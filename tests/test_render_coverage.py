@@ -79,8 +79,10 @@ def test_probes_are_first_principles_and_discriminating(name: str) -> None:
 def test_negative_control_a_blank_picture_fails_every_scene_s_probes() -> None:
     for name in NAMES:
         scene = RENDER_SCENES[name]
-        blank = [Image(scene.width, scene.height, bytes((0, 0, 0, 255)) * scene.width * scene.height)]
-        assert [p for p in scene.probes(scene.default_n) if p.check(blank)], name
+        probes = scene.probes(scene.default_n)
+        blank = [Image(scene.width, scene.height, bytes((0, 0, 0, 255)) * scene.width * scene.height)
+                 for _ in range(max(p.image for p in probes) + 1)]  # fmt: skip
+        assert [p for p in probes if p.check(blank)], name
 
 
 def test_hand_decoders_agree_with_independent_ones() -> None:
