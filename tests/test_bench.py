@@ -481,3 +481,24 @@ def test_minecraft_frame_is_not_available_where_its_calls_are_missing():
     assert wl.unavailable_on(None) is None  # the client has every call it makes
     assert "SetGlobalConstants" in wl.unavailable_on(frozenset({"DrawVbo"}))
     assert wl.unavailable_on(frozenset(wl.NEEDS)) is None
+
+
+@pytest.mark.parametrize("backend", ["gles", "vulkan"])
+def test_minecraft_frame_backend_work_per_draw_is_the_same_at_1_and_64_units(backend):
+    """The real backends too: the same records, Python calls and driver work (GL calls,
+    vkCmdSet*, submits, pipelines) per draw whatever the number of bound units."""
+    wl = WORKLOADS["MinecraftFrame"]
+    runs = [census(wl.with_units(u), STRATEGIES["a"], "monolith", backend, Sizes(64, 3, 1), 1)
+            for u in (1, 64)]  # fmt: skip
+
+    def work(s: dict) -> dict:
+        steady = s["backend_counters_steady"] or {}
+        return {"records": s["records_per_draw"], "python": s["python_calls_per_draw"],
+                "by_call": s["records_by_call"], **{k: v for k, v in steady.items()
+                if not any(t in k for t in ("ns", "ms", "time", "gpu", "last_frame"))}}  # fmt: skip
+
+    one, many = map(work, runs)
+    assert one == many
+    assert runs[0]["backend_counters_steady"].get("validation_messages", 0) == 0
+    if backend == "gles":
+        assert one["gl_calls"] > 0
