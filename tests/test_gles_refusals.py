@@ -74,10 +74,9 @@ def _bake(tmp: Path, body: str) -> bytes:
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
 def test_shader_that_fails_to_compile(transport: str, tmp_path: Path) -> None:
-    """Valid SPIR-V whose ESSL 3.00 translation calls an ES 3.10 built-in."""
-    frag = _bake(
-        tmp_path, "void main() { o_color0 = vec4(float(bitfieldReverse(int(v_color.x)))); }\n"
-    )
+    """Valid SPIR-V whose ESSL 3.10 translation calls an ES 3.20 built-in (SPIRV-Cross
+    names no extension for it)."""
+    frag = _bake(tmp_path, "void main() { o_color0 = vec4(interpolateAtCentroid(v_color)); }\n")
     vert = load("color").spirv[0]
     with pytest.raises(DriverRefused) as info:
         with gles_client(transport) as (c, be):
@@ -86,7 +85,7 @@ def test_shader_that_fails_to_compile(transport: str, tmp_path: Path) -> None:
             c.draw_arrays(GL.TRIANGLES, 0, 6)  # the program reaches the wire by its first use
             c.present()
     assert info.value.reason == "CreateShaderState.Compile"
-    assert "bitfieldReverse" in info.value.log
+    assert "interpolateAtCentroid" in info.value.log
 
 
 def test_spirv_that_spirv_cross_refuses(tmp_path: Path) -> None:
@@ -108,15 +107,16 @@ def test_refusal_spells_the_place_and_the_log() -> None:
 
 
 def test_a_call_without_an_entry_is_refused_by_name() -> None:
-    """Sampling is not implemented: the first sampler view is a null entry, not a no-op."""
+    """A call the gles backend has no entry for (Flush) is a null entry, not a no-op."""
     from mgpipe.runtime.errors import NullEntry
 
     with pytest.raises(NullEntry) as info:
         with gles_client() as (c, be):
             setup(c, quad(-1, -1, 1, 1, 0, (1.0, 0.0, 0.0, 1.0)))
-            c.bind_texture(0, c.create_texture_2d(4, 4))
             c.draw_arrays(GL.TRIANGLES, 0, 6)
-    assert str(info.value) == 'Fatal{UnimplementedCall, "CreateSamplerView"}'
+            c.em.emit("Flush", {})
+            c.present()
+    assert str(info.value) == 'Fatal{UnimplementedCall, "Flush"}'
 
 
 def test_a_gl_error_is_reported_at_present() -> None:

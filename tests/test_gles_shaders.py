@@ -68,7 +68,7 @@ def test_essl_translation_is_memoised_by_spirv() -> None:
 
     code = load("color").spirv[0]
     text = gp.spirv_to_essl(code, "test")
-    assert text.startswith("#version 300 es")
+    assert text.startswith("#version 310 es")
     calls = []
     real = gp.subprocess.run
     gp.subprocess.run = lambda *a, **k: calls.append(a) or real(*a, **k)  # type: ignore[assignment]

@@ -25,8 +25,9 @@ from .errors import DriverRefused
 from .framebuffer import Framebuffers, GlFramebuffer
 from .gl import GL, CountedGL, gl_string, has_entry
 from .gpu_timer import GlesGpuTimer
+from .bindings import Binder, GlSampler, GlSamplerView, apply_texture_params, make_sampler
 from .program import GlProgram, build_program
-from .resources import PIXEL_FORMATS, GlBuffer, Limits, Resources
+from .resources import PIXEL_FORMATS, READ_FORMATS, GlBuffer, GlRenderbuffer, GlTexture, Limits, Resources
 from .sync import RenderStateSync
 from .vertex import INDEX_DTYPES, VertexInput, parse_layout
 
@@ -52,20 +53,13 @@ class GlesBackend:
     SetDynamicState = staticmethod(_state_only)
     DeleteRenderState = staticmethod(_state_only)
     SetPixelPackState = staticmethod(_state_only)
-    SetSamplerViews = staticmethod(_state_only)  # programs with samplers are refused at create
-    BindSamplerStates = staticmethod(_state_only)
-    # pushed at a scene's first validate (MobileGL's sequence); nothing here reads them yet:
-    # a program that would need them (samplers, uniforms, compute) is refused at its create
-    CreateSamplerState = staticmethod(_state_only)  # a texture's built-in sampler
-    DeleteSamplerState = staticmethod(_state_only)
-    SetTextureParams = staticmethod(_state_only)
-    SetProgramBindings = staticmethod(_state_only)
+    # pushed at a scene's first validate (MobileGL's sequence); nothing here reads them:
+    # a program that would need them (compute, tessellation) is refused at its create
     BindShaderState = staticmethod(_state_only)
     SetDispatchProgram = staticmethod(_state_only)
     SetPatchState = staticmethod(_state_only)
     SetVertexAttribDefaults = staticmethod(_state_only)
     SetContextValues = staticmethod(_state_only)
-    SetGlobalConstants = staticmethod(_state_only)
 
     def __init__(self) -> None:
         self.gl = CountedGL()
@@ -75,9 +69,11 @@ class GlesBackend:
         self._frame_start = 0
         self.draws = 0
         self._restart_flag = int(_t.enum("MGPDrawFlagBit")["kDrawPrimitiveRestart"])
+        self._indirect_flag = int(_t.enum("MGPDrawFlagBit")["kDrawIsIndirect"])
         self._clear_whole = _t.constant("kMGPipeClearKindWhole")  # glClear(mask)
         self._program = 0
         self._bound_program: GlProgram | None = None
+        self._bound_handle: Any = None
         self.gpu: GlesGpuTimer | None = None  # made with the context
         self._frame_open = False  # the GPU timer's query of this frame is begun
 
@@ -102,6 +98,9 @@ class GlesBackend:
         self.fbs = Framebuffers(gl, self.limits.max_draw_buffers)
         self.vtx = VertexInput(gl, self.limits.max_vertex_attribs)
         self.sync = RenderStateSync(gl, indexed)
+        self.binder = Binder(gl)
+        self._base_vertex = major >= 32 and has_entry("glDrawElementsBaseVertex") and has_entry(
+            "glDrawElementsInstancedBaseVertex")  # fmt: skip
         self._pack_alignment = 4  # GL's initial value
         self.gpu = GlesGpuTimer(exts)
 
@@ -201,7 +200,14 @@ class GlesBackend:
 
     def ResourceRespecify(self, ctx: Any, d: Any) -> None:
         self._ready()
-        self.res.respecify(ctx.resolved["Resource"].backend, d.payload, d.name)
+        res = ctx.resolved["Resource"].backend
+        had = getattr(res, "levels", 0)
+        self.res.respecify(res, d.payload, d.name)
+        if isinstance(res, GlTexture):
+            self.binder._units.pop(self.binder._active, None)  # the active unit's binding moved
+            if not had and res.levels and res.params is not None:
+                apply_texture_params(self.gl, res, res.params, d.name)
+            self.binder.serial += 1
 
     def ResourceSubData(self, ctx: Any, d: Any) -> None:
         self._ready()
@@ -212,10 +218,17 @@ class GlesBackend:
     def ResourceDestroy(self, ctx: Any, d: Any) -> None:
         self._ready()
         obj = ctx.resolved["Handle"]
-        if isinstance(obj.backend, GlBuffer):
-            self.vtx.forget_buffer(obj.backend)
+        self._forget_resource(obj.backend)
         self.res.destroy(obj.backend)
         obj.backend = None
+
+    def _forget_resource(self, res: object) -> None:
+        if isinstance(res, GlBuffer):
+            self.vtx.forget_buffer(res)
+            self.binder.forget_buffer(res.name)
+        elif isinstance(res, GlTexture):
+            self.binder.forget_texture(res.name)
+        self.binder.serial += 1
 
     def ObjectDeath(self, ctx: Any, d: Any) -> None:
         """A death no wire delete preceded (a framebuffer): release its GL object. After a
@@ -229,9 +242,13 @@ class GlesBackend:
             self.fbs.destroy(res)
         elif isinstance(res, GlProgram):
             self._forget_program(res)
+        elif isinstance(res, GlSampler):
+            self.binder.forget_sampler(res.name)
+            self.gl.glDeleteSamplers(1, [res.name])
+        elif isinstance(res, GlSamplerView):
+            pass
         else:
-            if isinstance(res, GlBuffer):
-                self.vtx.forget_buffer(res)
+            self._forget_resource(res)
             self.res.destroy(res)
         obj.backend = None
 
@@ -273,8 +290,76 @@ class GlesBackend:
         ctx.resolved["Cso"].backend = build_program(self.gl, stages, reflection, d.name)
 
     def SetDrawProgram(self, ctx: Any, d: Any) -> None:
-        prog = getattr(ctx.resolved.get("Handle"), "backend", None)
+        obj = ctx.resolved.get("Handle")
+        prog = getattr(obj, "backend", None)
         self._bound_program = prog if isinstance(prog, GlProgram) else None
+        self._bound_handle = getattr(obj, "handle", None)
+
+    # -- shader resources --------------------------------------------------------------
+    def SetGlobalConstants(self, ctx: Any, d: Any) -> None:
+        """The program's default-block bytes for ``(ShaderCso, Version)``: uploaded into the
+        program's own uniform buffer at its next draw."""
+        self._ready()
+        p = d.payload
+        self.binder.globals[p.ShaderCso] = (int(p.Version), bytes(d.blob or b""))
+
+    def _binding_moved(self, ctx: Any, d: Any) -> None:
+        self.binder.serial += 1
+
+    SetSamplerViews = _binding_moved
+    BindSamplerStates = _binding_moved
+    SetShaderBuffers = _binding_moved
+    SetProgramBindings = _binding_moved
+
+    def CreateSamplerState(self, ctx: Any, d: Any) -> None:
+        self._ready()
+        obj = ctx.resolved["Cso"]
+        old = obj.backend
+        obj.backend = make_sampler(self.gl, bytes(d.blob or b""), f"{d.name}.Parameters")
+        if isinstance(old, GlSampler):
+            self.binder.forget_sampler(old.name)
+            self.gl.glDeleteSamplers(1, [old.name])
+        self.binder.serial += 1
+
+    def DeleteSamplerState(self, ctx: Any, d: Any) -> None:
+        self._ready()
+        obj = ctx.resolved["Handle"]
+        if isinstance(obj.backend, GlSampler):
+            self.binder.forget_sampler(obj.backend.name)
+            self.gl.glDeleteSamplers(1, [obj.backend.name])
+        obj.backend = None
+        self.binder.serial += 1
+
+    def CreateSamplerView(self, ctx: Any, d: Any) -> None:
+        self._ready()
+        ctx.resolved["Cso"].backend = GlSamplerView(d.payload)
+        self.binder.serial += 1
+
+    def DeleteSamplerView(self, ctx: Any, d: Any) -> None:
+        ctx.resolved["Handle"].backend = None
+        self.binder.serial += 1
+
+    def SetTextureParams(self, ctx: Any, d: Any) -> None:
+        self._ready()
+        tex = getattr(ctx.resolved.get("Res"), "backend", None)
+        if not isinstance(tex, GlTexture):
+            raise DriverRefused(f"{d.name}.Res", "not a texture")
+        if tex.levels:
+            apply_texture_params(self.gl, tex, d.payload, d.name)
+        else:  # no storage yet: applied once the storage is made
+            tex.params = d.payload
+        self.binder._units.pop(self.binder._active, None)  # the active unit's binding moved
+        self.binder.serial += 1
+
+    def GenerateMipmap(self, ctx: Any, d: Any) -> None:
+        self._ready()
+        tex = getattr(ctx.resolved.get("Res"), "backend", None)
+        if not isinstance(tex, GlTexture) or not tex.levels:
+            raise DriverRefused(f"{d.name}.Res", "not a texture with storage")
+        self.binder._units.pop(self.binder._active, None)
+        self.gl.glBindTexture(tex.target, tex.name)
+        self.gl.glGenerateMipmap(tex.target)
+        self.res._check(d.name)
 
     def DeleteShaderState(self, ctx: Any, d: Any) -> None:
         self._ready()
@@ -288,6 +373,7 @@ class GlesBackend:
             self._program = 0
         if self._bound_program is prog:
             self._bound_program = None
+        self.binder.forget_program(prog)
         self.gl.glDeleteProgram(prog.name)
 
     # -- framebuffers ------------------------------------------------------------------------
@@ -314,10 +400,67 @@ class GlesBackend:
         self._ready()
         if not self._frame_open:  # checked here: no extra Python call per draw
             self._open_frame()
-        if int(d.payload.Kind) != self._clear_whole:
-            raise DriverRefused(f"{d.name}.Kind", "gles clears by mask only (glClear)")
+        p = d.payload
+        kind = int(p.Kind)
         self._sync(ctx)
-        self.gl.glClear(int(d.payload.BufferMask))
+        gl = self.gl
+        if kind == self._clear_whole:
+            gl.glClear(int(p.BufferMask))
+            return
+        c = _t.constant
+        index = int(p.DrawBufferIndex)
+        if kind == c("kMGPipeClearKindColor"):
+            if index < 0:
+                raise DriverRefused(f"{d.name}.DrawBufferIndex", f"{index}: glClearBuffer names "
+                                    "one draw buffer")  # fmt: skip
+            bits = [int(x) & 0xFFFFFFFF for x in p.ColorValue]
+            vc = int(p.ValueClass)
+            if vc == c("kMGPipeClearValueClassFloat"):
+                gl.glClearBufferfv(GL.GL_COLOR, index, np.array(bits, np.uint32).view(np.float32))
+            elif vc == c("kMGPipeClearValueClassInt"):
+                gl.glClearBufferiv(GL.GL_COLOR, index, np.array(bits, np.uint32).view(np.int32))
+            elif vc == c("kMGPipeClearValueClassUint"):
+                gl.glClearBufferuiv(GL.GL_COLOR, index, np.array(bits, np.uint32))
+            else:
+                raise DriverRefused(f"{d.name}.ValueClass", f"{vc}: no clear value class")
+        elif kind == c("kMGPipeClearKindDepth"):
+            gl.glClearBufferfv(GL.GL_DEPTH, 0, np.array([float(p.DepthValue)], np.float32))
+        elif kind == c("kMGPipeClearKindStencil"):
+            gl.glClearBufferiv(GL.GL_STENCIL, 0, np.array([int(p.StencilValue)], np.int32))
+        elif kind == c("kMGPipeClearKindDepthStencil"):
+            gl.glClearBufferfi(GL.GL_DEPTH_STENCIL, 0, float(p.DepthValue), int(p.StencilValue))
+        else:
+            raise DriverRefused(f"{d.name}.Kind", f"{kind}: no clear kind")
+
+    def Blit(self, ctx: Any, d: Any) -> None:
+        """``glBlitFramebuffer`` from the read framebuffer to the draw framebuffer (an MSAA
+        resolve when the read one is multisampled); scissor and the rest of the pushed
+        state apply as GL applies them."""
+        self._ready()
+        if not self._frame_open:
+            self._open_frame()
+        p = d.payload
+        fbs = []
+        for field in ("ReadFbo", "DrawFbo"):
+            obj = ctx.resolved.get(field)
+            fb = getattr(obj, "backend", None)
+            h = getattr(p, field)
+            if fb is None and (obj is None or obj is ctx.default_framebuffer or h.is_null
+                               or obj.handle == ctx.default_framebuffer.handle):  # fmt: skip
+                fb = self.fbs.default
+            if not isinstance(fb, GlFramebuffer):
+                raise DriverRefused(f"{d.name}.{field}", "no framebuffer made for it yet")
+            fbs.append(fb)
+        self._sync(ctx)
+        gl = self.gl
+        gl.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, fbs[0].name)
+        gl.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, fbs[1].name)
+        gl.glBlitFramebuffer(int(p.SrcX0), int(p.SrcY0), int(p.SrcX1), int(p.SrcY1),
+                             int(p.DstX0), int(p.DstY0), int(p.DstX1), int(p.DstY1),
+                             int(p.Mask), int(p.Filter))  # fmt: skip
+        bound = self.fbs.bound if self.fbs.bound >= 0 else 0
+        gl.glBindFramebuffer(GL.GL_FRAMEBUFFER, bound)
+        self.res._check(d.name)
 
     def DrawVbo(self, ctx: Any, d: Any) -> None:
         self._ready()
@@ -325,6 +468,9 @@ class GlesBackend:
             self._open_frame()
         p = d.payload
         what = d.name
+        if int(p.Flags) & self._indirect_flag:
+            raise DriverRefused(f"{what}.Indirect", "an indirect draw (the gles backend "
+                                "draws from the record's ranges only)")  # fmt: skip
         prog = self._bound_program
         if prog is None:
             raise DriverRefused(f"{what}.ShaderCso", "a draw with no linked program bound")
@@ -334,6 +480,12 @@ class GlesBackend:
             gl.glUseProgram(prog.name)
             self._program = prog.name
         self.vtx.apply(what)
+        base_instance = int(p.StartInstance)
+        if base_instance and any(a.divisor for a in self.vtx.layout):
+            raise DriverRefused(f"{what}.StartInstance", "GLES has no base instance for "
+                                "instanced attributes")  # fmt: skip
+        if prog.binds:
+            self.binder.bind(ctx, self._bound_handle, prog, self.res.epoch, base_instance, what)
         mode, instances = int(p.Mode), max(int(p.InstanceCount), 1)
         size = int(p.IndexSize)
         ranges = d.tails[0] if d.tails else ()
@@ -350,14 +502,30 @@ class GlesBackend:
                                         f"0x{(1 << (8 * size)) - 1:x}, not 0x{restart:x}")  # fmt: skip
             self.vtx.bind_index_buffer(ib)
             gl_type = INDEX_DTYPES[size][0]
+            ibs = ctx.last.get("SetIndexBuffer")
+            base = int(ibs.Offset) if ibs is not None else 0  # SetIndexBuffer.Offset, bytes
+            if base % size:
+                raise DriverRefused("SetIndexBuffer.Offset", f"{base} bytes is not a multiple "
+                                    f"of the {size}-byte index")  # fmt: skip
             for r in ranges:
-                start, count, bias = int(r.Start), int(r.Count), int(r.IndexBias)
-                if bias:
-                    raise DriverRefused(f"{what}.IndexBias", "GLES 3.0 has no base vertex")
+                start, count, bias = int(r.Start) + base // size, int(r.Count), int(r.IndexBias)
                 top = self.vtx.max_index(ib, size, start, count, restart, what)
-                self.vtx.check_range(top, instances, self.res.epoch, what)
+                if top >= 0 and top + bias < 0:
+                    raise DriverRefused(f"{what}.IndexBias", f"index {top} + base vertex {bias} "
+                                        "is negative")  # fmt: skip
+                self.vtx.check_range(top + bias if top >= 0 else top, instances, self.res.epoch,
+                                     what)  # fmt: skip
                 ptr = ctypes.c_void_p(start * size)
-                if instances > 1:
+                if bias:
+                    if not self._base_vertex:
+                        raise DriverRefused(f"{what}.IndexBias", "the driver exports no "
+                                            "glDrawElementsBaseVertex (GLES 3.2)")  # fmt: skip
+                    if instances > 1:
+                        gl.glDrawElementsInstancedBaseVertex(mode, count, gl_type, ptr, instances,
+                                                             bias)  # fmt: skip
+                    else:
+                        gl.glDrawElementsBaseVertex(mode, count, gl_type, ptr, bias)
+                elif instances > 1:
                     gl.glDrawElementsInstanced(mode, count, gl_type, ptr, instances)
                 else:
                     gl.glDrawElements(mode, count, gl_type, ptr)
@@ -379,7 +547,8 @@ class GlesBackend:
         self._ready()
         p = d.payload
         fmt, typ = int(p.Format), int(p.Type)
-        bpp = next((b for f, t, b in PIXEL_FORMATS.values() if (f, t) == (fmt, typ)), 0)
+        bpp = READ_FORMATS.get((fmt, typ)) or next(
+            (b for f, t, b in PIXEL_FORMATS.values() if (f, t) == (fmt, typ)), 0)  # fmt: skip
         if not bpp:
             raise DriverRefused(f"{d.name}.Format", f"format 0x{fmt:04x} type 0x{typ:04x}")
         align = 4  # GL's initial pack alignment

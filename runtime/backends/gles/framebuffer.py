@@ -150,12 +150,12 @@ class Framebuffers:
         self.bind(fb)
         if attached != fb.attached:
             for i, obj in enumerate(color):
-                self._attach(GL.GL_COLOR_ATTACHMENT0 + i, obj, int(p.Color[i].Level))
+                self._attach(GL.GL_COLOR_ATTACHMENT0 + i, obj, obj[4] if obj and obj[0] == "tex" else 0)
             if depth is not None and depth == stencil:
-                self._attach(GL.GL_DEPTH_STENCIL_ATTACHMENT, depth, 0)
+                self._attach(GL.GL_DEPTH_STENCIL_ATTACHMENT, depth, depth[4] if depth[0] == "tex" else 0)
             else:
-                self._attach(GL.GL_DEPTH_ATTACHMENT, depth, 0)
-                self._attach(GL.GL_STENCIL_ATTACHMENT, stencil, 0)
+                for point, o in ((GL.GL_DEPTH_ATTACHMENT, depth), (GL.GL_STENCIL_ATTACHMENT, stencil)):
+                    self._attach(point, o, o[4] if o and o[0] == "tex" else 0)
             fb.attached = attached
         draw = tuple(int(GL.GL_COLOR_ATTACHMENT0) + int(b) if int(b) >= 0 else int(GL.GL_NONE)
                      for b in p.DrawBuffers[: self.max_draw_buffers])  # fmt: skip
@@ -183,15 +183,26 @@ class Framebuffers:
             return None
         res = getattr(obj, "backend", None)
         if isinstance(res, GlTexture):
-            return ("tex", res.name)
+            if int(s.Layered):
+                raise DriverRefused(f"{what}.Layered", "a layered attachment (the gles backend "
+                                    "attaches one layer / face)")  # fmt: skip
+            layer = int(s.Layer)
+            if layer and layer >= res.depth:
+                raise DriverRefused(f"{what}.Layer", f"layer {layer} of {res.depth}")
+            return ("tex", res.name, res.target, layer, int(s.Level))
         if isinstance(res, GlRenderbuffer):
             return ("rb", res.name)
-        raise DriverRefused(f"{what}.Res", "not a 2D texture or renderbuffer")
+        raise DriverRefused(f"{what}.Res", "not a texture or renderbuffer")
 
     def _attach(self, point: int, obj: tuple | None, level: int) -> None:
         gl = self.gl
         if obj is not None and obj[0] == "rb":
             gl.glFramebufferRenderbuffer(GL.GL_FRAMEBUFFER, point, GL.GL_RENDERBUFFER, obj[1])
+        elif obj is not None and obj[2] in (GL.GL_TEXTURE_3D, GL.GL_TEXTURE_2D_ARRAY):
+            gl.glFramebufferTextureLayer(GL.GL_FRAMEBUFFER, point, obj[1], level, obj[3])
+        elif obj is not None and obj[2] == GL.GL_TEXTURE_CUBE_MAP:
+            gl.glFramebufferTexture2D(GL.GL_FRAMEBUFFER, point,
+                                      GL.GL_TEXTURE_CUBE_MAP_POSITIVE_X + obj[3], obj[1], level)  # fmt: skip
         else:
             gl.glFramebufferTexture2D(GL.GL_FRAMEBUFFER, point, GL.GL_TEXTURE_2D,
                                       obj[1] if obj else 0, level if obj else 0)  # fmt: skip

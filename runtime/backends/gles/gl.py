@@ -24,6 +24,7 @@ __all__ = ["GL", "CountedGL", "gl_string", "has_entry"]
 _u, _b, _i = ctypes.c_uint, ctypes.c_ubyte, ctypes.c_int
 _pu, _pu64 = ctypes.POINTER(_u), ctypes.POINTER(ctypes.c_uint64)
 #: Entry points PyOpenGL's GLES3 module lacks (GLES 3.2, GL_EXT_disjoint_timer_query):
+#: (GLES 3.2 base vertex draws too)
 #: loaded with eglGetProcAddress (argument types from the Khronos prototypes; all return
 #: void).
 _PROC_ARGS: dict[str, tuple] = {
@@ -31,6 +32,8 @@ _PROC_ARGS: dict[str, tuple] = {
     "glColorMaski": (_u, _b, _b, _b, _b),
     "glBlendFuncSeparatei": (_u, _u, _u, _u, _u),
     "glBlendEquationSeparatei": (_u, _u, _u),
+    "glDrawElementsBaseVertex": (_u, _i, _u, ctypes.c_void_p, _i),
+    "glDrawElementsInstancedBaseVertex": (_u, _i, _u, ctypes.c_void_p, _i, _i),
     "glGenQueriesEXT": (_i, _pu), "glDeleteQueriesEXT": (_i, _pu),
     "glBeginQueryEXT": (_u, _u), "glEndQueryEXT": (_u,),
     "glGetQueryObjectuivEXT": (_u, _u, _pu), "glGetQueryObjectui64vEXT": (_u, _u, _pu64),

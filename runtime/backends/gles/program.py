@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import threading
 
+import numpy as np
 import xxhash
 
 from .errors import DriverRefused
@@ -25,20 +26,77 @@ from .gl import GL, CountedGL
 
 __all__ = ["GlProgram", "spirv_to_essl", "build_program", "ESSL_VERSION"]
 
-ESSL_VERSION = "300"
+ESSL_VERSION = "310"  # explicit binding = N on blocks and samplers (ESSL 3.10)
 #: GL shader type of each ``Spirv[i]`` slot that GLES 3.0 can run (vertex, fragment).
 _GL_STAGE = {0: GL.GL_VERTEX_SHADER, 4: GL.GL_FRAGMENT_SHADER}
 #: reflection lists a GLES program of this backend cannot bind yet.
-_UNBOUND = ("uniforms", "samplers", "images", "storage", "push_constants")
+_UNBOUND = ("images", "push_constants")
+DEFAULT_BLOCK = "gl_DefaultUniformBlock"
 
 _essl: dict[str, str] = {}
 _essl_lock = threading.Lock()
 
 
 class GlProgram:
+    """A linked program and what it binds, from its reflection record: ``default``
+    (the default block's binding and size, or None), ``blocks`` (uniform blocks: (index,
+    name, binding) -- index = the first reflection row naming that binding, what
+    ``SetProgramBindings``' block bindings run over), ``storage`` ((name, binding)),
+    ``samplers`` ((location, name, binding, glsl type): the location is the client's --
+    the default block's members, then the samplers, names once each, in reflection
+    order)."""
+
     def __init__(self, name: int, reflection: dict) -> None:
         self.name = name
         self.reflection = reflection
+        self.default: tuple[int, int] | None = None
+        self.blocks: list[tuple[int, str, int]] = []
+        self.storage: list[tuple[str, int]] = []
+        self.samplers: list[tuple[int, str, int, str]] = []
+        self.base_instance_loc = -1  # SPIRV-Cross's SPIRV_Cross_BaseInstance uniform
+        self.base_instance = 0
+        self.globals_version = -1  # the default-block bytes the UBO holds
+        self.ubo = 0  # the default block's GL buffer
+        self.ubo_size = 0
+        seen: set[int] = set()
+        try:
+            for pos, e in enumerate(reflection.get("uniforms", ())):
+                b = int(e["binding"])
+                if b in seen:
+                    continue
+                seen.add(b)
+                if str(e.get("name")) == DEFAULT_BLOCK:
+                    self.default = (b, int(e.get("block_size", 0)))
+                else:
+                    self.blocks.append((pos, str(e.get("name", "")), b))
+            seen = set()
+            for e in reflection.get("storage", ()):
+                b = int(e["binding"])
+                if b not in seen:
+                    seen.add(b)
+                    self.storage.append((str(e.get("name", "")), b))
+            locations: dict[str, int] = {}
+            for e in list(reflection.get("default_block", ())) + list(reflection.get("samplers", ())):
+                locations.setdefault(str(e.get("name", "")), len(locations))
+            seen = set()
+            for pos, e in enumerate(reflection.get("samplers", ())):
+                b = int(e["binding"])
+                if b in seen:
+                    continue
+                seen.add(b)
+                if e.get("array") and int(np.prod(e["array"])) > 1:
+                    raise DriverRefused("CreateShaderState.Reflection",
+                                        f"sampler array {e.get('name')!r}")  # fmt: skip
+                name = str(e.get("name", ""))
+                self.samplers.append((locations.get(name, pos), name, b, str(e.get("type", ""))))
+        except (KeyError, TypeError, ValueError):
+            raise DriverRefused("CreateShaderState.Reflection",
+                                "a uniforms / storage / samplers row without a binding") from None
+
+    @property
+    def binds(self) -> bool:
+        return bool(self.default or self.blocks or self.storage or self.samplers
+                    or self.base_instance_loc >= 0)
 
 
 def spirv_to_essl(spirv: bytes, what: str) -> str:
@@ -72,10 +130,11 @@ def build_program(gl: CountedGL, stages: dict[int, bytes], reflection: bytes,
         refl = json.loads(bytes(reflection) or b"{}")
     except ValueError as exc:
         raise DriverRefused(f"{what}.Reflection", f"not JSON: {exc}") from None
+    GlProgram(0, refl)  # the reflection's rows are readable (refused by name otherwise)
     unbound = [k for k in _UNBOUND if refl.get(k)]
     if unbound:
         raise DriverRefused(f"{what}.Reflection", f"program declares {', '.join(unbound)}; "
-                            "the gles backend binds vertex inputs and colour outputs only")  # fmt: skip
+                            "the gles backend binds uniforms, uniform / storage blocks and samplers only")  # fmt: skip
     missing = [i for i in stages if i not in _GL_STAGE]
     if missing or set(_GL_STAGE) - set(stages):
         raise DriverRefused(f"{what}.StageMask", f"stages {sorted(stages)}: gles runs exactly "
@@ -104,4 +163,6 @@ def build_program(gl: CountedGL, stages: dict[int, bytes], reflection: bytes,
     finally:
         for sh in shaders:
             gl.glDeleteShader(sh)
-    return GlProgram(prog, refl)
+    out = GlProgram(prog, refl)
+    out.base_instance_loc = int(gl.glGetUniformLocation(prog, "SPIRV_Cross_BaseInstance"))
+    return out

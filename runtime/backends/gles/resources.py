@@ -15,12 +15,35 @@ from ...schema import tables as _t
 from .errors import DriverRefused
 from .gl import GL, CountedGL
 
-__all__ = ["GlBuffer", "GlTexture", "GlRenderbuffer", "Limits", "Resources", "PIXEL_FORMATS"]
+__all__ = ["GlBuffer", "GlTexture", "GlRenderbuffer", "Limits", "Resources", "PIXEL_FORMATS",
+           "READ_FORMATS"]
 
-#: sized internal format -> (format, type, bytes per pixel) for uploads and readback.
-PIXEL_FORMATS: dict[int, tuple[int, int, int]] = {
-    int(GL.GL_RGBA8): (int(GL.GL_RGBA), int(GL.GL_UNSIGNED_BYTE), 4),
-}
+def _fmt(internal: str, fmt: str, typ: str, bpp: int) -> tuple[int, tuple[int, int, int]]:
+    return int(getattr(GL, internal)), (int(getattr(GL, fmt)), int(getattr(GL, typ)), bpp)
+
+
+#: sized internal format -> (format, type, bytes per pixel) for uploads and readback: each
+#: format's natural packed client layout (GLES 3.0 table 3.2's first row for it).
+PIXEL_FORMATS: dict[int, tuple[int, int, int]] = dict([
+    _fmt("GL_RGBA8", "GL_RGBA", "GL_UNSIGNED_BYTE", 4),
+    _fmt("GL_R8", "GL_RED", "GL_UNSIGNED_BYTE", 1),
+    _fmt("GL_RG8", "GL_RG", "GL_UNSIGNED_BYTE", 2),
+    _fmt("GL_SRGB8_ALPHA8", "GL_RGBA", "GL_UNSIGNED_BYTE", 4),
+    _fmt("GL_RGB10_A2", "GL_RGBA", "GL_UNSIGNED_INT_2_10_10_10_REV", 4),
+    _fmt("GL_R11F_G11F_B10F", "GL_RGB", "GL_UNSIGNED_INT_10F_11F_11F_REV", 4),
+    _fmt("GL_RGBA16F", "GL_RGBA", "GL_HALF_FLOAT", 8),
+    _fmt("GL_RGBA32F", "GL_RGBA", "GL_FLOAT", 16),
+    _fmt("GL_R32UI", "GL_RED_INTEGER", "GL_UNSIGNED_INT", 4),
+    _fmt("GL_RGBA8UI", "GL_RGBA_INTEGER", "GL_UNSIGNED_BYTE", 4),
+    _fmt("GL_DEPTH_COMPONENT16", "GL_DEPTH_COMPONENT", "GL_UNSIGNED_SHORT", 2),
+    _fmt("GL_DEPTH_COMPONENT24", "GL_DEPTH_COMPONENT", "GL_UNSIGNED_INT", 4),
+    _fmt("GL_DEPTH_COMPONENT32F", "GL_DEPTH_COMPONENT", "GL_FLOAT", 4),
+    _fmt("GL_DEPTH24_STENCIL8", "GL_DEPTH_STENCIL", "GL_UNSIGNED_INT_24_8", 4),
+])
+#: readback pairs beyond the upload ones (GLES's always-supported colour readbacks)
+READ_FORMATS = {(int(GL.GL_RGBA), int(GL.GL_UNSIGNED_BYTE)): 4, (int(GL.GL_RGBA), int(GL.GL_FLOAT)): 16,
+                (int(GL.GL_RGBA_INTEGER), int(GL.GL_UNSIGNED_INT)): 16,
+                (int(GL.GL_RGBA_INTEGER), int(GL.GL_INT)): 16}  # fmt: skip
 #: renderable-only formats a renderbuffer may take beside the colour ones.
 DEPTH_STENCIL_FORMATS = {int(GL.GL_DEPTH24_STENCIL8), int(GL.GL_DEPTH_COMPONENT16),
                          int(GL.GL_DEPTH_COMPONENT24), int(GL.GL_STENCIL_INDEX8)}  # fmt: skip
@@ -37,10 +60,13 @@ class GlBuffer:
 @dataclass
 class GlTexture:
     name: int
+    target: int = int(GL.GL_TEXTURE_2D)  # the GL target it is bound to
     internal_format: int = 0
     width: int = 0
     height: int = 0
     levels: int = 0
+    depth: int = 1  # 3D depth / array layers / 6 for a cube
+    params: object = None  # the last SetTextureParams (its BuiltinSampler)
 
 
 @dataclass
@@ -49,6 +75,7 @@ class GlRenderbuffer:
     internal_format: int = 0
     width: int = 0
     height: int = 0
+    samples: int = 0
 
 
 @dataclass(frozen=True)
@@ -69,14 +96,19 @@ class Resources:
         t = _t.enum("MGPipeResourceTarget")
         self.buffer_target, self.tex2d_target = int(t["Buffer"]), int(t["Tex2D"])
         self.renderbuffer_target = int(t["Renderbuffer"])
+        #: MG texture target -> GL target (what GLES 3 has: 2D, cube, 3D, 2D array)
+        self.tex_targets = {int(t["Tex2D"]): int(GL.GL_TEXTURE_2D),
+                            int(t["TexCube"]): int(GL.GL_TEXTURE_CUBE_MAP),
+                            int(t["Tex3D"]): int(GL.GL_TEXTURE_3D),
+                            int(t["Tex2DArray"]): int(GL.GL_TEXTURE_2D_ARRAY)}  # fmt: skip
 
     # -- create / destroy -----------------------------------------------------------
     def create(self, kind: str, target: int, what: str) -> object:
         gl = self.gl
         if target == self.buffer_target:
             return GlBuffer(int(gl.glGenBuffers(1)))
-        if target == self.tex2d_target:
-            return GlTexture(int(gl.glGenTextures(1)))
+        if target in self.tex_targets:
+            return GlTexture(int(gl.glGenTextures(1)), self.tex_targets[target])
         if target == self.renderbuffer_target:
             return GlRenderbuffer(int(gl.glGenRenderbuffers(1)))
         raise DriverRefused(f"{what}.Target", f"{kind} target {target} is not supported by gles")
@@ -112,26 +144,46 @@ class Resources:
                 raise DriverRefused(
                     f"{what}.InternalFormat", f"0x{fmt:04x} is not supported by gles"
                 )
-            if (res.internal_format, res.width, res.height, res.levels) == (fmt, w, h, levels):
+            if int(p.Samples) > 1:  # type: ignore[index]
+                raise DriverRefused(f"{what}.Samples", "a multisampled texture (gles: "
+                                    "multisampled renderbuffers only)")  # fmt: skip
+            three = res.target in (GL.GL_TEXTURE_3D, GL.GL_TEXTURE_2D_ARRAY)
+            if res.target == GL.GL_TEXTURE_3D:
+                depth = max(int(p.Depth), 1)  # type: ignore[index]
+            elif res.target == GL.GL_TEXTURE_2D_ARRAY:
+                depth = max(int(p.ArrayLayers), int(p.Depth), 1)  # type: ignore[index]
+            elif res.target == GL.GL_TEXTURE_CUBE_MAP:
+                depth = 6
+            else:
+                depth = 1
+            if (res.internal_format, res.width, res.height, res.levels, res.depth) == (
+                    fmt, w, h, levels, depth):  # fmt: skip
                 return  # the storage it has (MobileGL re-describes it per level): kept
             if res.levels:  # immutable storage: a respecify is a new texture name
                 gl.glDeleteTextures(1, [res.name])
                 res.name = int(gl.glGenTextures(1))
-            gl.glBindTexture(GL.GL_TEXTURE_2D, res.name)
-            gl.glTexStorage2D(GL.GL_TEXTURE_2D, levels, fmt, w, h)
-            gl.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MIN_FILTER, GL.GL_NEAREST)
-            gl.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MAG_FILTER, GL.GL_NEAREST)
+            gl.glBindTexture(res.target, res.name)
+            if three:
+                gl.glTexStorage3D(res.target, levels, fmt, w, h, depth)
+            else:
+                gl.glTexStorage2D(res.target, levels, fmt, w, h)
             self._check(what)
             res.internal_format, res.width, res.height, res.levels = fmt, w, h, levels
+            res.depth = depth
+            self.epoch += 1  # a texture name moved: bound units are re-applied
             return
         if isinstance(res, GlRenderbuffer):
             self._limit(w, h, self.limits.max_renderbuffer_size, "GL_MAX_RENDERBUFFER_SIZE", what)
             if fmt not in PIXEL_FORMATS and fmt not in DEPTH_STENCIL_FORMATS:
                 raise DriverRefused(f"{what}.InternalFormat", f"0x{fmt:04x} is not renderable")
+            samples = int(p.Samples)  # type: ignore[index]
             gl.glBindRenderbuffer(GL.GL_RENDERBUFFER, res.name)
-            gl.glRenderbufferStorage(GL.GL_RENDERBUFFER, fmt, w, h)
+            if samples > 1:
+                gl.glRenderbufferStorageMultisample(GL.GL_RENDERBUFFER, samples, fmt, w, h)
+            else:
+                gl.glRenderbufferStorage(GL.GL_RENDERBUFFER, fmt, w, h)
             self._check(what)
-            res.internal_format, res.width, res.height = fmt, w, h
+            res.internal_format, res.width, res.height, res.samples = fmt, w, h, samples
 
     @staticmethod
     def _limit(w: int, h: int, limit: int, name: str, what: str) -> None:
@@ -167,19 +219,35 @@ class Resources:
         fmt, typ, bpp = PIXEL_FORMATS[res.internal_format]
         level = int(p.Level)  # type: ignore[index]
         lw, lh = max(res.width >> level, 1), max(res.height >> level, 1)
+        ld = max(res.depth >> level, 1) if res.target == GL.GL_TEXTURE_3D else res.depth
         if level >= res.levels:
             raise DriverRefused(f"{what}.Level", f"level {level} of {res.levels}")
-        gl.glBindTexture(GL.GL_TEXTURE_2D, res.name)
+        gl.glBindTexture(res.target, res.name)
         gl.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 1)
-        for r in regions:  # type: ignore[attr-defined]
-            x, y, w, h = int(r.X), int(r.Y), int(r.W), int(r.H)
-            src, stride = int(r.SrcOffset), int(r.SrcRowStride)
-            if x < 0 or y < 0 or x + w > lw or y + h > lh:
-                raise DriverRefused(f"{what}.Region", f"{w}x{h}+{x}+{y} outside level {level} "
-                                    f"({lw}x{lh})")  # fmt: skip
-            if stride != w * bpp or src + stride * h > len(blob):
-                raise DriverRefused(f"{what}.SrcRowStride", f"row stride {stride} for {w} "
-                                    f"pixels of {bpp} bytes")  # fmt: skip
-            gl.glTexSubImage2D(GL.GL_TEXTURE_2D, level, x, y, w, h, fmt, typ,
-                               bytes(blob[src : src + stride * h]))  # fmt: skip
+        rows = list(regions)  # type: ignore[call-overload]
+        if not rows:  # RegionCount 0: one region, the union box, tightly packed from 0
+            b = p.UnionBox  # type: ignore[attr-defined]
+            rows = [(int(b.X), int(b.Y), int(b.Z), int(b.W), int(b.H), int(b.D), 0,
+                     int(b.W) * bpp, 0)]  # fmt: skip
+        else:
+            rows = [(int(r.X), int(r.Y), int(r.Z), int(r.W), int(r.H), int(r.D), int(r.SrcOffset),
+                     int(r.SrcRowStride), int(r.SrcSliceStride)) for r in rows]  # fmt: skip
+        for x, y, z, w, h, d, src, stride, slice_ in rows:
+            d = max(d, 1)
+            if x < 0 or y < 0 or z < 0 or x + w > lw or y + h > lh or z + d > ld:
+                raise DriverRefused(f"{what}.Region", f"{w}x{h}x{d}+{x}+{y}+{z} outside level "
+                                    f"{level} ({lw}x{lh}x{ld})")  # fmt: skip
+            slice_ = slice_ or stride * h
+            if stride != w * bpp or slice_ != stride * h or src + slice_ * d > len(blob):
+                raise DriverRefused(f"{what}.SrcRowStride", f"row stride {stride}, slice "
+                                    f"{slice_} for {w}x{h}x{d} pixels of {bpp} bytes")  # fmt: skip
+            data = bytes(blob[src : src + slice_ * d])
+            if res.target == GL.GL_TEXTURE_CUBE_MAP:
+                for f in range(d):  # Z = the face (0..5: +X, -X, +Y, -Y, +Z, -Z)
+                    gl.glTexSubImage2D(GL.GL_TEXTURE_CUBE_MAP_POSITIVE_X + z + f, level, x, y,
+                                       w, h, fmt, typ, data[f * slice_ : (f + 1) * slice_])  # fmt: skip
+            elif res.target == GL.GL_TEXTURE_2D:
+                gl.glTexSubImage2D(res.target, level, x, y, w, h, fmt, typ, data)
+            else:
+                gl.glTexSubImage3D(res.target, level, x, y, z, w, h, d, fmt, typ, data)
         self._check(what)

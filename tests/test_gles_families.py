@@ -1,0 +1,118 @@
+"""Issue 17's families on the GLES backend, each with probes from first principles.
+
+The render scenes (runtime/harness/scenes/render.py) compute every probe by hand (the texel
+decoded from the uploaded bytes, the wrap rule, the sRGB transfer, the matrix applied by
+hand); here each family's scene must DRAW on gles (not be refused). Beside them, the
+families' edges are checked directly: glClearBuffer value classes, base vertex, the index
+buffer offset, and the named refusals of what GLES cannot express.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from _gles import gles_client
+from mgpipe.runtime.backends.gles.errors import DriverRefused
+from mgpipe.runtime.harness.runner import run_scene
+from mgpipe.runtime.harness.scenes import SCENES
+from mgpipe.runtime.harness.scenes.kit import GL, quad, setup
+
+#: family -> the scenes that show it
+FAMILIES = {
+    "uniforms (default block + UBO)": ("uniform-matrix", "ubo-array"),
+    "2D textures + samplers": ("tex-rgba8", "sampler-wrap", "sampler-filter"),
+    "formats": ("tex-r8", "tex-rg8", "tex-srgb8-alpha8", "tex-rgb10-a2", "tex-r11f-g11f-b10f",
+                "tex-rgba16f", "tex-rgba32f", "int-texture", "shadow", "srgb-encode"),
+    "cube / 3D / array + mips": ("tex-cube", "tex-3d", "tex-array", "tex-lod"),
+    "MSAA + Blit": ("msaa-resolve",),
+    "a Minecraft-like frame": ("minecraft-frame",),
+}
+CASES = [(f, n) for f, names in FAMILIES.items() for n in names]
+
+
+@pytest.mark.parametrize("family,name", CASES, ids=[n for _, n in CASES])
+def test_the_family_draws_its_first_principles_probes_on_gles(family: str, name: str) -> None:
+    res = run_scene(name, "gles", "monolith")
+    assert not res.lost, res.client.transport.lost_reason
+    scene = SCENES[name]
+    bad = [m for p in scene.probes(scene.default_n) if (m := p.check(res.images))]
+    assert not bad, f"{family}: {bad[:3]}"
+
+
+def _pixel(c, x: int, y: int) -> tuple[int, ...]:
+    return tuple(c.read_pixels(x, y, 1, 1))
+
+
+def test_clear_buffer_float_colour_is_glclearbufferfv() -> None:
+    """ClearBuffer kind Color, value class Float: the pixel is the value scaled to 8 bits."""
+    with gles_client() as (c, be):
+        c.viewport(0, 0, 64, 64)
+        c.clear_buffer("color", 0, (1.0, 0.5, 0.0, 1.0))
+        got = _pixel(c, 10, 10)
+        c.present()
+    assert got == (255, 128, 0, 255)  # round(0.5 * 255) = 128
+    assert be.gl.counts["glClearBufferfv"] >= 1
+
+
+def test_clear_buffer_depth_then_a_depth_tested_draw() -> None:
+    """ClearBuffer kind Depth to 0.25: a quad at NDC z 0 (window depth 0.5) fails LESS, one
+    at z -0.75 (window depth 0.125) passes."""
+    with gles_client() as (c, be):
+        setup(c, quad(-1, -1, 0, 1, 0.0, (1.0, 0.0, 0.0, 1.0))
+              + quad(0, -1, 1, 1, -0.75, (0.0, 1.0, 0.0, 1.0)))  # fmt: skip
+        c.viewport(0, 0, 64, 64)
+        c.clear_color(0.0, 0.0, 1.0, 1.0)
+        c.clear(GL.COLOR_BUFFER_BIT)
+        c.enable("DepthTest")
+        c.clear_buffer("depth", 0, (0.25,))
+        c.draw_arrays(GL.TRIANGLES, 0, 12)
+        left, right = _pixel(c, 16, 32), _pixel(c, 48, 32)
+        c.present()
+    assert be.gl.counts["glClearBufferfv"] >= 1
+    assert right == (0, 255, 0, 255)
+    assert left == (0, 0, 255, 255)
+
+
+def test_base_vertex_offsets_every_index() -> None:
+    """Indices 0, 1, 2 with base vertex 6 fetch vertices 6..8: the second triangle's colour
+    (green), never the first's (red)."""
+    with gles_client() as (c, be):
+        floats = quad(-1, -1, 1, 1, 0, (1.0, 0.0, 0.0, 1.0)) + quad(-1, -1, 1, 1, 0,
+                                                                    (0.0, 1.0, 0.0, 1.0))  # fmt: skip
+        setup(c, floats)
+        c.viewport(0, 0, 64, 64)
+        c.clear_color(0.0, 0.0, 0.0, 1.0)
+        c.clear()
+        c.bind_index_buffer(c.create_buffer(struct.pack("<6H", 0, 1, 2, 3, 4, 5)))
+        c.draw_elements(GL.TRIANGLES, 6, 2, base_vertex=6)
+        got = _pixel(c, 32, 32)
+        c.present()
+    assert got == (0, 255, 0, 255)
+    assert be.gl.counts["glDrawElementsBaseVertex"] == 1
+
+
+def test_a_lod_bias_sampler_is_refused_by_name() -> None:
+    """GLES has no LOD bias: a sampler state with one is refused at its record."""
+    with pytest.raises(DriverRefused) as info:
+        with gles_client() as (c, be):
+            setup(c, quad(-1, -1, 1, 1, 0, (1.0, 0.0, 0.0, 1.0)))
+            s = c.create_sampler(lodBias=1.0)
+            c.bind_sampler(0, s)
+            c.draw_arrays(GL.TRIANGLES, 0, 6)
+            c.present()
+    assert info.value.reason == "CreateSamplerState.Parameters.lodBias"
+
+
+def test_a_program_with_an_unbound_sampler_unit_is_refused_by_name() -> None:
+    """A sampling program drawn with nothing on its unit: refused at the draw, by name,
+    never drawn with whatever the unit held."""
+    from mgpipe.runtime.harness.scenes import render
+
+    with pytest.raises(DriverRefused) as info:
+        with gles_client() as (c, be):
+            render.tsetup(c, render.tquad(-1, -1, 1, 1, 0, (0.5, 0.5)), "tex")
+            c.draw_arrays(GL.TRIANGLES, 0, 6)
+            c.present()
+    assert info.value.reason.startswith("DrawVbo.sampler")
