@@ -228,9 +228,20 @@ def test_a_respecified_render_texture_gets_a_new_framebuffer():
         assert _pixel(c, 1, 1) == (255, 0, 0, 255)
         # new storage for the attached texture (glTexImage2D again) while the FBO stays
         # bound: the framebuffer state is not re-sent, the old image retires in flight
-        c.em.emit("ResourceRespecify", {"Resource": tex.handle, "Target": c._target(tex.target),
-                                        "StorageKind": 0, "InternalFormat": 0x8058, "Width": 64,
-                                        "Height": 48, "Depth": 1, "ArrayLayers": 1, "Levels": 1})
+        c.em.emit(
+            "ResourceRespecify",
+            {
+                "Resource": tex.handle,
+                "Target": c._target(tex.target),
+                "StorageKind": 0,
+                "InternalFormat": 0x8058,
+                "Width": 64,
+                "Height": 48,
+                "Depth": 1,
+                "ArrayLayers": 1,
+                "Levels": 1,
+            },
+        )
         c.clear_color(0, 0, 1, 1)
         c.clear()
         assert _pixel(c, 1, 1) == (0, 0, 255, 255)
@@ -278,9 +289,17 @@ def test_a_reissued_shader_state_retires_the_old_programs_pipelines():
         off, size, seg = c.em.stage_bytes(spirv[4])
         stages[4] = {"Offset": off, "Size": size, "Seg": seg}
         off, size, seg = c.em.stage_bytes(refl)
-        c.em.emit("CreateShaderState", {  # the same handle, linked again
-            "Cso": prog.handle, "StageMask": 0b10001, "SpirvStatus": 1, "LinkStatus": 1,
-            "Spirv": stages, "Reflection": {"Offset": off, "Size": size, "Seg": seg}})
+        c.em.emit(
+            "CreateShaderState",
+            {  # the same handle, linked again
+                "Cso": prog.handle,
+                "StageMask": 0b10001,
+                "SpirvStatus": 1,
+                "LinkStatus": 1,
+                "Spirv": stages,
+                "Reflection": {"Offset": off, "Size": size, "Seg": seg},
+            },
+        )
         c.draw_arrays(GL_TRIANGLES, 0, 3)
         snap = _counts(be)
         assert snap["pipelines_created"] == 2 and snap["pipelines_retired"] == 1
@@ -350,7 +369,9 @@ def test_clear_buffer_colour_clears_one_draw_buffer_with_scissor_and_mask():
         _clear_buffer(c, "kMGPipeClearKindColor", fb, index=1, rgba=(0, 1, 1, 0.5))
         c.state.set_color_mask(True, True, True, True)
         c.disable("ScissorTest")
-        _clear_buffer(c, "kMGPipeClearKindColor", fb, index=5, rgba=(1, 1, 1, 1))  # GL_NONE: nothing
+        _clear_buffer(
+            c, "kMGPipeClearKindColor", fb, index=5, rgba=(1, 1, 1, 1)
+        )  # GL_NONE: nothing
         blue, red, green = (0, 0, 255, 255), (255, 0, 0, 255), (0, 255, 0, 255)
         assert (_pixel(c, 4, 4), _pixel(c, 20, 20)) == (green, blue)  # draw buffer 0
         c.read_buffer(fb, 1)
@@ -369,7 +390,10 @@ def test_clear_buffer_integer_values_on_a_normalized_attachment_are_refused_by_n
         ints = SimpleNamespace(payload=SimpleNamespace(
             Kind=_t.constant("kMGPipeClearKindColor"), DrawBufferIndex=0,
             ValueClass=_t.constant("kMGPipeClearValueClassInt")))  # fmt: skip
-        with pytest.raises(VulkanRefused, match=r'"Clear.ValueClass"\}: Int values for colour attachment 0, a RGBA8'):
+        with pytest.raises(
+            VulkanRefused,
+            match=r'"Clear.ValueClass"\}: Int values for colour attachment 0, a RGBA8',
+        ):
             be.Clear(None, ints)
 
 
@@ -466,7 +490,9 @@ def test_default_block_uniforms_feed_each_draw_its_own_version():
         p = c.create_program(prog.spirv, prog.reflection)
         c.use_program(p)
         corners = ((-1, -1), (1, -1), (-1, 1), (1, 1))
-        data = b"".join(struct.pack("<7f", *corners[i], 0.0, 1, 1, 1, 1) for i in (0, 1, 2, 2, 1, 3))
+        data = b"".join(
+            struct.pack("<7f", *corners[i], 0.0, 1, 1, 1, 1) for i in (0, 1, 2, 2, 1, 3)
+        )
         vb = c.create_buffer(data)
         c.vertex_attrib_pointer(0, vb, 3, stride=28)
         c.vertex_attrib_pointer(1, vb, 4, stride=28, offset=12)
@@ -474,7 +500,10 @@ def test_default_block_uniforms_feed_each_draw_its_own_version():
         c.clear_color(0, 0, 0, 1)
         c.clear()
         writes = be.uniforms.writes
-        for (tx, ty), tint in (((-0.5, -0.5), (1.0, 0.0, 0.0, 1.0)), ((0.5, 0.5), (0.0, 0.0, 1.0, 1.0))):
+        for (tx, ty), tint in (
+            ((-0.5, -0.5), (1.0, 0.0, 0.0, 1.0)),
+            ((0.5, 0.5), (0.0, 0.0, 1.0, 1.0)),
+        ):
             m = [0.5, 0, 0, 0, 0, 0.5, 0, 0, 0, 0, 1, 0, tx, ty, 0, 1]  # column major
             c.uniform_matrix(p, "u_mvp", m)
             c.uniform(p, "u_tint", *tint)
@@ -500,7 +529,9 @@ def test_a_uniform_block_reads_the_buffer_bound_at_its_binding_point():
         p = c.create_program(prog.spirv, prog.reflection)
         c.use_program(p)
         corners = ((-1, -1), (1, -1), (-1, 1), (1, 1))
-        data = b"".join(struct.pack("<7f", *corners[i], 0.0, 1, 1, 1, 1) for i in (0, 1, 2, 2, 1, 3))
+        data = b"".join(
+            struct.pack("<7f", *corners[i], 0.0, 1, 1, 1, 1) for i in (0, 1, 2, 2, 1, 3)
+        )
         vb = c.create_buffer(data)
         c.vertex_attrib_pointer(0, vb, 3, stride=28)
         c.vertex_attrib_pointer(1, vb, 4, stride=28, offset=12)
@@ -644,7 +675,9 @@ def test_an_msaa_renderbuffer_resolves_by_blit():
         scaled = SimpleNamespace(payload=SimpleNamespace(
             ReadFbo=ms_h, DrawFbo=fb_h, SrcX0=0, SrcY0=0, SrcX1=16, SrcY1=16, DstX0=0, DstY0=0,
             DstX1=8, DstY1=8, Mask=0x4000, Filter=0x2600))  # fmt: skip
-        with pytest.raises(VulkanRefused, match=r'"Blit.SrcX0"\}: a multisampled resolve between different'):
+        with pytest.raises(
+            VulkanRefused, match=r'"Blit.SrcX0"\}: a multisampled resolve between different'
+        ):
             be.Blit(None, scaled)  # GL: INVALID_OPERATION, never a scaled picture
 
 

@@ -67,7 +67,9 @@ def test_device_choice_by_index_and_name():
         assert by_name.name == names[0]
     finally:
         by_name.close()
-    with pytest.raises(VulkanUnavailable, match=r"no device named like 'no-such-gpu' \(available: 0: "):
+    with pytest.raises(
+        VulkanUnavailable, match=r"no device named like 'no-such-gpu' \(available: 0: "
+    ):
         VulkanDevice(device="no-such-gpu", validation="off")
     with pytest.raises(VulkanUnavailable, match="device index 99 out of range"):
         VulkanDevice(device="99", validation="off")
@@ -145,8 +147,9 @@ def test_a_missing_translation_is_refused(monkeypatch):
     monkeypatch.setitem(vk_enums.TRANSLATED, "DepthTestFunc", table)
     vk_enums.catalogue_map.cache_clear()
     try:
-        with pytest.raises(vk_enums.UnsupportedEnum,
-                           match='"DepthTestFunc"}: no Vulkan translation for LessEqual'):
+        with pytest.raises(
+            vk_enums.UnsupportedEnum, match='"DepthTestFunc"}: no Vulkan translation for LessEqual'
+        ):
             vk_enums.catalogue_map("DepthTestFunc")
     finally:
         vk_enums.catalogue_map.cache_clear()
@@ -170,7 +173,9 @@ def test_scissor_rules():
     assert scissor_rect(_key(viewport=(0.0, 0.0, 0.0, 0.0))) == (0, 0, 64, 48)  # clears ignore it
 
 
-def _decoded(setup, colors=1, depth=True, stencil=True, topo=vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST):
+def _decoded(
+    setup, colors=1, depth=True, stencil=True, topo=vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST
+):
     from mgpipe.runtime.backends.vulkan.pipeline_state import decode
     from mgpipe.runtime.client.render_state import RenderState
 
@@ -224,7 +229,10 @@ def test_pipeline_state_gating_by_pass_and_topology():
     assert _decoded(setup).depth_bias
     assert not _decoded(setup, topo=vk.VK_PRIMITIVE_TOPOLOGY_LINE_LIST).depth_bias
     assert _decoded(setup).sample_mask == 0x1  # multisample is on by default in GL
-    assert _decoded(lambda rs: (setup(rs), rs.set_capability("Multisample", False))).sample_mask == 0xFFFFFFFF
+    assert (
+        _decoded(lambda rs: (setup(rs), rs.set_capability("Multisample", False))).sample_mask
+        == 0xFFFFFFFF
+    )
     assert _decoded(lambda rs: None).front_face == vk.VK_FRONT_FACE_COUNTER_CLOCKWISE
 
 
@@ -257,7 +265,9 @@ def test_shader_state_refusals_name_their_place(dev):
         ShaderProgram(dev, {0: spirv[0], 4: b"GLSL"}, refl)
     with pytest.raises(ShaderRefused, match='"CreateShaderState.Reflection"}: not a reflection'):
         ShaderProgram(dev, spirv, b"[1, 2]")
-    with pytest.raises(ShaderRefused, match="declares images: this backend binds no storage images"):
+    with pytest.raises(
+        ShaderRefused, match="declares images: this backend binds no storage images"
+    ):
         ShaderProgram(dev, spirv, b'{"inputs": [], "images": [{"name": "i", "binding": 0}]}')
     with pytest.raises(VulkanRefused, match=r'"CreateShaderState.Reflection"\}: samplers entry .*'
                        "no set / binding / stage"):  # fmt: skip
@@ -282,7 +292,9 @@ def test_set_layouts_come_from_the_reflection_record(dev):
             "samplers": [{"name": "t", "set": 1, "binding": 3, "stage": "frag", "array": [2]}]}  # fmt: skip
     prog = ShaderProgram(dev, spirv, json.dumps(refl).encode())
     try:
-        rows = [(b.kind, b.set, b.binding, b.count, b.stages, b.index) for b in prog.resources.bindings]
+        rows = [
+            (b.kind, b.set, b.binding, b.count, b.stages, b.index) for b in prog.resources.bindings
+        ]
         both = vk.VK_SHADER_STAGE_VERTEX_BIT | vk.VK_SHADER_STAGE_FRAGMENT_BIT
         assert rows == [("uniform", 0, 0, 1, both, 0), ("default", 0, 1, 1, vk.VK_SHADER_STAGE_VERTEX_BIT, 2),
                         ("sampler", 1, 3, 2, vk.VK_SHADER_STAGE_FRAGMENT_BIT, 1)]  # fmt: skip
@@ -298,7 +310,9 @@ def test_a_dual_source_blend_factor_needs_the_feature():
     rs = RenderState()
     rs.set_capability("Blend", True)
     rs.set_blend_func("Src1Color", "OneMinusSrc1Alpha", "One", "Zero")
-    d = decode(rs.p, 1, False, False, vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, {"dualSrcBlend": True})
+    d = decode(
+        rs.p, 1, False, False, vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, {"dualSrcBlend": True}
+    )
     assert (d.blend[0].src_rgb, d.blend[0].dst_rgb) == (
         vk.VK_BLEND_FACTOR_SRC1_COLOR, vk.VK_BLEND_FACTOR_ONE_MINUS_SRC1_ALPHA)  # fmt: skip
     with pytest.raises(vk_enums.UnsupportedEnum,

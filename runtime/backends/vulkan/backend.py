@@ -33,7 +33,14 @@ from .descriptors import DescriptorAllocator, SamplerObject, UniformRing, defaul
 from .memory import GpuBuffer
 from .formats import vk_info
 from .renderer import IntColor
-from .resources import BUFFER_USAGE, EPOCH, SamplerView, VkBufferResource, VkTextureResource, tex_default_view
+from .resources import (
+    BUFFER_USAGE,
+    EPOCH,
+    SamplerView,
+    VkBufferResource,
+    VkTextureResource,
+    tex_default_view,
+)
 from .shaders import ShaderProgram
 from .targets import GENERAL, RenderTarget, full_barrier, init_general, with_layout
 from .vk_enums import GL, UnsupportedEnum, topology, vertex_format
@@ -147,7 +154,9 @@ class VulkanBackend:
             w, h, dd = int(b.W), int(b.H), max(int(b.D), 1)
             off = 0 if row is None else int(row.SrcOffset)
             stride = (w * texel) if row is None or not row.SrcRowStride else int(row.SrcRowStride)
-            slab = (stride * h) if row is None or not row.SrcSliceStride else int(row.SrcSliceStride)
+            slab = (
+                (stride * h) if row is None or not row.SrcSliceStride else int(row.SrcSliceStride)
+            )
             data = b"".join(blob[off + z * slab + i * stride : off + z * slab + i * stride + w * texel]
                             for z in range(dd) for i in range(h))  # fmt: skip
             if len(data) != w * h * dd * texel:
@@ -216,7 +225,6 @@ class VulkanBackend:
         vbinds = tuple((b, int(binds[b]["Stride"]) or tight, int(binds[b]["Divisor"]) > 0)
                        for b, tight in sorted(strides.items()))  # fmt: skip
         obj.backend = VertexLayout(vbinds, tuple(vattrs))
-
 
     # -- shader resources ------------------------------------------------------------
     def CreateSamplerState(self, ctx: Any, d: Any) -> None:
@@ -302,7 +310,12 @@ class VulkanBackend:
             chunk, offset = self.uniforms.put((handle, version, len(data)), data)
             dyn.append(offset)
         memo = self._sets.get(handle)
-        if memo is not None and memo[0] == self._bind_serial and memo[1] == _epoch() and memo[4] is program:
+        if (
+            memo is not None
+            and memo[0] == self._bind_serial
+            and memo[1] == _epoch()
+            and memo[4] is program
+        ):
             return memo[3], dyn
         writes, key, keep = self._resolve(ctx, handle, program)
         if memo is not None and memo[2] == key and memo[4] is program:
@@ -329,20 +342,26 @@ class VulkanBackend:
         self._sets[handle] = (self._bind_serial, _epoch(), key, sets, program, allocated, keep)
         return sets, dyn
 
-    def _resolve(self, ctx: Any, handle: Handle, program: ShaderProgram) -> tuple[list, tuple, list]:
+    def _resolve(
+        self, ctx: Any, handle: Handle, program: ShaderProgram
+    ) -> tuple[list, tuple, list]:
         res = program.resources
         blocks, units = _program_overrides(ctx, handle)
         cso = ctx.tables[table_of("ShaderCso")].resolve(handle, "DrawVbo.Program")
         storage = cso.data.get("storage_blocks", {})  # SetStorageBlockBinding: name -> point
         views, states = ctx.windows["SetSamplerViews"], ctx.windows["BindSamplerStates"]
-        cls = {"uniform": _t.constant("kMGPipeShaderBufferClassUniform"),
-               "storage": _t.constant("kMGPipeShaderBufferClassShaderStorage")}
+        cls = {
+            "uniform": _t.constant("kMGPipeShaderBufferClassUniform"),
+            "storage": _t.constant("kMGPipeShaderBufferClassShaderStorage"),
+        }
         writes, key, keep = [], [], []
         pending_orient = []
         for b in res.bindings:
             if b.kind == "default":
                 chunk = self.uniforms.chunk
-                info = [vk.VkDescriptorBufferInfo(buffer=chunk.buffer, offset=0, range=max(b.size, 16))]
+                info = [
+                    vk.VkDescriptorBufferInfo(buffer=chunk.buffer, offset=0, range=max(b.size, 16))
+                ]
                 writes.append((b, info))
                 key.append(("d", chunk.buffer))
                 continue
@@ -360,8 +379,12 @@ class VulkanBackend:
                             else self.dev.limits.minStorageBufferOffsetAlignment)  # fmt: skip
                 if off % align:
                     raise VulkanRefused(where, f"offset {off} is not a multiple of {align}")
+                if b.size and size < b.size:  # GL ES: the bound range must hold the block
+                    raise VulkanRefused(where, f"{size} bytes bound, the block is {b.size}")
                 vkbuf = buf.use(self.r.ring.serial)
-                writes.append((b, [vk.VkDescriptorBufferInfo(buffer=vkbuf, offset=off, range=size)]))
+                writes.append(
+                    (b, [vk.VkDescriptorBufferInfo(buffer=vkbuf, offset=off, range=size)])
+                )
                 key.append((vkbuf, off, size))
                 continue
             infos = []
@@ -385,7 +408,8 @@ class VulkanBackend:
                 pending_orient.append(tex)
                 depth_only = tex.info is not None and tex.info.aspect != "color"
                 view = (view_cso or tex_default_view(tex, self.r.ring.defer)).view_of(
-                    self.dev, tex, depth_only)
+                    self.dev, tex, depth_only
+                )
                 sh = states[unit] if unit < len(states) else None
                 sampler = None
                 if sh is not None and not sh.is_null:
@@ -446,7 +470,9 @@ class VulkanBackend:
             self._target_ids += 1
             entry = self._targets[key] = (self._target_ids, target)
         self._fbs[p.Fbo] = entry[1]
-        sources = [s for s in entry[1]._colors + [entry[1]._depth] if isinstance(s, VkTextureResource)]
+        sources = [
+            s for s in entry[1]._colors + [entry[1]._depth] if isinstance(s, VkTextureResource)
+        ]
         if any(s.image is not None and not s.image.flipped for s in sources):
             cmd = self.r.cmd_outside_pass()
             for src in sources:  # a render target stores its rows top-down
@@ -468,7 +494,9 @@ class VulkanBackend:
         p = d.payload
         shader_h = ctx.draw_program
         shader = _obj(ctx, "ShaderCso", shader_h, "DrawVbo.Program").backend
-        vertex = _obj(ctx, "VertexElementsCso", ctx.vertex_elements, "DrawVbo.VertexElements").backend
+        vertex = _obj(
+            ctx, "VertexElementsCso", ctx.vertex_elements, "DrawVbo.VertexElements"
+        ).backend
         serial = self.r.ring.serial
         buffers = [(i, res.use(serial), off) for i, res, off in self._vbufs]
         index = None
@@ -484,7 +512,9 @@ class VulkanBackend:
         block = ctx.render_state.view()
         restart = bool(size) and bool(p.Flags & _draw_flag("kDrawPrimitiveRestart"))
         if p.Flags & _draw_flag("kDrawIsIndirect"):  # MGPDrawIndirect rows, no MGPDrawRange
-            raise VulkanRefused("DrawVbo.Flags", f"{p.Flags:#x}: indirect draws are not implemented")
+            raise VulkanRefused(
+                "DrawVbo.Flags", f"{p.Flags:#x}: indirect draws are not implemented"
+            )
         ranges = [(r.Start, r.Count, r.IndexBias) for r in d.tails[0]]  # the first present tail
         mode = int(p.Mode)
         if mode == GL.LINE_LOOP:  # no Vulkan line loop: a strip back to the first vertex
@@ -596,7 +626,9 @@ class VulkanBackend:
         classes = {v: k for k, v in _value_classes().items()}
         vclass = classes.get(int(p.ValueClass))
         if kind in (kinds["Whole"], kinds["Color"]) and vclass is None:
-            raise VulkanRefused("Clear.ValueClass", f"{int(p.ValueClass)} is no kMGPipeClearValueClass")
+            raise VulkanRefused(
+                "Clear.ValueClass", f"{int(p.ValueClass)} is no kMGPipeClearValueClass"
+            )
         if kind == kinds["Whole"]:
             mask = int(p.BufferMask)
             color = self._clear_color(p, vclass, None) if mask & GL.COLOR_BUFFER_BIT else None
@@ -640,7 +672,9 @@ class VulkanBackend:
         img = t.colors[t.read_index] if t.colors else None
         info = vk_info(img.format) if img is not None else None
         if img is None:
-            raise VulkanRefused("ReadPixels.ReadSurface", "the read framebuffer has no colour buffer")
+            raise VulkanRefused(
+                "ReadPixels.ReadSurface", "the read framebuffer has no colour buffer"
+            )
         if info is None:  # the default framebuffer's RGBA8
             info = vk_info(vk.VK_FORMAT_R8G8B8A8_UNORM)
         assert info is not None
@@ -662,7 +696,9 @@ class VulkanBackend:
         ref = (p.DstOffset, p.DstSize, ctx.stage.seg)  # the stage's own bytes: no Seg travels
         dst = ctx.stage.view(ref, "ReadPixels.Dst", writable=True)
         if h and len(dst) < stride * (h - 1) + row:
-            raise VulkanRefused("ReadPixels.Dst", f"{len(dst)} bytes for {w}x{h}, row stride {stride}")
+            raise VulkanRefused(
+                "ReadPixels.Dst", f"{len(dst)} bytes for {w}x{h}, row stride {stride}"
+            )
         if not w or not h:
             return
         data = convert[1](self.r.read_pixels(t.read_index, box.X, box.Y, w, h, t), w * h)
@@ -726,7 +762,10 @@ class VulkanBackend:
         pairs = []
         if mask & GL.COLOR_BUFFER_BIT and src.colors:
             s_img = src.colors[src.read_index]
-            pairs += [(s_img, dst.colors[i], vk.VK_IMAGE_ASPECT_COLOR_BIT) for i in dst.draw_index.values()]
+            pairs += [
+                (s_img, dst.colors[i], vk.VK_IMAGE_ASPECT_COLOR_BIT)
+                for i in dst.draw_index.values()
+            ]
         ds = (vk.VK_IMAGE_ASPECT_DEPTH_BIT if mask & GL.DEPTH_BUFFER_BIT else 0) | (
             vk.VK_IMAGE_ASPECT_STENCIL_BIT if mask & GL.STENCIL_BUFFER_BIT else 0)  # fmt: skip
         if ds and src.depth is not None and dst.depth is not None:
@@ -772,7 +811,9 @@ class VulkanBackend:
         """A multisampled read buffer resolved into a single-sampled draw buffer
         (``vkCmdResolveImage``): GL's rules, same rectangles, same format, colour only."""
         if d_img.samples > 1:
-            raise VulkanRefused("Blit.DrawFbo", "a multisampled draw buffer (GL: INVALID_OPERATION)")
+            raise VulkanRefused(
+                "Blit.DrawFbo", "a multisampled draw buffer (GL: INVALID_OPERATION)"
+            )
         if aspect != vk.VK_IMAGE_ASPECT_COLOR_BIT:
             raise VulkanRefused("Blit.Mask", "a multisampled depth / stencil resolve (Vulkan 1.0 "
                                 "resolves colour only)")  # fmt: skip
@@ -783,7 +824,9 @@ class VulkanBackend:
             raise VulkanRefused("Blit.ReadFbo", "a multisampled resolve between different formats")
         x0, x1 = sorted((int(p.SrcX0), int(p.SrcX1)))
         y0, y1 = sorted(sy)
-        sub = vk.VkImageSubresourceLayers(aspectMask=aspect, mipLevel=0, baseArrayLayer=0, layerCount=1)
+        sub = vk.VkImageSubresourceLayers(
+            aspectMask=aspect, mipLevel=0, baseArrayLayer=0, layerCount=1
+        )
         region = vk.VkImageResolve(
             srcSubresource=sub, srcOffset=vk.VkOffset3D(x=x0, y=y0, z=0), dstSubresource=sub,
             dstOffset=vk.VkOffset3D(x=x0, y=min(dy), z=0),
@@ -815,7 +858,8 @@ class VulkanBackend:
 
     def read_default_framebuffer(self) -> tuple[int, int, bytes]:
         """The default framebuffer's colour (width, height, RGBA rows bottom-up), read
-        outside the wire and outside the counts (:meth:`~.renderer.VulkanRenderer.read_uncounted`)."""
+        outside the wire and outside the counts (:meth:`~.renderer.VulkanRenderer.read_uncounted`).
+        """
         d = self.r.default
         return d.width, d.height, self.r.read_uncounted(d)
 
@@ -848,7 +892,9 @@ def _surface_none() -> int:
 def _clear_kinds() -> dict[str, int]:
     """``kMGPipeClearKind<Name>`` -> value, by name (MGPClear's discriminant constants)."""
     prefix = "kMGPipeClearKind"
-    return {k[len(prefix):]: int(v) for k, v in _t.tables().CONSTANTS.items() if k.startswith(prefix)}
+    return {
+        k[len(prefix) :]: int(v) for k, v in _t.tables().CONSTANTS.items() if k.startswith(prefix)
+    }
 
 
 @lru_cache(maxsize=None)
@@ -901,26 +947,38 @@ def _readback_conversion(info: Any, fmt: int, typ: int) -> tuple[int, Any]:
     if info.aspect != "color":
         raise UnsupportedEnum("ReadPixels.Format", f"{name}: a depth buffer is no colour read")
     if (fmt, typ) == (GL.RGBA, GL.UNSIGNED_BYTE) and name in ("R8", "RG8", "RGBA8", "SRGB8_ALPHA8"):
+
         def conv(raw: bytes, count: int) -> bytes:
             src = np.frombuffer(raw, np.uint8).reshape(count, n)
             out = np.zeros((count, 4), np.uint8)
             out[:, 3] = 255
             out[:, :n] = src
             return out.tobytes()
+
         return 4, conv
     if (fmt, typ) == (GL.RGBA, _GL_FLOAT) and name in ("RGBA16F", "RGBA32F"):
         dt = np.float16 if name == "RGBA16F" else np.float32
         return 16, lambda raw, count: np.frombuffer(raw, dt).astype(np.float32).tobytes()
-    if fmt == _GL_RGBA_INTEGER and (typ, info.value) in ((_GL_UNSIGNED_INT, "uint"), (_GL_INT, "int")):
-        src_dt = {("R32UI"): np.uint32, "RGBA8UI": np.uint8, "RGBA8I": np.int8,
-                  "RGBA32I": np.int32, "RGBA32UI": np.uint32}.get(name)
+    if fmt == _GL_RGBA_INTEGER and (typ, info.value) in (
+        (_GL_UNSIGNED_INT, "uint"),
+        (_GL_INT, "int"),
+    ):
+        src_dt = {
+            ("R32UI"): np.uint32,
+            "RGBA8UI": np.uint8,
+            "RGBA8I": np.int8,
+            "RGBA32I": np.int32,
+            "RGBA32UI": np.uint32,
+        }.get(name)
         if src_dt is not None:
+
             def iconv(raw: bytes, count: int) -> bytes:
                 src = np.frombuffer(raw, src_dt).reshape(count, n)
                 out = np.zeros((count, 4), np.uint32 if info.value == "uint" else np.int32)
                 out[:, 3] = 1
                 out[:, :n] = src
                 return out.tobytes()
+
             return 16, iconv
     raise UnsupportedEnum("ReadPixels.Format", f"format {fmt:#x} type {typ:#x} from a {name} "
                           "buffer (RGBA/UNSIGNED_BYTE from R8, RG8, RGBA8, SRGB8_ALPHA8; RGBA/FLOAT "
@@ -991,5 +1049,3 @@ def _state_only(self: VulkanBackend, ctx: Any, d: Any) -> None:
 
 for _name in _STATE_ONLY:  # class entries: the backend table reads them off the class
     setattr(VulkanBackend, _name, _state_only)
-
-

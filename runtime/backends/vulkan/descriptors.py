@@ -100,7 +100,9 @@ class ProgramResources:
             rows = [vk.VkDescriptorSetLayoutBinding(binding=b.binding, descriptorType=b.vk_type,
                                                     descriptorCount=b.count, stageFlags=b.stages)
                     for b in self.bindings if b.set == s]  # fmt: skip
-            info = vk.VkDescriptorSetLayoutCreateInfo(bindingCount=len(rows), pBindings=rows or None)
+            info = vk.VkDescriptorSetLayoutCreateInfo(
+                bindingCount=len(rows), pBindings=rows or None
+            )
             out.append(vk.vkCreateDescriptorSetLayout(dev.device, info, None))
         return out
 
@@ -180,6 +182,7 @@ class UniformRing:
             self.top, self.memo = 0, {}
             self.chunks += 1
             from .resources import EPOCH
+
             EPOCH[0] += 1  # sets that name the old chunk are rebuilt
         self.chunk.write(self.top, data)
         hit = self.memo[key] = (self.chunk, self.top)
@@ -201,7 +204,11 @@ class SamplerObject:
 
     def __init__(self, dev: Any, params: Any, where: str = "CreateSamplerState.Parameters") -> None:
         self.dev = dev
-        wrap, filt, mip = _names("SamplerWrapMode"), _names("SamplerFilterMode"), _names("SamplerMipmapMode")
+        wrap, filt, mip = (
+            _names("SamplerWrapMode"),
+            _names("SamplerFilterMode"),
+            _names("SamplerMipmapMode"),
+        )
         cfunc, cmode = _names("SamplerCompareFunc"), _names("SamplerCompareMode")
         wraps = {"ClampToEdge": vk.VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
                  "MirroredRepeat": vk.VK_SAMPLER_ADDRESS_MODE_MIRRORED_REPEAT,
@@ -224,14 +231,18 @@ class SamplerObject:
         mag, minf = pick(filters, filt, "magFilter"), pick(filters, filt, "minFilter")
         mipname = mip.get(int(params["mipmapMode"]))
         if mipname not in ("None", "Nearest", "Linear"):
-            raise VulkanRefused(f"{where}.mipmapMode", f"{int(params['mipmapMode'])} is no mipmap mode")
+            raise VulkanRefused(
+                f"{where}.mipmapMode", f"{int(params['mipmapMode'])} is no mipmap mode"
+            )
         min_lod, max_lod = float(params["minLod"]), float(params["maxLod"])
         if mipname == "None":  # GL's non-mipmapped minification: level base only
             min_lod, max_lod = 0.0, 0.25
         compare = cmode.get(int(params["compareMode"])) == "CompareToTexture"
         aniso = float(params["maxAnisotropy"])
         if aniso > 1.0 and not dev.features.get("samplerAnisotropy"):
-            raise VulkanRefused(f"{where}.maxAnisotropy", f"{aniso}: the device has no samplerAnisotropy")
+            raise VulkanRefused(
+                f"{where}.maxAnisotropy", f"{aniso}: the device has no samplerAnisotropy"
+            )
         border = self._border(params, where, address)
         info = vk.VkSamplerCreateInfo(
             magFilter=mag, minFilter=minf,
@@ -252,8 +263,12 @@ class SamplerObject:
     def _border(params: Any, where: str, address: list[int]) -> int:
         if vk.VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER not in address:
             return vk.VK_BORDER_COLOR_FLOAT_TRANSPARENT_BLACK
-        form = {int(v): k for k, v in _t.enum("BorderColorForm").items()}.get(int(params["borderColorForm"]))
-        member = {"Float": "borderColor", "Int": "borderColorI", "Uint": "borderColorUI"}.get(form or "")
+        form = {int(v): k for k, v in _t.enum("BorderColorForm").items()}.get(
+            int(params["borderColorForm"])
+        )
+        member = {"Float": "borderColor", "Int": "borderColorI", "Uint": "borderColorUI"}.get(
+            form or ""
+        )
         if member is None:
             raise VulkanRefused(f"{where}.borderColorForm", f"{int(params['borderColorForm'])}")
         raw = params[member]
@@ -278,7 +293,11 @@ def default_parameters() -> np.void:
     """GL's initial sampler state (min NEAREST_MIPMAP_LINEAR, mag LINEAR, REPEAT, lods
     -1000 / 1000), as a ``SamplerParameters`` record."""
     p = np.zeros((), layouts.dtype("SamplerParameters"))
-    wrap, f, m = _t.enum("SamplerWrapMode"), _t.enum("SamplerFilterMode"), _t.enum("SamplerMipmapMode")
+    wrap, f, m = (
+        _t.enum("SamplerWrapMode"),
+        _t.enum("SamplerFilterMode"),
+        _t.enum("SamplerMipmapMode"),
+    )
     for w in ("wrapS", "wrapT", "wrapR"):
         p[w] = wrap["Repeat"]
     p["minFilter"], p["magFilter"], p["mipmapMode"] = f["Nearest"], f["Linear"], m["Linear"]

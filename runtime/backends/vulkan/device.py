@@ -178,7 +178,9 @@ class VulkanDevice:
             self._install_messenger()
         try:
             pds = list(vk.vkEnumeratePhysicalDevices(self.instance))
-            self.physical = _choose(pds, device if device is not None else os.environ.get(DEVICE_ENV))
+            self.physical = _choose(
+                pds, device if device is not None else os.environ.get(DEVICE_ENV)
+            )
             self.properties = vk.vkGetPhysicalDeviceProperties(self.physical)
             self.name = str(self.properties.deviceName)
             self.limits = self.properties.limits
@@ -217,7 +219,9 @@ class VulkanDevice:
         raise VulkanUnavailable(f"{self.name}: no graphics queue family")
 
     def _device_extensions(self) -> set[str]:
-        have = {e.extensionName for e in vk.vkEnumerateDeviceExtensionProperties(self.physical, None)}
+        have = {
+            e.extensionName for e in vk.vkEnumerateDeviceExtensionProperties(self.physical, None)
+        }
         # GL clip-space depth [-1, 1] without rewriting the SPIR-V (where the device has it).
         return {e for e in ("VK_EXT_depth_clip_control",) if e in have}
 
@@ -231,7 +235,9 @@ class VulkanDevice:
                   "independentBlend", "depthClamp", "depthBiasClamp", "dualSrcBlend",
                   "samplerAnisotropy")  # fmt: skip
         self.features = {f: bool(getattr(have, f)) for f in wanted}
-        feats = vk.VkPhysicalDeviceFeatures(**{f: vk.VK_TRUE for f, on in self.features.items() if on})
+        feats = vk.VkPhysicalDeviceFeatures(
+            **{f: vk.VK_TRUE for f, on in self.features.items() if on}
+        )
         chain = None
         if "VK_EXT_depth_clip_control" in self.extensions:
             chain = vk.VkPhysicalDeviceDepthClipControlFeaturesEXT(depthClipControl=vk.VK_TRUE)

@@ -61,7 +61,9 @@ _FALLBACKS = {
 _BY_VK = {f.vk_format: f for f in GL_FORMATS.values()}
 
 
-def format_info(internal_format: int, where: str = "ResourceRespecify.InternalFormat") -> FormatInfo:
+def format_info(
+    internal_format: int, where: str = "ResourceRespecify.InternalFormat"
+) -> FormatInfo:
     """The storage of GL ``internal_format`` (refused by name when the table lacks it)."""
     info = GL_FORMATS.get(int(internal_format))
     if info is None:

@@ -21,7 +21,13 @@ import numpy as np
 import vulkan as vk
 
 from .dynamic_tail import vector
-from .vk_enums import DUAL_SOURCE_FACTORS, TRIANGLE_TOPOLOGIES, UnsupportedEnum, catalogue_map, polygon_mode
+from .vk_enums import (
+    DUAL_SOURCE_FACTORS,
+    TRIANGLE_TOPOLOGIES,
+    UnsupportedEnum,
+    catalogue_map,
+    polygon_mode,
+)
 
 __all__ = ["BlendAttachment", "StencilOps", "PipelineDesc", "decode"]
 
@@ -118,7 +124,9 @@ def decode(p: np.void, color_count: int, has_depth: bool, has_stencil: bool, top
     sample_mask = 0xFFFFFFFF
     if multisample and _b(p["SampleMaskEnabled"]):
         sample_mask = int(p["SampleMaskValue"])
-    shading = multisample and _b(p["SampleShadingEnabled"]) and bool(features.get("sampleRateShading"))
+    shading = (
+        multisample and _b(p["SampleShadingEnabled"]) and bool(features.get("sampleRateShading"))
+    )
     cull = vk.VK_CULL_MODE_NONE
     if _b(p["CullFaceEnabled"]):
         cull = catalogue_map("CullFaceMode")[int(p["CullFaceModeSetting"])]

@@ -198,7 +198,11 @@ class VulkanRenderer:
                       for i in range(len(t.colors)))  # fmt: skip
         rect = scissor_rect(tail_key(block, (t.width, t.height), self.target_id))
         has_stencil = t.depth is not None and t.depth.aspect & vk.VK_IMAGE_ASPECT_STENCIL_BIT
-        d = depth if (t.depth is not None and depth is not None and int(block["DepthMask"])) else None
+        d = (
+            depth
+            if (t.depth is not None and depth is not None and int(block["DepthMask"]))
+            else None
+        )
         s = stencil if (has_stencil and stencil is not None
                         and int(block["StencilStates"][0]["WriteMask"]) & 0xFF) else None  # fmt: skip
         colors = color is not None and any(masks)
@@ -209,7 +213,13 @@ class VulkanRenderer:
         stencil_full = s is None or (int(block["StencilStates"][0]["WriteMask"]) & 0xFF) == 0xFF
         # depth and stencil share one load op: both or neither (or a depth-only format)
         ds_together = not has_stencil or (d is None) == (s is None)
-        if not self._in_pass and full and (color_full or not colors) and stencil_full and ds_together:
+        if (
+            not self._in_pass
+            and full
+            and (color_full or not colors)
+            and stencil_full
+            and ds_together
+        ):
             if colors:
                 self._clear.setdefault("colors", {}).update({i: color for i in cleared})
             if d is not None:
@@ -269,7 +279,9 @@ class VulkanRenderer:
         used = {b for _, b, _, _ in key.vertex.attributes}
         buffers = dc.buffers
         if self.defaults_binding in used:
-            buffers = buffers + [(self.defaults_binding, self.attrib_defaults.use(self.ring.serial), 0)]
+            buffers = buffers + [
+                (self.defaults_binding, self.attrib_defaults.use(self.ring.serial), 0)
+            ]
         for binding, buf, offset in buffers:
             if binding in used and self._bound.get(("vb", binding)) != (buf, offset):
                 vk.vkCmdBindVertexBuffers(cmd, binding, 1, [buf], [offset])

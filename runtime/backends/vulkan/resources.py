@@ -120,7 +120,12 @@ class VkTextureResource:
                                 f"{target}: this backend stores {', '.join(_TARGETS)}")  # fmt: skip
         self._retire()
         EPOCH[0] += 1
-        self.internal_format, self._desc, self.info, self.target = internal_format, desc, None, target
+        self.internal_format, self._desc, self.info, self.target = (
+            internal_format,
+            desc,
+            None,
+            target,
+        )
         if not width or not height:
             return
         info = self.info = format_info(internal_format)
@@ -140,7 +145,10 @@ class VkTextureResource:
         else:
             fmt = supported(self.dev, info, vk.VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT)
             usage = COLOR_USAGE & ~vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT
-            if _has(self.dev, fmt, vk.VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT) and itype != vk.VK_IMAGE_TYPE_3D:
+            if (
+                _has(self.dev, fmt, vk.VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT)
+                and itype != vk.VK_IMAGE_TYPE_3D
+            ):
                 usage |= vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT
         count = 1
         if samples > 1:  # a multisampled renderbuffer / texture: rendered, resolved by a blit
@@ -231,6 +239,7 @@ class VkTextureResource:
         if img is None or img.flipped == flipped:
             return
         img.flipped = flipped
+        EPOCH[0] += 1  # a draw that samples it checks its orientation again
         if img.layout == vk.VK_IMAGE_LAYOUT_UNDEFINED:
             return  # nothing written yet
         scratch = GpuImage(self.dev, img.width, img.height, img.format,
@@ -254,7 +263,10 @@ class VkTextureResource:
             whole.append(vk.VkImageCopy(srcSubresource=sub, srcOffset=vk.VkOffset3D(x=0, y=0, z=0),
                                         dstSubresource=sub, dstOffset=vk.VkOffset3D(x=0, y=0, z=0),
                                         extent=vk.VkExtent3D(width=w, height=h, depth=dd)))  # fmt: skip
-        src_l, dst_l = vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL
+        src_l, dst_l = (
+            vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+            vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+        )
         with_layout(cmd, img, src_l, lambda a: with_layout(cmd, scratch, dst_l, lambda b: (
             vk.vkCmdCopyImage(cmd, img.image, a, scratch.image, b, len(rows), rows))))  # fmt: skip
         full_barrier(cmd)
@@ -291,7 +303,10 @@ class VkTextureResource:
                     layerCount=img.layers))  # fmt: skip
             vk.vkCmdPipelineBarrier(cmd, every, every, 0, 0, None, 0, None, 1, [b])
 
-        src_l, dst_l = vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL
+        src_l, dst_l = (
+            vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+            vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+        )
         for lvl in range(base + 1, last):
             sw, sh, sd = (max(v >> (lvl - 1), 1) for v in (img.width, img.height, img.depth))
             dw, dh, dd = (max(v >> lvl, 1) for v in (img.width, img.height, img.depth))
@@ -305,7 +320,9 @@ class VkTextureResource:
             )  # fmt: skip
             level_layout(lvl - 1, GENERAL, src_l)
             level_layout(lvl, GENERAL, dst_l)
-            vk.vkCmdBlitImage(cmd, img.image, src_l, img.image, dst_l, 1, [blit], vk.VK_FILTER_LINEAR)
+            vk.vkCmdBlitImage(
+                cmd, img.image, src_l, img.image, dst_l, 1, [blit], vk.VK_FILTER_LINEAR
+            )
             level_layout(lvl - 1, src_l, GENERAL)
             level_layout(lvl, dst_l, GENERAL)
         full_barrier(cmd)
@@ -370,7 +387,9 @@ class SamplerView:
         self._retire()
 
 
-def tex_default_view(tex: VkTextureResource, defer: Callable[[Callable[[], None]], None]) -> SamplerView:
+def tex_default_view(
+    tex: VkTextureResource, defer: Callable[[Callable[[], None]], None]
+) -> SamplerView:
     """The whole-texture view a unit bound with no sampler view CSO samples."""
     sv = getattr(tex, "_default_view", None)
     if sv is None or sv.target != tex.target:

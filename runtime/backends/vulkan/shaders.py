@@ -47,7 +47,9 @@ class ShaderProgram:
     def __init__(self, dev: VulkanDevice, spirv: dict[int, bytes], reflection: bytes) -> None:
         self.dev = dev
         if 0 not in spirv or 5 in spirv:
-            raise ShaderRefused("CreateShaderState.Spirv", "a graphics program needs a vertex stage")
+            raise ShaderRefused(
+                "CreateShaderState.Spirv", "a graphics program needs a vertex stage"
+            )
         for slot, code in spirv.items():
             if slot not in STAGE_BITS or len(code) % 4 or not code.startswith(_SPIRV_MAGIC):
                 raise ShaderRefused(f"CreateShaderState.Spirv[{slot}]", "not SPIR-V")

@@ -77,7 +77,9 @@ class RenderPassKey:
         return h
 
     @classmethod
-    def loading(cls, colors: tuple[int, ...], depth: int | None, samples: int = 1) -> "RenderPassKey":
+    def loading(
+        cls, colors: tuple[int, ...], depth: int | None, samples: int = 1
+    ) -> "RenderPassKey":
         return cls(colors, depth, (LOAD,) * len(colors), LOAD, samples)
 
     def compat(self) -> "RenderPassKey":
@@ -102,7 +104,9 @@ class RenderPassCache:
     def _make(self, key: RenderPassKey) -> Any:
         atts, refs = [], []
         for i, (fmt, load) in enumerate(zip(key.colors, key.color_load)):
-            atts.append(self._attachment(fmt, load, vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE, key.samples))
+            atts.append(
+                self._attachment(fmt, load, vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE, key.samples)
+            )
             refs.append(vk.VkAttachmentReference(attachment=i, layout=GENERAL))
         depth_ref = None
         if key.depth is not None:

@@ -178,7 +178,9 @@ def topology(mode: int) -> int:
     try:
         return _TOPOLOGY[mode]
     except KeyError:
-        raise UnsupportedEnum("DrawVbo.Mode", f"draw mode {mode:#x} has no Vulkan topology") from None
+        raise UnsupportedEnum(
+            "DrawVbo.Mode", f"draw mode {mode:#x} has no Vulkan topology"
+        ) from None
 
 
 def polygon_mode(gl_mode: int) -> int:
@@ -189,7 +191,9 @@ def polygon_mode(gl_mode: int) -> int:
         return vk.VK_POLYGON_MODE_LINE
     if gl_mode == GL.POINT:
         return vk.VK_POLYGON_MODE_POINT
-    raise UnsupportedEnum("RenderStateParameters.PolygonModeFront", f"{gl_mode:#x} is no polygon mode")
+    raise UnsupportedEnum(
+        "RenderStateParameters.PolygonModeFront", f"{gl_mode:#x} is no polygon mode"
+    )
 
 
 _VERTEX_FORMATS: dict[tuple[int, bool], tuple[int, int, int, int]] = {
@@ -237,5 +241,6 @@ def texture_format(internal_format: int) -> int:
     try:
         return _TEXTURE_FORMATS[internal_format]
     except KeyError:
-        raise UnsupportedEnum("ResourceRespecify.InternalFormat",
-                              f"{internal_format:#x} has no Vulkan colour format") from None
+        raise UnsupportedEnum(
+            "ResourceRespecify.InternalFormat", f"{internal_format:#x} has no Vulkan colour format"
+        ) from None
