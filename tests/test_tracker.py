@@ -411,3 +411,21 @@ def test_a_current_attribute_value_is_a_vertex_attrib_default(client: Client) ->
     import struct as _s
     assert _s.unpack("<4f", _s.pack("<4I", *row["FloatView"])) == (0.5, 0.25, 0.0, 1.0)
     assert client.stats()["sampler_minted"] >= 1  # the context's default sampler
+
+
+def test_a_multisampled_renderbuffer_resolves_by_blit(client: Client) -> None:
+    ms = client.create_renderbuffer(8, 8, 0x8058, samples=4)
+    tex = client.create_texture_2d(8, 8)
+    src, dst = client.create_framebuffer(), client.create_framebuffer()
+    client.framebuffer_texture(src, 0, ms)
+    client.framebuffer_texture(dst, 0, tex)
+    client.bind_framebuffer(src, "read")
+    client.bind_framebuffer(dst, "draw")
+    before = client.records
+    client.blit_framebuffer(0, 0, 8, 8, 0, 0, 8, 8)
+    seen = _new(client, before)
+    assert [s[0] for s in seen][-3:] == ["SetFramebufferState", "SetFramebufferState", "Blit"]
+    read = [s[1] for s in seen if s[0] == "SetFramebufferState"][0]
+    assert read["Samples"] == 4 and read["Fbo"] == _h(src.handle)
+    desc = [s[1] for s in client.log.seen if s[0] == "ResourceRespecify"]  # type: ignore[attr-defined]
+    assert any(d["Samples"] == 4 for d in desc)

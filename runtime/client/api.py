@@ -2,9 +2,12 @@
 
 State setters (``enable``, ``viewport``, ``blend_func`` ... and everything on
 :attr:`Client.state`, the :class:`RenderState`) emit nothing; resource ops the monolith
-dispatches at GL-call time (buffer create / data / subdata) emit at once; texture uploads
-accumulate; each verb runs ``Tracker.validate`` and then emits itself. Handles are minted
+dispatches at GL-call time (buffer create / data / subdata, texture creation in MobileGL's
+respecify sequence, ``tex_parameter``'s built-in sampler and SetTextureParams) emit at once;
+texture uploads, uniforms, bindings and programs accumulate; each verb runs
+``Tracker.validate`` (MobileGL's validate order) and then emits itself. Handles are minted
 here, per kind; a death sends the delete record, forwards the death, then frees the slot.
+Misuse raises :class:`ClientError` before any record.
 """
 
 from __future__ import annotations
