@@ -116,3 +116,22 @@ def test_a_program_with_an_unbound_sampler_unit_is_refused_by_name() -> None:
             c.draw_arrays(GL.TRIANGLES, 0, 6)
             c.present()
     assert info.value.reason.startswith("DrawVbo.sampler")
+
+
+@pytest.mark.parametrize("params,calls", [
+    (dict(wrapS="ClampToBorder", borderColor=(0.0, 1.0, 0.0, 1.0)), ("glSamplerParameterfv",)),
+    (dict(maxAnisotropy=4.0), ()),
+    (dict(minFilter="Linear", mipmapMode="Linear", compareMode="CompareToTexture",
+          compareFunc="Greater"), ()),
+])  # fmt: skip
+def test_sampler_states_reach_gl_without_a_gl_error(params: dict, calls: tuple) -> None:
+    """Every SamplerParameters member the gles backend takes becomes glSamplerParameter*
+    on one sampler object, and the driver flags nothing (Present checks glGetError)."""
+    with gles_client() as (c, be):
+        setup(c, quad(-1, -1, 1, 1, 0, (1.0, 0.0, 0.0, 1.0)))
+        c.bind_sampler(0, c.create_sampler(**params))
+        c.draw_arrays(GL.TRIANGLES, 0, 6)
+        c.present()
+    assert be.gl.counts["glGenSamplers"] >= 1
+    for name in calls:
+        assert be.gl.counts[name] >= 1

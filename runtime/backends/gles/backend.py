@@ -99,6 +99,12 @@ class GlesBackend:
         self.vtx = VertexInput(gl, self.limits.max_vertex_attribs)
         self.sync = RenderStateSync(gl, indexed)
         self.binder = Binder(gl)
+        self._max_aniso = 0.0
+        if "GL_EXT_texture_filter_anisotropic" in exts:
+            from OpenGL.GLES2.EXT import texture_filter_anisotropic as an
+
+            self._max_aniso = float(np.asarray(gl.glGetFloatv(
+                an.GL_MAX_TEXTURE_MAX_ANISOTROPY_EXT)).reshape(-1)[0])  # fmt: skip
         self._base_vertex = major >= 32 and has_entry("glDrawElementsBaseVertex") and has_entry(
             "glDrawElementsInstancedBaseVertex")  # fmt: skip
         self._pack_alignment = 4  # GL's initial value
@@ -315,7 +321,8 @@ class GlesBackend:
         self._ready()
         obj = ctx.resolved["Cso"]
         old = obj.backend
-        obj.backend = make_sampler(self.gl, bytes(d.blob or b""), f"{d.name}.Parameters")
+        obj.backend = make_sampler(self.gl, bytes(d.blob or b""), f"{d.name}.Parameters",
+                                   self._max_aniso)  # fmt: skip
         if isinstance(old, GlSampler):
             self.binder.forget_sampler(old.name)
             self.gl.glDeleteSamplers(1, [old.name])

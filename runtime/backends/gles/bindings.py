@@ -13,7 +13,7 @@ memoised on a bindings serial (any binding record moves it) and the resources' e
 draw under the same bindings issues no GL call for them.
 
 Anything GLES cannot express is refused by name at the record (``DriverRefused``): a LOD
-bias, an integer border colour, a non-identity swizzle (the tables name no swizzle
+bias, anisotropy without GL_EXT_texture_filter_anisotropic, a non-identity swizzle (the tables name no swizzle
 values), a sampler view narrower than its texture (GLES has no texture views).
 """
 
@@ -24,12 +24,13 @@ from typing import Any
 
 import numpy as np
 from OpenGL.GLES2.EXT import texture_border_clamp as _border_ext
+from OpenGL.GLES2.EXT import texture_filter_anisotropic as _aniso_ext
 
 from ...schema import layouts
 from ...schema import tables as _t
 from ...server.handle_fields import table_of
 from .errors import DriverRefused
-from .gl import GL, CountedGL
+from .gl import GL, CountedGL, has_entry
 from .program import GlProgram
 from .resources import GlBuffer, GlTexture
 
@@ -58,8 +59,9 @@ def _names(enum: str) -> dict[int, str]:
     return {int(v): k for k, v in _t.enum_members(enum).items()}
 
 
-def make_sampler(gl: CountedGL, raw: bytes, where: str) -> GlSampler:
-    """A GL sampler object from one ``SamplerParameters`` record."""
+def make_sampler(gl: CountedGL, raw: bytes, where: str, max_anisotropy: float = 0.0) -> GlSampler:
+    """A GL sampler object from one ``SamplerParameters`` record (``max_anisotropy``: the
+    driver's GL_MAX_TEXTURE_MAX_ANISOTROPY_EXT, 0 without GL_EXT_texture_filter_anisotropic)."""
     dt = layouts.dtype("SamplerParameters")
     if len(raw) < dt.itemsize:
         raise DriverRefused(where, f"{len(raw)} bytes, a SamplerParameters is {dt.itemsize}")
@@ -92,18 +94,23 @@ def make_sampler(gl: CountedGL, raw: bytes, where: str) -> GlSampler:
         raise DriverRefused(f"{where}.minFilter", f"{minf} / mipmap {mipname}: no GL min filter")
     if float(p["lodBias"]) != 0.0:
         raise DriverRefused(f"{where}.lodBias", f"{float(p['lodBias'])}: GLES has no LOD bias")
-    if float(p["maxAnisotropy"]) > 1.0:
-        raise DriverRefused(f"{where}.maxAnisotropy", f"{float(p['maxAnisotropy'])}: the gles "
-                            "backend samples isotropically")  # fmt: skip
+    aniso = float(p["maxAnisotropy"])
+    if aniso > 1.0 and max_anisotropy < 1.0:
+        raise DriverRefused(f"{where}.maxAnisotropy", f"{aniso}: the driver has no "
+                            "GL_EXT_texture_filter_anisotropic")  # fmt: skip
     compare = cmode.get(int(p["compareMode"])) == "CompareToTexture"
     border = None
     if _CLAMP_TO_BORDER in address:
         form = _names("BorderColorForm").get(int(p["borderColorForm"]))
-        if form != "Float":
-            raise DriverRefused(f"{where}.borderColorForm", f"{form}: integer border colours "
-                                "(glSamplerParameterIiv) are not bound here")  # fmt: skip
-        bc = p["borderColor"]
-        border = [float(bc[n]) for n in ("X", "Y", "Z", "W")]
+        member = {"Float": "borderColor", "Int": "borderColorI", "Uint": "borderColorUI"}.get(
+            form or "")  # fmt: skip
+        if member is None:
+            raise DriverRefused(f"{where}.borderColorForm", f"{int(p['borderColorForm'])}")
+        if form != "Float" and not has_entry(f"glSamplerParameterI{'iv' if form == 'Int' else 'uiv'}"):
+            raise DriverRefused(f"{where}.borderColorForm", f"{form}: the driver exports no "
+                                "glSamplerParameterI*v (GLES 3.2)")  # fmt: skip
+        bc = p[member]
+        border = (form, [bc[n] for n in ("X", "Y", "Z", "W")])
     name = int(gl.glGenSamplers(1))
     for pname, v in zip((GL.GL_TEXTURE_WRAP_S, GL.GL_TEXTURE_WRAP_T, GL.GL_TEXTURE_WRAP_R), address):
         gl.glSamplerParameteri(name, pname, v)
@@ -114,8 +121,18 @@ def make_sampler(gl: CountedGL, raw: bytes, where: str) -> GlSampler:
     gl.glSamplerParameteri(name, GL.GL_TEXTURE_COMPARE_MODE,
                            GL.GL_COMPARE_REF_TO_TEXTURE if compare else GL.GL_NONE)  # fmt: skip
     gl.glSamplerParameteri(name, GL.GL_TEXTURE_COMPARE_FUNC, pick(funcs, cfunc, "compareFunc"))
+    if aniso > 1.0:
+        gl.glSamplerParameterf(name, _aniso_ext.GL_TEXTURE_MAX_ANISOTROPY_EXT,
+                               min(aniso, max_anisotropy))  # fmt: skip
     if border is not None:
-        gl.glSamplerParameterfv(name, _BORDER_COLOR, np.array(border, np.float32))
+        form, values = border
+        if form == "Float":
+            gl.glSamplerParameterfv(name, _BORDER_COLOR, np.array(values, np.float32))
+        elif form == "Int":
+            gl.glSamplerParameterIiv(name, _BORDER_COLOR, (ctypes.c_int * 4)(*(int(v) for v in values)))
+        else:
+            gl.glSamplerParameterIuiv(name, _BORDER_COLOR,
+                                      (ctypes.c_uint * 4)(*(int(v) for v in values)))  # fmt: skip
     err = int(gl.glGetError())
     if err:
         gl.glDeleteSamplers(1, [name])

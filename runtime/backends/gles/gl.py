@@ -33,6 +33,8 @@ _PROC_ARGS: dict[str, tuple] = {
     "glBlendFuncSeparatei": (_u, _u, _u, _u, _u),
     "glBlendEquationSeparatei": (_u, _u, _u),
     "glDrawElementsBaseVertex": (_u, _i, _u, ctypes.c_void_p, _i),
+    "glSamplerParameterIiv": (_u, _u, ctypes.POINTER(_i)),
+    "glSamplerParameterIuiv": (_u, _u, _pu),
     "glDrawElementsInstancedBaseVertex": (_u, _i, _u, ctypes.c_void_p, _i, _i),
     "glGenQueriesEXT": (_i, _pu), "glDeleteQueriesEXT": (_i, _pu),
     "glBeginQueryEXT": (_u, _u), "glEndQueryEXT": (_u,),
