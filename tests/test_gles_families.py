@@ -135,3 +135,22 @@ def test_sampler_states_reach_gl_without_a_gl_error(params: dict, calls: tuple) 
     assert be.gl.counts["glGenSamplers"] >= 1
     for name in calls:
         assert be.gl.counts[name] >= 1
+
+
+def test_a_generic_attribute_value_feeds_an_input_without_an_array() -> None:
+    """SetVertexAttribDefaults is GL's current attribute value: the colour input with no
+    array enabled reads it (glVertexAttrib4fv), so the quad is that colour."""
+    with gles_client() as (c, be):
+        vb = c.create_buffer(struct.pack("<42f", *quad(-1, -1, 1, 1, 0, (1.0, 0.0, 0.0, 1.0))))
+        from mgpipe.runtime.harness.shaders.programs import load
+
+        src = load("color")
+        c.use_program(c.create_program(src.spirv, src.reflection))
+        c.vertex_attrib_pointer(0, vb, 3, stride=28, offset=0)
+        c.vertex_attrib(1, 0.0, 0.0, 1.0, 1.0)
+        c.viewport(0, 0, 64, 64)
+        c.draw_arrays(GL.TRIANGLES, 0, 6)
+        got = _pixel(c, 32, 32)
+        c.present()
+    assert got == (0, 0, 255, 255)
+    assert be.gl.counts["glVertexAttrib4fv"] >= 1

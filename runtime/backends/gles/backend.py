@@ -58,7 +58,6 @@ class GlesBackend:
     BindShaderState = staticmethod(_state_only)
     SetDispatchProgram = staticmethod(_state_only)
     SetPatchState = staticmethod(_state_only)
-    SetVertexAttribDefaults = staticmethod(_state_only)
     SetContextValues = staticmethod(_state_only)
 
     def __init__(self) -> None:
@@ -74,6 +73,7 @@ class GlesBackend:
         self._program = 0
         self._bound_program: GlProgram | None = None
         self._bound_handle: Any = None
+        self._attrib_defaults: dict[int, tuple] = {}
         self.gpu: GlesGpuTimer | None = None  # made with the context
         self._frame_open = False  # the GPU timer's query of this frame is begun
 
@@ -300,6 +300,36 @@ class GlesBackend:
         prog = getattr(obj, "backend", None)
         self._bound_program = prog if isinstance(prog, GlProgram) else None
         self._bound_handle = getattr(obj, "handle", None)
+
+    def SetVertexAttribDefaults(self, ctx: Any, d: Any) -> None:
+        """Generic attribute values (glVertexAttrib{4f,I4i,I4ui}v): what a program input
+        reads when no array feeds it. GL keeps them per context, so they are set here.
+        ``ValueClass`` has no name of its own in the tables: read as the
+        ``kMGPipeClearValueClass*`` constants (Float / Int / Uint, the views' order)."""
+        self._ready()
+        c = _t.constant
+        gl = self.gl
+        rows = d.tails[0] if d.tails else ()
+        applied = self._attrib_defaults
+        for r in rows:
+            loc, vc = int(r.Location), int(r.ValueClass)
+            if loc >= self.limits.max_vertex_attribs:
+                continue  # beyond the driver's attributes: no program can read it
+            if vc == c("kMGPipeClearValueClassFloat"):
+                key = (vc, tuple(int(x) for x in r.FloatView))
+                fn, dt = gl.glVertexAttrib4fv, np.float32
+            elif vc == c("kMGPipeClearValueClassInt"):
+                key = (vc, tuple(int(x) for x in r.IntView))
+                fn, dt = gl.glVertexAttribI4iv, np.int32
+            elif vc == c("kMGPipeClearValueClassUint"):
+                key = (vc, tuple(int(x) for x in r.UintView))
+                fn, dt = gl.glVertexAttribI4uiv, np.uint32
+            else:
+                raise DriverRefused(f"{d.name}.ValueClass", f"attribute {loc}: class {vc}")
+            if applied.get(loc) == key:
+                continue
+            fn(loc, np.array(key[1], np.uint32).view(dt))
+            applied[loc] = key
 
     # -- shader resources --------------------------------------------------------------
     def SetGlobalConstants(self, ctx: Any, d: Any) -> None:
