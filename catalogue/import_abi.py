@@ -244,6 +244,24 @@ namespace MobileGL {
     struct IntVec4 { Int32 X, Y, Z, W; };
     struct UintVec4 { Uint32 X, Y, Z, W; };
     struct BoolVec4 { Bool X, Y, Z, W; };
+
+    // MobileGL's vectors derive from VecBase<Derived, T, N> (MG_Util/Math/VectorTypes.h),
+    // which the generated comparators (PipeVerify.inc) name: declared here so that they
+    // compile against these headers too. These plain structs never derive from it; they
+    // compare through the bitwise == below, as the comparators compare a VecBase's data
+    // (memcmp: -0.0 differs from 0.0, NaN payloads are told apart; no padding to compare).
+    template <class Derived, class T, SizeT N>
+    struct VecBase;
+#define MGP_VECTOR_BITWISE_EQ(V) \\
+    inline Bool operator==(const V& a, const V& b) { return __builtin_memcmp(&a, &b, sizeof(V)) == 0; }
+    MGP_VECTOR_BITWISE_EQ(FloatVec2)
+    MGP_VECTOR_BITWISE_EQ(FloatVec3)
+    MGP_VECTOR_BITWISE_EQ(FloatVec4)
+    MGP_VECTOR_BITWISE_EQ(IntVec2)
+    MGP_VECTOR_BITWISE_EQ(IntVec4)
+    MGP_VECTOR_BITWISE_EQ(UintVec4)
+    MGP_VECTOR_BITWISE_EQ(BoolVec4)
+#undef MGP_VECTOR_BITWISE_EQ
 } // namespace MobileGL
 """
 
@@ -289,6 +307,10 @@ def write_headers(built, out: Path) -> list[str]:  # type: ignore[no-untyped-def
                               if m.pod == "a function pointer")
         else:
             body = "\n".join(f"        {_decl(m)}" for m in s.members)
+        if s.name == MOBILEGL.handle_struct:  # MobileGL's handle compares member by member
+            same = " && ".join(f"a.{m.name} == b.{m.name}" for m in s.members)
+            body += (f"\n        friend constexpr Bool operator==(const {s.name}& a, const {s.name}& b) {{"
+                     f"\n            return {same};\n        }}")
         text = f"    struct {s.name} {{\n{body}\n    }};"
         if s.name in lay.pins:
             text += f"\n    MGP_ASSERT_POD({s.name}, {lay.pins[s.name].size});"

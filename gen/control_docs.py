@@ -143,7 +143,6 @@ NOT_MOBILEGL: dict[str, str] = {
                                                 "static_asserts hold (HEADER-COMPILE; `chunk-table`)",
     'HEADER-MISSING': 'the MobileGL shape keeps its headers beside the .def files: there is no include/ to lose '
                       '(a lost header is HEADER-COMPILE)',
-    'G4-BITS': "the bundled tree's headers do not declare VecBase, which the comparators are written against",
 }
 
 

@@ -87,9 +87,9 @@ def render_pair(model) -> tuple[str, str]:  # type: ignore[no-untyped-def]
 
 def _needs_vector_base(model, cat: Path, include_dirs: tuple[Path, ...]) -> None:  # type: ignore[no-untyped-def]
     """A MobileGL-shaped tree's comparators are written against MobileGL's vector base
-    (``VecBase``, :data:`g4_verify.VECTOR_BASE`): a tree whose headers do not declare it (the
-    bundled ``catalogue/MG_Pipe`` spells its vectors as plain structs) cannot compile them,
-    so the control does not apply there (it runs on MobileGL's own tree)."""
+    (``VecBase``, :data:`g4_verify.VECTOR_BASE`): a tree whose headers do not declare it
+    cannot compile them, so the control does not apply there (MobileGL's tree declares it in
+    MG_Util; the bundled ``catalogue/MG_Pipe`` in MGPipeVectors.h, beside its plain vectors)."""
     import re
 
     from mgpipe.gen.sites import NotApplicable

@@ -9,13 +9,13 @@
 #   MG_Pipe/FillPoints.def 8e23ac08f0fc59aa
 #   MG_Pipe/HandleFields.def 6b92586d26658e8c
 #   MG_Pipe/MGPipe.h e75e37b76501d2fd
-#   MG_Pipe/MGPipeHandles.h c244efe9cb5547fa
+#   MG_Pipe/MGPipeHandles.h b0b867eaac3252e7
 #   MG_Pipe/MGPipeHostSpan.h 7d739de83557671d
-#   MG_Pipe/MGPipeOverlay.h be55e3662db899ba
+#   MG_Pipe/MGPipeOverlay.h 4aa88c6fdbaf84d1
 #   MG_Pipe/MGPipeRenderStateSpans.h 23e2b15cfe42da80
 #   MG_Pipe/MGPipeTypes.h 87c25cc66f6ecab4
 #   MG_Pipe/MGPipeValueTypes.h 2ccdaad35b2d9bab
-#   MG_Pipe/MGPipeVectors.h b159f3a3551c0e2a
+#   MG_Pipe/MGPipeVectors.h f49b085c8a137477
 #   MG_Pipe/PipeCalls.def 28fb8537dedcf5c9
 #   MG_Pipe/PipeFields.def eca42fe7b46074f9
 #   MG_Pipe/RenderStateSetters.def bcdea7d4513fc746
@@ -24,7 +24,7 @@
 """MGPipe tables, generated: the runtime's only source of layouts, opcodes and chunks."""
 
 CATALOGUE_FINGERPRINT = "eacc94cea9206913"
-INPUT_FINGERPRINT = "89c65eca631523db"
+INPUT_FINGERPRINT = "af883e2235816410"
 
 CALLS = (
     {

@@ -255,3 +255,42 @@ def test_a_field_set_past_the_fill_mask_is_refused_by_name() -> None:
     with pytest.raises(GenError) as err:
         g5b_fill_points.context(grown)
     assert err.value.gate == "FIELD-MASK"
+
+
+#: the bundled tree's outputs that are written against MG_Pipe's own declarations, in the
+#: order they include each other; the other four (PipeThunks.inc: MobileGL's MGPipeScreen /
+#: MGPipeContext classes; PipeCoverage.inc, PipeFieldOwnership.inc, PipeFillPoints.inc:
+#: its MGPipeInputField enum) name MobileGL's state code outside MG_Pipe
+BUNDLED_ABI_OUTPUTS = ["PipeTables.inc", "PipeWire.inc", "PipeVerify.inc", "PipeFilled.inc",
+                       "PipeSpanTable.inc", "PipeWireLayout.inc"]
+
+
+def test_the_bundled_trees_outputs_compile_against_its_own_headers(tmp_path: Path) -> None:
+    """clang++-19 compiles generated/'s ABI outputs after catalogue/MG_Pipe's headers (the
+    comparators' VecBase, the handle's ==, the ratchet macro come from the bundled tree's own
+    vocabulary), warnings as errors; a planted output naming an undeclared type does not."""
+    clang = shutil.which("clang++-19")
+    assert clang, "clang++-19 not on PATH"
+    inside = tmp_path / "inside"  # PipeVerify.inc includes "../PipeFields.def"
+    inside.mkdir()
+    shutil.copy(CATALOGUE_DIR / "PipeFields.def", tmp_path / "PipeFields.def")
+    head = ["#include <cstddef>", '#include "MGPipe.h"', '#include "MGPipeTypes.h"',
+            '#include "MGPipeOverlay.h"', '#include "MGPipeRenderStateSpans.h"', '#include "PipeCalls.def"',
+            "using namespace MobileGL;"]
+
+    def compile_with(outs: Path) -> subprocess.CompletedProcess[str]:
+        src = tmp_path / "abi.cpp"
+        src.write_text("\n".join([*head, *(f'#include "{outs / n}"' for n in BUNDLED_ABI_OUTPUTS),
+                                  "int main() { return 0; }", ""]))
+        return subprocess.run([clang, "-std=c++17", "-fsyntax-only", "-Wall", "-Werror",
+                               f"-I{CATALOGUE_DIR}", f"-I{CATALOGUE_DIR.parent}", f"-I{inside}", str(src)],
+                              capture_output=True, text=True)
+
+    proc = compile_with(GENERATED_DIR)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    planted = tmp_path / "planted"
+    shutil.copytree(GENERATED_DIR, planted)
+    verify = planted / "PipeVerify.inc"
+    verify.write_text(verify.read_text().replace("(const VecBase<", "(const SelfTestNoVecBase<", 1))
+    proc = compile_with(planted)
+    assert proc.returncode != 0 and "SelfTestNoVecBase" in proc.stderr

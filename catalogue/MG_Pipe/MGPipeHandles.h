@@ -28,6 +28,9 @@ namespace MobileGL {
     struct MGPipeHandle {
         Uint32 Slot;
         Uint32 Gen;
+        friend constexpr Bool operator==(const MGPipeHandle& a, const MGPipeHandle& b) {
+            return a.Slot == b.Slot && a.Gen == b.Gen;
+        }
     };
     MGP_ASSERT_POD(MGPipeHandle, 8);
 

@@ -10,6 +10,12 @@
 #include "MGPipeHandles.h"
 #include "MGPipeValueTypes.h"
 
+// MobileGL's ratchet (its MGPipeTypes.h: ResidualValueBlock's size, which may only go down),
+// a macro the importer does not carry; generated/PipeWire.inc asserts the block against it.
+#ifndef MGL_RESIDUAL_BLOCK_SIZE
+#define MGL_RESIDUAL_BLOCK_SIZE 8
+#endif
+
 namespace MobileGL {
     enum : Uint32 {
         // A record's Size (header included) and every tail's start are multiples of this.
