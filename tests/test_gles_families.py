@@ -154,3 +154,33 @@ def test_a_generic_attribute_value_feeds_an_input_without_an_array() -> None:
         c.present()
     assert got == (0, 0, 255, 255)
     assert be.gl.counts["glVertexAttrib4fv"] >= 1
+
+
+def test_base_instance_moves_the_instanced_attributes() -> None:
+    """GLES has no base instance: the backend starts every instanced attribute
+    ``base_instance`` elements in (GL's rule: element = instance / divisor + base). Four
+    per-instance (offset, colour) rows; one instance drawn with base instance 2 is row 2's
+    colour at row 2's place, and row 0's place stays clear."""
+    from mgpipe.runtime.harness.shaders.programs import load
+
+    rows = [((0.0, 0.0), (1.0, 0.0, 0.0, 1.0)), ((1.0, 0.0), (0.0, 1.0, 0.0, 1.0)),
+            ((0.0, 1.0), (0.0, 0.0, 1.0, 1.0)), ((1.0, 1.0), (1.0, 1.0, 0.0, 1.0))]  # fmt: skip
+    with gles_client() as (c, be):
+        corners = [(-1.0, -1.0), (0.0, -1.0), (0.0, 0.0), (-1.0, 0.0)]  # the lower-left quadrant
+        quad_vb = c.create_buffer(struct.pack("<12f", *(v for x, y in corners for v in (x, y, 0.0))))
+        per = [v for off, col in rows for v in (*off, *col)]
+        inst_vb = c.create_buffer(struct.pack(f"<{len(per)}f", *per))
+        src = load("instanced")
+        c.use_program(c.create_program(src.spirv, src.reflection))
+        c.vertex_attrib_pointer(0, quad_vb, 3, stride=12)
+        c.vertex_attrib_pointer(1, inst_vb, 4, stride=24, offset=8, divisor=1)
+        c.vertex_attrib_pointer(2, inst_vb, 2, stride=24, offset=0, divisor=1)
+        c.bind_index_buffer(c.create_buffer(struct.pack("<6H", 0, 1, 2, 0, 2, 3)))
+        c.viewport(0, 0, 64, 64)
+        c.clear_color(0.0, 0.0, 0.0, 1.0)
+        c.clear()
+        c.draw_elements(GL.TRIANGLES, 6, 2, instances=1, base_instance=2)
+        placed, origin = _pixel(c, 16, 48), _pixel(c, 16, 16)  # row 2: offset (0, 1) NDC
+        c.present()
+    assert placed == (0, 0, 255, 255)
+    assert origin == (0, 0, 0, 255)

@@ -516,11 +516,8 @@ class GlesBackend:
         if prog.name != self._program:
             gl.glUseProgram(prog.name)
             self._program = prog.name
-        self.vtx.apply(what)
         base_instance = int(p.StartInstance)
-        if base_instance and any(a.divisor for a in self.vtx.layout):
-            raise DriverRefused(f"{what}.StartInstance", "GLES has no base instance for "
-                                "instanced attributes")  # fmt: skip
+        self.vtx.apply(what, base_instance)  # instanced attributes start base_instance in
         if prog.binds:
             self.binder.bind(ctx, self._bound_handle, prog, self.res.epoch, base_instance, what)
         mode, instances = int(p.Mode), max(int(p.InstanceCount), 1)
@@ -551,7 +548,7 @@ class GlesBackend:
                     raise DriverRefused(f"{what}.IndexBias", f"index {top} + base vertex {bias} "
                                         "is negative")  # fmt: skip
                 self.vtx.check_range(top + bias if top >= 0 else top, instances, self.res.epoch,
-                                     what)  # fmt: skip
+                                     what, base_instance)  # fmt: skip
                 ptr = ctypes.c_void_p(start * size)
                 if bias:
                     if not self._base_vertex:
@@ -569,7 +566,8 @@ class GlesBackend:
         else:
             for r in ranges:
                 start, count = int(r.Start), int(r.Count)
-                self.vtx.check_range(start + count - 1, instances, self.res.epoch, what)
+                self.vtx.check_range(start + count - 1, instances, self.res.epoch, what,
+                                     base_instance)  # fmt: skip
                 if instances > 1:
                     gl.glDrawArraysInstanced(mode, start, count, instances)
                 else:

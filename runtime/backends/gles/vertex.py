@@ -91,6 +91,7 @@ class VertexInput:
         self._applied: dict[int, tuple] = {}
         self._index_name = 0
         self._range_memo: dict[tuple, int] = {}
+        self._base_instance = 0
 
     # -- state ------------------------------------------------------------------
     def set_layout(self, layout: VertexLayout) -> None:
@@ -107,7 +108,14 @@ class VertexInput:
         self.config += 1
 
     # -- per draw ---------------------------------------------------------------------
-    def apply(self, what: str) -> None:
+    def apply(self, what: str, base_instance: int = 0) -> None:
+        """Point every enabled attribute at its buffer. GLES has no base instance: an
+        instanced attribute (divisor > 0) fetches element ``instance // divisor +
+        base_instance`` (GL's rule), so its pointer moves ``base_instance`` strides."""
+        if base_instance != self._base_instance:
+            self._base_instance = base_instance
+            if any(a.divisor for a in self.layout):
+                self.dirty = True
         if not self.dirty:
             return
         gl = self.gl
@@ -118,8 +126,9 @@ class VertexInput:
                                     f"{a.binding}, which has no buffer")  # fmt: skip
             buf, offset, stride = self.buffers[a.binding]
             stride = stride or a.stride
+            shift = base_instance * (stride or a.bytes) if a.divisor else 0
             wanted[a.index] = (buf.name, a.size, a.gl_type, a.normalized, a.integer, stride,
-                               offset + a.relative_offset, a.divisor)  # fmt: skip
+                               offset + a.relative_offset + shift, a.divisor)  # fmt: skip
         for index in sorted(set(self._applied) - set(wanted)):
             gl.glDisableVertexAttribArray(index)
         bound = -1
@@ -178,18 +187,20 @@ class VertexInput:
         self._range_memo[key] = top
         return top
 
-    def check_range(self, last_vertex: int, instances: int, epoch: int, what: str) -> None:
+    def check_range(self, last_vertex: int, instances: int, epoch: int, what: str,
+                    base_instance: int = 0) -> None:  # fmt: skip
         """Every enabled attribute's last element lies inside its buffer. A check is
         monotonic in the last vertex and the instance count: a draw no larger than one
         already proven under the same layout, buffers and buffer sizes (``epoch``) passes."""
-        key = (self.config, epoch)
+        key = (self.config, epoch, base_instance)
         proven = self._proven
         if proven[0] == key and last_vertex <= proven[1] and instances <= proven[2]:
             return
         for a in self.layout:
             buf, offset, stride = self.buffers[a.binding]
             stride = stride or a.stride or a.bytes
-            last = (max(instances, 1) - 1) // a.divisor if a.divisor else last_vertex
+            last = ((max(instances, 1) - 1) // a.divisor + base_instance if a.divisor
+                    else last_vertex)  # fmt: skip
             if last < 0:
                 continue
             need = offset + a.relative_offset + last * stride + a.bytes
