@@ -184,3 +184,45 @@ def test_base_instance_moves_the_instanced_attributes() -> None:
         c.present()
     assert placed == (0, 0, 255, 255)
     assert origin == (0, 0, 0, 255)
+
+
+def _two_quads(c) -> None:
+    """Vertices 0..5 a red full-screen quad, 6..11 a green one; indices 0..11 in order."""
+    setup(c, quad(-1, -1, 1, 1, 0, (1.0, 0.0, 0.0, 1.0)) + quad(-1, -1, 1, 1, 0,
+                                                                (0.0, 1.0, 0.0, 1.0)))  # fmt: skip
+    c.viewport(0, 0, 64, 64)
+    c.bind_index_buffer(c.create_buffer(struct.pack("<12H", *range(12))))
+
+
+def test_set_index_buffer_offset_is_honoured() -> None:
+    """SetIndexBuffer.Offset (bytes) moves where the indices are read: 12 bytes = six
+    2-byte indices in, the draw of six indices reads 6..11 (green), not 0..5 (red)."""
+    with gles_client() as (c, be):
+        _two_quads(c)
+        c.draw_elements(GL.TRIANGLES, 6, 2)  # pushes SetIndexBuffer {Res} (Offset 0): red
+        first = _pixel(c, 32, 32)
+        ib = c.tr._pushed["index"]
+        c.em.emit("SetIndexBuffer", {"Res": ib, "Offset": 12, "IndexSize": 2})
+        c.draw_elements(GL.TRIANGLES, 6, 2)
+        second = _pixel(c, 32, 32)
+        c.present()
+    assert first == (255, 0, 0, 255)
+    assert second == (0, 255, 0, 255)
+
+
+def test_an_indirect_draw_is_refused_by_name() -> None:
+    """An indirect DrawVbo (kDrawIsIndirect): GLES would read its parameters from a buffer
+    this backend does not bind; refused at the record, never drawn from the ranges."""
+    from mgpipe.runtime.schema import tables as _t
+
+    flag = int(_t.enum("MGPDrawFlagBit")["kDrawIsIndirect"])
+    with pytest.raises(DriverRefused) as info:
+        with gles_client() as (c, be):
+            _two_quads(c)
+            c.draw_elements(GL.TRIANGLES, 6, 2)
+            buf = c.tr._pushed["index"]  # a live buffer for the parameter fields
+            c.em.emit("DrawVbo", {"Mode": int(GL.TRIANGLES), "Flags": flag, "InstanceCount": 1},
+                      ([{"Buffer": buf, "ParameterBuffer": buf, "DrawCount": 1,
+                         "Stride": 20}],))  # fmt: skip
+            c.present()
+    assert info.value.reason == "DrawVbo.Indirect"
