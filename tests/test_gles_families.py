@@ -226,3 +226,31 @@ def test_an_indirect_draw_is_refused_by_name() -> None:
                          "Stride": 20}],))  # fmt: skip
             c.present()
     assert info.value.reason == "DrawVbo.Indirect"
+
+
+def test_a_texture_upload_between_draws_leaves_the_units_true() -> None:
+    """Two textures on units 0 and 1 of one program would need two samplers; here one
+    sampler, two textures drawn in turn with an upload in between (the upload binds on
+    the active unit): each draw samples the texture bound for it."""
+    from mgpipe.runtime.harness.scenes import render
+
+    with gles_client() as (c, be):
+        render.tsetup(c, render.tquad(-1, -1, 1, 1, 0, (0.5, 0.5)), "tex")
+        c.viewport(0, 0, 64, 64)
+        a, b = c.create_texture_2d(1, 1), c.create_texture_2d(1, 1)
+        c.tex_image(a, 0, bytes((255, 0, 0, 255)))
+        c.tex_image(b, 0, bytes((0, 255, 0, 255)))
+        for t in (a, b):
+            c.tex_parameter(t, "min_filter", 0x2600)  # GL_NEAREST
+            c.tex_parameter(t, "mag_filter", 0x2600)
+        c.bind_texture(0, a)
+        c.draw_arrays(GL.TRIANGLES, 0, 6)
+        first = _pixel(c, 32, 32)
+        c.tex_image(b, 0, bytes((0, 0, 255, 255)))  # uploads b on the active unit
+        c.draw_arrays(GL.TRIANGLES, 0, 6)  # still a
+        second = _pixel(c, 32, 32)
+        c.bind_texture(0, b)
+        c.draw_arrays(GL.TRIANGLES, 0, 6)
+        third = _pixel(c, 32, 32)
+        c.present()
+    assert (first, second, third) == ((255, 0, 0, 255), (255, 0, 0, 255), (0, 0, 255, 255))

@@ -207,11 +207,12 @@ class GlesBackend:
     def ResourceRespecify(self, ctx: Any, d: Any) -> None:
         self._ready()
         res = ctx.resolved["Resource"].backend
-        had = getattr(res, "levels", 0)
+        had = (getattr(res, "name", 0), getattr(res, "levels", 0))
         self.res.respecify(res, d.payload, d.name)
         if isinstance(res, GlTexture):
-            self.binder._units.pop(self.binder._active, None)  # the active unit's binding moved
-            if not had and res.levels and res.params is not None:
+            self.binder.disturbed()  # the active unit's binding moved
+            moved = had != (res.name, res.levels)  # new storage: a new GL texture name
+            if moved and res.levels and res.params is not None:
                 apply_texture_params(self.gl, res, res.params, d.name)
             self.binder.serial += 1
 
@@ -219,7 +220,10 @@ class GlesBackend:
         self._ready()
         regions = d.tails[0] if d.tails else ()
         blob = d.blob if d.blob is not None else memoryview(b"")
-        self.res.sub_data(ctx.resolved["Res"].backend, d.payload, regions, blob, d.name)
+        res = ctx.resolved["Res"].backend
+        if isinstance(res, GlTexture):
+            self.binder.disturbed()  # bound on the active unit
+        self.res.sub_data(res, d.payload, regions, blob, d.name)
 
     def ResourceDestroy(self, ctx: Any, d: Any) -> None:
         self._ready()
@@ -385,7 +389,7 @@ class GlesBackend:
             apply_texture_params(self.gl, tex, d.payload, d.name)
         else:  # no storage yet: applied once the storage is made
             tex.params = d.payload
-        self.binder._units.pop(self.binder._active, None)  # the active unit's binding moved
+        self.binder.disturbed()  # the active unit's binding moved
         self.binder.serial += 1
 
     def GenerateMipmap(self, ctx: Any, d: Any) -> None:
@@ -393,7 +397,7 @@ class GlesBackend:
         tex = getattr(ctx.resolved.get("Res"), "backend", None)
         if not isinstance(tex, GlTexture) or not tex.levels:
             raise DriverRefused(f"{d.name}.Res", "not a texture with storage")
-        self.binder._units.pop(self.binder._active, None)
+        self.binder.disturbed()
         self.gl.glBindTexture(tex.target, tex.name)
         self.gl.glGenerateMipmap(tex.target)
         self.res._check(d.name)

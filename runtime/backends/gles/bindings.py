@@ -186,6 +186,13 @@ class Binder:
         self.cls_uniform = _t.constant("kMGPipeShaderBufferClassUniform")
         self.cls_storage = _t.constant("kMGPipeShaderBufferClassShaderStorage")
 
+    def disturbed(self) -> None:
+        """A texture was bound on the active unit outside the draw path (an upload, a
+        respecify, texture parameters, mipmap generation): that unit is re-bound at the
+        next draw."""
+        self._units.pop(self._active, None)
+        self.serial += 1
+
     def forget_program(self, prog: GlProgram) -> None:
         if prog.ubo:
             self.gl.glDeleteBuffers(1, [prog.ubo])
