@@ -4,8 +4,20 @@ Every entry takes the server context and the decoded record; the applier has alr
 resolved handles, kept the bindings and windows and scattered the render-state chunks
 into the working block. State calls therefore only touch what Vulkan needs at once
 (render targets on ``SetFramebufferState``, pipelines retired on ``DeleteRenderState`` /
-``DeleteShaderState``); the verbs (``DrawVbo``, ``Clear``, ``ReadPixels``, ``Present``)
-read the pushed state and drive :class:`~.renderer.VulkanRenderer`.
+``DeleteShaderState``); the verbs (``DrawVbo``, ``Clear``, ``ReadPixels``, ``Blit``,
+``Present``) read the pushed state and drive :class:`~.renderer.VulkanRenderer`.
+
+Shader resources (:mod:`.descriptors`): a program's set layouts come from its reflection
+record; every record that moves a binding (``SetSamplerViews``, ``BindSamplerStates``,
+``SetShaderBuffers``, ``SetProgramBindings``, ``SetTextureParams``, sampler and sampler-view
+CSOs, a respecify) bumps the bindings serial, and a draw rebuilds its program's
+descriptor sets only when that serial or the resources' epoch (a buffer renamed, an image
+replaced or flipped) moved -- and writes new sets only when the resolved handles differ.
+The default block (``SetGlobalConstants``) lives in the uniform ring at a dynamic offset.
+Textures (:mod:`.resources`, :mod:`.formats`): every target and the formats of the
+format table with their texel sizes; ``GenerateMipmap`` blits; multisampled
+renderbuffers resolve by ``Blit``. What cannot be executed is a named refusal at the
+record (:class:`~.errors.VulkanRefused` / ``UnsupportedEnum``), never another picture.
 
 Options (constructor, else environment): ``device`` (``MGPIPE_VK_DEVICE``),
 ``validation`` (``MGPIPE_VK_VALIDATION``), ``width`` / ``height`` of the default
