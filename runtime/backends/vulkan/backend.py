@@ -181,6 +181,7 @@ class VulkanBackend:
 
     def ResourceDestroy(self, ctx: Any, d: Any) -> None:
         obj = ctx.resolved["Handle"]
+        self._bind_serial += 1  # no memoised set may name what dies here
         if obj.backend is not None:
             self._forget_targets_of(obj.backend)
             obj.backend.destroy()
