@@ -9,8 +9,9 @@ from mgpipe.runtime.harness import backend_table as bt
 
 
 def test_the_committed_table_is_current() -> None:
-    assert bt.OUT.read_text() == bt.document(), (
-        "stale: python -m mgpipe.runtime.harness.backend_table")
+    assert (
+        bt.OUT.read_text() == bt.document()
+    ), "stale: python -m mgpipe.runtime.harness.backend_table"
 
 
 def test_every_call_has_a_row_per_backend() -> None:
@@ -18,7 +19,10 @@ def test_every_call_has_a_row_per_backend() -> None:
     assert [c for c, _ in rs] == list(call_names())
     assert all(set(cells) == {"gles", "vulkan"} for _, cells in rs)
     assert {v for _, cells in rs for v in cells.values()} <= {
-        "executed", "state", "refused: UnimplementedCall"}
+        "executed",
+        "state",
+        "refused: UnimplementedCall",
+    }
 
 
 def test_negative_control_a_new_entry_changes_the_table() -> None:

@@ -58,7 +58,8 @@ def test_every_issue_17_family_has_a_scene() -> None:
                                  "r11f-g11f-b10f", "rgba16f", "rgba32f")} | {  # fmt: skip
         "tex-lod", "tex-cube", "tex-3d", "tex-array", "sampler-wrap", "sampler-filter",
         "shadow", "srgb-encode", "msaa-resolve", "ubo-array", "uniform-matrix", "int-texture",
-        "minecraft-frame"}  # fmt: skip
+        "minecraft-frame"}
+    # fmt: skip
     assert want <= set(RENDER_SCENES)
     for name in NAMES:  # every one runs by name through mgpipe run / compare
         assert name in SCENES and SCENES[name] is RENDER_SCENES[name]
@@ -149,7 +150,7 @@ def test_mgpipe_compare_runs_the_scene_or_refuses_it_in_one_named_line(name: str
         assert rc == 0, out.out
         return
     assert rc == 2 and out.err.count("\n") == 1 and "SCENE-REFUSED" in out.err
-    assert 'Fatal{' in out.err or "Client." in out.err  # the refusal's name
+    assert "Fatal{" in out.err or "Client." in out.err  # the refusal's name
 
 
 def _status(name: str, be: str) -> str:

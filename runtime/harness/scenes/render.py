@@ -607,7 +607,7 @@ def probes_int_texture(n: int) -> list[Probe]:
     out = []
     for row, name in enumerate(("rgba8ui", "r32ui")):
         for col, t in enumerate(INT_TEXELS[name][1]):
-            rgba = tuple(t) + (0, 0, 1)[len(t) - 1:]  # GL: missing g, b = 0, a = 1 (of 255)
+            rgba = tuple(t) + (0, 0, 1)[len(t) - 1 :]  # GL: missing g, b = 0, a = 1 (of 255)
             out.append(Probe(0, 16 + 32 * col, 16 + 32 * row, rgba, 0, f"{name} texel {col}"))  # type: ignore[arg-type]
     return out
 
