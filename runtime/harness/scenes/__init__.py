@@ -67,11 +67,12 @@ SCENES: dict[str, Scene] = {
 SCENES.update((s.name, s) for s in PIXEL_SCENES)
 
 
-#: Issue 17's scenes (:mod:`.render`): textures of every target and format, samplers, sRGB,
-#: MSAA, uniforms, integer textures. Each runs by name (``mgpipe run tex-rgba8``,
-#: ``mgpipe compare tex-rgba8``); they are not in ``all`` (nor in the iteration of
-#: :data:`SCENES`) until both backends execute them: a call a backend cannot execute yet
-#: is a named refusal, reported by tests/test_render_coverage.py, not a failed ``run all``.
+#: Issue 17's scenes (:mod:`.render`, :mod:`.minecraft`): textures of every target and
+#: format, samplers, sRGB, MSAA, uniforms, integer textures, a Minecraft-like frame. Each
+#: runs by name (``mgpipe run tex-rgba8``, ``mgpipe compare tex-rgba8``); they are not in
+#: ``all`` (nor in the iteration of :data:`SCENES`, which every per-scene suite walks): a
+#: call a backend cannot execute is a named refusal, held by tests/test_render_coverage.py
+#: (monolith, inproc, spawn; probes, goldens, compare), not a failed ``run all``.
 RENDER_SCENES: dict[str, Scene] = {
     name: Scene(name, run, 2048 if name == "minecraft-frame" else 1,
                 (run.__doc__ or "").split("\n")[0], render.SIZE, render.SIZE, probes)
