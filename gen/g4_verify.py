@@ -15,7 +15,7 @@ FILE = "PipeVerify.inc"
 TEMPLATE = "PipeVerify.inc.j2"
 TITLE = "G4: per-field comparators (MOBILEGL_PIPE_VERIFY), floats compared by bits"
 #: the model fields this output reads: its header lists exactly their inputs
-READS = ("structs", "field_lists")
+READS = ("structs", "field_lists", "constants")
 
 
 def _how(member, listed: set[str]) -> str:  # type: ignore[no-untyped-def]
@@ -29,6 +29,8 @@ def _how(member, listed: set[str]) -> str:  # type: ignore[no-untyped-def]
 #: MobileGL's array alias and vector base (MG_Util): a member type spelt ``Array<...>`` marks
 #: a tree that has them
 ARRAY_ALIAS, VECTOR_BASE = "Array", "VecBase"
+#: a tree's constant saying its Array<T, N> is an alias of T[N] (mgpipe's overlay states it)
+ARRAY_IS_C_ARRAY = "kMGPipeArrayIsCArray"
 #: where the field-list macros are, seen from generated/ inside the tree
 FIELD_LISTS_INCLUDE = "../PipeFields.def"
 
@@ -49,6 +51,9 @@ def context(model: Model) -> dict:
         "comparators": comparators,
         "verified": [(f.struct, f.fields) for f in model.field_lists if f.struct in known],
         "vocabulary": vocabulary,
+        # an Array<T, N> overload beside the C array one, unless the tree says its Array is
+        # T[N] (the bundled tree's overlay: the two would be one function, defined twice)
+        "array_overload": ARRAY_IS_C_ARRAY not in dict(model.constants),
         "array_alias": ARRAY_ALIAS,
         "vector_base": VECTOR_BASE,
         "field_lists_include": FIELD_LISTS_INCLUDE,

@@ -11,7 +11,7 @@
 #   MG_Pipe/MGPipe.h e75e37b76501d2fd
 #   MG_Pipe/MGPipeHandles.h b0b867eaac3252e7
 #   MG_Pipe/MGPipeHostSpan.h 7d739de83557671d
-#   MG_Pipe/MGPipeOverlay.h 4aa88c6fdbaf84d1
+#   MG_Pipe/MGPipeOverlay.h af9fee950d83af4c
 #   MG_Pipe/MGPipeRenderStateSpans.h 23e2b15cfe42da80
 #   MG_Pipe/MGPipeTypes.h 87c25cc66f6ecab4
 #   MG_Pipe/MGPipeValueTypes.h 2ccdaad35b2d9bab
@@ -24,7 +24,7 @@
 """MGPipe tables, generated: the runtime's only source of layouts, opcodes and chunks."""
 
 CATALOGUE_FINGERPRINT = "eacc94cea9206913"
-INPUT_FINGERPRINT = "af883e2235816410"
+INPUT_FINGERPRINT = "d0b9529fbb799243"
 
 CALLS = (
     {
@@ -1126,6 +1126,7 @@ CONSTANTS = {
     "kMGPipeDefaultFramebufferGen": 1,
     "kMGPipeMaxViewports": 16,
     "kMGPipeRenderStateChunkMaskAll": 4294967295,
+    "kMGPipeArrayIsCArray": 1,
     "kMGPipeClearDrawBufferAll": -1,
     "kMGPipeResourceTargetUnmapped": 256,
     "kMGPipeWholeBuffer": 18446744073709551615,

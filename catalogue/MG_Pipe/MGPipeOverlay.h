@@ -53,6 +53,9 @@ namespace MobileGL {
         // MGPRenderStateDesc / MGPDynamicState (bit i = chunk i of its half; MobileGL's
         // headers name no such value).
         kMGPipeRenderStateChunkMaskAll = 0xFFFFFFFFu,
+        // MG_Util/Types.h spells Array<T, N> as T[N] (MobileGL's is std::array): the generated
+        // comparators then need no Array overload beside the C array one.
+        kMGPipeArrayIsCArray = 1,
     };
 
     // MGPClear.DrawBufferIndex of the whole-framebuffer form (glClear): "no one draw buffer,
