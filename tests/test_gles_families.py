@@ -23,8 +23,18 @@ from mgpipe.runtime.harness.scenes.kit import GL, quad, setup
 FAMILIES = {
     "uniforms (default block + UBO)": ("uniform-matrix", "ubo-array"),
     "2D textures + samplers": ("tex-rgba8", "sampler-wrap", "sampler-filter"),
-    "formats": ("tex-r8", "tex-rg8", "tex-srgb8-alpha8", "tex-rgb10-a2", "tex-r11f-g11f-b10f",
-                "tex-rgba16f", "tex-rgba32f", "int-texture", "shadow", "srgb-encode"),
+    "formats": (
+        "tex-r8",
+        "tex-rg8",
+        "tex-srgb8-alpha8",
+        "tex-rgb10-a2",
+        "tex-r11f-g11f-b10f",
+        "tex-rgba16f",
+        "tex-rgba32f",
+        "int-texture",
+        "shadow",
+        "srgb-encode",
+    ),
     "cube / 3D / array + mips": ("tex-cube", "tex-3d", "tex-array", "tex-lod"),
     "MSAA + Blit": ("msaa-resolve",),
     "a Minecraft-like frame": ("minecraft-frame",),
@@ -167,7 +177,9 @@ def test_base_instance_moves_the_instanced_attributes() -> None:
             ((0.0, 1.0), (0.0, 0.0, 1.0, 1.0)), ((1.0, 1.0), (1.0, 1.0, 0.0, 1.0))]  # fmt: skip
     with gles_client() as (c, be):
         corners = [(-1.0, -1.0), (0.0, -1.0), (0.0, 0.0), (-1.0, 0.0)]  # the lower-left quadrant
-        quad_vb = c.create_buffer(struct.pack("<12f", *(v for x, y in corners for v in (x, y, 0.0))))
+        quad_vb = c.create_buffer(
+            struct.pack("<12f", *(v for x, y in corners for v in (x, y, 0.0)))
+        )
         per = [v for off, col in rows for v in (*off, *col)]
         inst_vb = c.create_buffer(struct.pack(f"<{len(per)}f", *per))
         src = load("instanced")

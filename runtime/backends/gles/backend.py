@@ -27,7 +27,15 @@ from .gl import GL, CountedGL, gl_string, has_entry
 from .gpu_timer import GlesGpuTimer
 from .bindings import Binder, GlSampler, GlSamplerView, apply_texture_params, make_sampler
 from .program import GlProgram, build_program
-from .resources import PIXEL_FORMATS, READ_FORMATS, GlBuffer, GlRenderbuffer, GlTexture, Limits, Resources
+from .resources import (
+    PIXEL_FORMATS,
+    READ_FORMATS,
+    GlBuffer,
+    GlRenderbuffer,
+    GlTexture,
+    Limits,
+    Resources,
+)
 from .sync import RenderStateSync
 from .vertex import INDEX_DTYPES, VertexInput, parse_layout
 

@@ -66,7 +66,11 @@ def make_sampler(gl: CountedGL, raw: bytes, where: str, max_anisotropy: float = 
     if len(raw) < dt.itemsize:
         raise DriverRefused(where, f"{len(raw)} bytes, a SamplerParameters is {dt.itemsize}")
     p = np.frombuffer(raw, dt, count=1)[0]
-    wrap, filt, mip = _names("SamplerWrapMode"), _names("SamplerFilterMode"), _names("SamplerMipmapMode")
+    wrap, filt, mip = (
+        _names("SamplerWrapMode"),
+        _names("SamplerFilterMode"),
+        _names("SamplerMipmapMode"),
+    )
     cfunc, cmode = _names("SamplerCompareFunc"), _names("SamplerCompareMode")
     wraps = {"ClampToEdge": int(GL.GL_CLAMP_TO_EDGE), "MirroredRepeat": int(GL.GL_MIRRORED_REPEAT),
              "Repeat": int(GL.GL_REPEAT), "ClampToBorder": _CLAMP_TO_BORDER}  # fmt: skip
@@ -106,13 +110,17 @@ def make_sampler(gl: CountedGL, raw: bytes, where: str, max_anisotropy: float = 
             form or "")  # fmt: skip
         if member is None:
             raise DriverRefused(f"{where}.borderColorForm", f"{int(p['borderColorForm'])}")
-        if form != "Float" and not has_entry(f"glSamplerParameterI{'iv' if form == 'Int' else 'uiv'}"):
+        if form != "Float" and not has_entry(
+            f"glSamplerParameterI{'iv' if form == 'Int' else 'uiv'}"
+        ):
             raise DriverRefused(f"{where}.borderColorForm", f"{form}: the driver exports no "
                                 "glSamplerParameterI*v (GLES 3.2)")  # fmt: skip
         bc = p[member]
         border = (form, [bc[n] for n in ("X", "Y", "Z", "W")])
     name = int(gl.glGenSamplers(1))
-    for pname, v in zip((GL.GL_TEXTURE_WRAP_S, GL.GL_TEXTURE_WRAP_T, GL.GL_TEXTURE_WRAP_R), address):
+    for pname, v in zip(
+        (GL.GL_TEXTURE_WRAP_S, GL.GL_TEXTURE_WRAP_T, GL.GL_TEXTURE_WRAP_R), address
+    ):
         gl.glSamplerParameteri(name, pname, v)
     gl.glSamplerParameteri(name, GL.GL_TEXTURE_MIN_FILTER, int(table[(minf, mipname)]))
     gl.glSamplerParameteri(name, GL.GL_TEXTURE_MAG_FILTER, mag)
@@ -129,7 +137,9 @@ def make_sampler(gl: CountedGL, raw: bytes, where: str, max_anisotropy: float = 
         if form == "Float":
             gl.glSamplerParameterfv(name, _BORDER_COLOR, np.array(values, np.float32))
         elif form == "Int":
-            gl.glSamplerParameterIiv(name, _BORDER_COLOR, (ctypes.c_int * 4)(*(int(v) for v in values)))
+            gl.glSamplerParameterIiv(
+                name, _BORDER_COLOR, (ctypes.c_int * 4)(*(int(v) for v in values))
+            )
         else:
             gl.glSamplerParameterIuiv(name, _BORDER_COLOR,
                                       (ctypes.c_uint * 4)(*(int(v) for v in values)))  # fmt: skip
@@ -297,7 +307,9 @@ class Binder:
         off = int(row.Offset)
         size = int(row.Size) or (buf.size - off)
         if off < 0 or size <= 0 or off + size > buf.size:
-            raise DriverRefused(where, f"[{off}, {off + size}) outside a buffer of {buf.size} bytes")
+            raise DriverRefused(
+                where, f"[{off}, {off + size}) outside a buffer of {buf.size} bytes"
+            )
         if target == GL.GL_UNIFORM_BUFFER:
             if not self._align:
                 self._align = int(np.asarray(self.gl.glGetIntegerv(

@@ -76,7 +76,9 @@ class GlProgram:
                     seen.add(b)
                     self.storage.append((str(e.get("name", "")), b))
             locations: dict[str, int] = {}
-            for e in list(reflection.get("default_block", ())) + list(reflection.get("samplers", ())):
+            for e in list(reflection.get("default_block", ())) + list(
+                reflection.get("samplers", ())
+            ):
                 locations.setdefault(str(e.get("name", "")), len(locations))
             seen = set()
             for pos, e in enumerate(reflection.get("samplers", ())):
@@ -90,13 +92,20 @@ class GlProgram:
                 name = str(e.get("name", ""))
                 self.samplers.append((locations.get(name, pos), name, b, str(e.get("type", ""))))
         except (KeyError, TypeError, ValueError):
-            raise DriverRefused("CreateShaderState.Reflection",
-                                "a uniforms / storage / samplers row without a binding") from None
+            raise DriverRefused(
+                "CreateShaderState.Reflection",
+                "a uniforms / storage / samplers row without a binding",
+            ) from None
 
     @property
     def binds(self) -> bool:
-        return bool(self.default or self.blocks or self.storage or self.samplers
-                    or self.base_instance_loc >= 0)
+        return bool(
+            self.default
+            or self.blocks
+            or self.storage
+            or self.samplers
+            or self.base_instance_loc >= 0
+        )
 
 
 def spirv_to_essl(spirv: bytes, what: str) -> str:

@@ -15,8 +15,16 @@ from ...schema import tables as _t
 from .errors import DriverRefused
 from .gl import GL, CountedGL
 
-__all__ = ["GlBuffer", "GlTexture", "GlRenderbuffer", "Limits", "Resources", "PIXEL_FORMATS",
-           "READ_FORMATS"]
+__all__ = [
+    "GlBuffer",
+    "GlTexture",
+    "GlRenderbuffer",
+    "Limits",
+    "Resources",
+    "PIXEL_FORMATS",
+    "READ_FORMATS",
+]
+
 
 def _fmt(internal: str, fmt: str, typ: str, bpp: int) -> tuple[int, tuple[int, int, int]]:
     return int(getattr(GL, internal)), (int(getattr(GL, fmt)), int(getattr(GL, typ)), bpp)
@@ -24,22 +32,24 @@ def _fmt(internal: str, fmt: str, typ: str, bpp: int) -> tuple[int, tuple[int, i
 
 #: sized internal format -> (format, type, bytes per pixel) for uploads and readback: each
 #: format's natural packed client layout (GLES 3.0 table 3.2's first row for it).
-PIXEL_FORMATS: dict[int, tuple[int, int, int]] = dict([
-    _fmt("GL_RGBA8", "GL_RGBA", "GL_UNSIGNED_BYTE", 4),
-    _fmt("GL_R8", "GL_RED", "GL_UNSIGNED_BYTE", 1),
-    _fmt("GL_RG8", "GL_RG", "GL_UNSIGNED_BYTE", 2),
-    _fmt("GL_SRGB8_ALPHA8", "GL_RGBA", "GL_UNSIGNED_BYTE", 4),
-    _fmt("GL_RGB10_A2", "GL_RGBA", "GL_UNSIGNED_INT_2_10_10_10_REV", 4),
-    _fmt("GL_R11F_G11F_B10F", "GL_RGB", "GL_UNSIGNED_INT_10F_11F_11F_REV", 4),
-    _fmt("GL_RGBA16F", "GL_RGBA", "GL_HALF_FLOAT", 8),
-    _fmt("GL_RGBA32F", "GL_RGBA", "GL_FLOAT", 16),
-    _fmt("GL_R32UI", "GL_RED_INTEGER", "GL_UNSIGNED_INT", 4),
-    _fmt("GL_RGBA8UI", "GL_RGBA_INTEGER", "GL_UNSIGNED_BYTE", 4),
-    _fmt("GL_DEPTH_COMPONENT16", "GL_DEPTH_COMPONENT", "GL_UNSIGNED_SHORT", 2),
-    _fmt("GL_DEPTH_COMPONENT24", "GL_DEPTH_COMPONENT", "GL_UNSIGNED_INT", 4),
-    _fmt("GL_DEPTH_COMPONENT32F", "GL_DEPTH_COMPONENT", "GL_FLOAT", 4),
-    _fmt("GL_DEPTH24_STENCIL8", "GL_DEPTH_STENCIL", "GL_UNSIGNED_INT_24_8", 4),
-])
+PIXEL_FORMATS: dict[int, tuple[int, int, int]] = dict(
+    [
+        _fmt("GL_RGBA8", "GL_RGBA", "GL_UNSIGNED_BYTE", 4),
+        _fmt("GL_R8", "GL_RED", "GL_UNSIGNED_BYTE", 1),
+        _fmt("GL_RG8", "GL_RG", "GL_UNSIGNED_BYTE", 2),
+        _fmt("GL_SRGB8_ALPHA8", "GL_RGBA", "GL_UNSIGNED_BYTE", 4),
+        _fmt("GL_RGB10_A2", "GL_RGBA", "GL_UNSIGNED_INT_2_10_10_10_REV", 4),
+        _fmt("GL_R11F_G11F_B10F", "GL_RGB", "GL_UNSIGNED_INT_10F_11F_11F_REV", 4),
+        _fmt("GL_RGBA16F", "GL_RGBA", "GL_HALF_FLOAT", 8),
+        _fmt("GL_RGBA32F", "GL_RGBA", "GL_FLOAT", 16),
+        _fmt("GL_R32UI", "GL_RED_INTEGER", "GL_UNSIGNED_INT", 4),
+        _fmt("GL_RGBA8UI", "GL_RGBA_INTEGER", "GL_UNSIGNED_BYTE", 4),
+        _fmt("GL_DEPTH_COMPONENT16", "GL_DEPTH_COMPONENT", "GL_UNSIGNED_SHORT", 2),
+        _fmt("GL_DEPTH_COMPONENT24", "GL_DEPTH_COMPONENT", "GL_UNSIGNED_INT", 4),
+        _fmt("GL_DEPTH_COMPONENT32F", "GL_DEPTH_COMPONENT", "GL_FLOAT", 4),
+        _fmt("GL_DEPTH24_STENCIL8", "GL_DEPTH_STENCIL", "GL_UNSIGNED_INT_24_8", 4),
+    ]
+)
 #: readback pairs beyond the upload ones (GLES's always-supported colour readbacks)
 READ_FORMATS = {(int(GL.GL_RGBA), int(GL.GL_UNSIGNED_BYTE)): 4, (int(GL.GL_RGBA), int(GL.GL_FLOAT)): 16,
                 (int(GL.GL_RGBA_INTEGER), int(GL.GL_UNSIGNED_INT)): 16,
