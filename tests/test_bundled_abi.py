@@ -235,6 +235,9 @@ def test_the_overlay_names_the_values_the_runtime_would_otherwise_type(bundled) 
     storage = next(m for m in structs["MGPResourceDesc"].members if m.name == "StorageKind")
     enums = {e.name: dict(e.values) for e in bundled.enums}
     assert enums["TextureStorageType"] == {"Mipmap": 0, "Buffer": 1} and storage.size == 1
+    assert list(enums["TextureSwizzleParam"]) == ["Red", "Green", "Blue", "Alpha", "Zero", "One"]
+    assert [consts[f"kMGPipeAttribValueClass{c}"] for c in ("Float", "Int", "Uint")] == [
+        consts[f"kMGPipeClearValueClass{c}"] for c in ("Float", "Int", "Uint")]
 
 
 def _overlay_copy(tmp_path: Path) -> Path:

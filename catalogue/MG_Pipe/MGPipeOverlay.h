@@ -62,6 +62,14 @@ namespace MobileGL {
     // all of BufferMask" (MobileGL's MGPipeTypes.h says DrawBufferIndex = -1 in words only).
     enum : Int32 { kMGPipeClearDrawBufferAll = -1 };
 
+    // The values of MGPTextureParams.Swizzle[i]: MobileGL's TextureSwizzleParam
+    // (MG_State/GLState/TextureState/TextureEnum.h, outside MG_Pipe), in its order.
+    enum class TextureSwizzleParam : Uint8 { Red = 0, Green = 1, Blue = 2, Alpha = 3, Zero = 4, One = 5 };
+
+    // MGPAttribValue.ValueClass: the view the application wrote (MobileGL's MGPipeTypes.h:
+    // the three-way split kMGPipeClearValueClass* reuses, in its order).
+    enum : Uint8 { kMGPipeAttribValueClassFloat = 0, kMGPipeAttribValueClassInt = 1, kMGPipeAttribValueClassUint = 2 };
+
     // The values of MGPResourceDesc.StorageKind: MobileGL's TextureStorageType
     // (MG_State/GLState/TextureState/TextureEnum.h, outside MG_Pipe), in its order.
     enum class TextureStorageType : Uint8 { Mipmap = 0, Buffer = 1 };
