@@ -20,6 +20,7 @@ and Ctrl-C ends any command with one line and exit code 130.
 
 from __future__ import annotations
 
+import _thread
 import argparse
 import ast
 import importlib
@@ -27,6 +28,7 @@ import os
 import re
 import signal
 import sys
+import threading
 from collections.abc import Iterable, Sequence
 from typing import NoReturn
 
@@ -185,6 +187,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; bad input (GenError/GenErrors) prints ``path:line:col: GATE: text``
     lines to stderr and returns 2, never a traceback; Ctrl-C returns 130."""
     args = None
+    if argv is None:
+        _keep_ctrl_c_out_of_callbacks()
     try:
         from mgpipe.environment import check_environment
 
@@ -215,6 +219,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exit_code_for(GenError(str(where), 1, 1, "IO-ERROR",
                                       f"{exc.strerror or exc}, expected a readable input / writable output"))
     return int(rc or 0)
+
+
+def _keep_ctrl_c_out_of_callbacks() -> None:
+    """A Ctrl-C that lands inside a weakref callback or a ``__del__`` is "unraisable": Python
+    prints ``Exception ignored in ...`` with its traceback and runs on, so the interrupt is
+    lost. Deliver it again, once that callback has returned, to the code that was running."""
+    default = sys.unraisablehook
+
+    def hook(unraisable) -> None:  # type: ignore[no-untyped-def]
+        if unraisable.exc_type is not None and issubclass(unraisable.exc_type, KeyboardInterrupt):
+            # from another thread, a moment later: raised here, it would be unraisable again
+            threading.Timer(0.005, _thread.interrupt_main).start()
+            return
+        default(unraisable)
+
+    sys.unraisablehook = hook
 
 
 def _command(args: argparse.Namespace | None) -> str:

@@ -302,3 +302,33 @@ def test_the_spawned_server_leaves_quietly_when_its_client_is_killed(tmp_path) -
     _out, err = proc.communicate(timeout=60)  # EOF: the server, which shares stderr, ended
     assert "Traceback" not in err and "BrokenPipeError" not in err, err
     assert err == ""
+
+
+_CALLBACK_SIGINT = """
+import os, signal, sys, time, weakref
+from mgpipe import cli
+if sys.argv[1] == "hooked":
+    cli._keep_ctrl_c_out_of_callbacks()
+class Obj: pass
+def landed_in_a_callback(_ref):
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.01)
+try:
+    obj = Obj(); ref = weakref.ref(obj, landed_in_a_callback); del obj
+    for _ in range(3_000_000): pass
+    time.sleep(0.2)
+    print("ran on")
+except KeyboardInterrupt:
+    print("interrupted")
+"""
+
+
+@pytest.mark.parametrize("mode, expected", [("hooked", "interrupted"), ("plain", "ran on")])
+def test_a_ctrl_c_landing_in_a_weakref_callback_still_interrupts(mode: str, expected: str) -> None:
+    """Python swallows a KeyboardInterrupt raised inside a weakref callback ("Exception
+    ignored in ..."); the CLI delivers it again (the plain run is the control: it runs on)."""
+    proc = subprocess.run([sys.executable, "-c", _CALLBACK_SIGINT, mode], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.stdout.strip() == expected, proc.stderr
+    if mode == "hooked":
+        assert "Exception ignored" not in proc.stderr, proc.stderr
