@@ -318,3 +318,44 @@ def test_a_dual_source_blend_factor_needs_the_feature():
     with pytest.raises(vk_enums.UnsupportedEnum,
                        match=r'"RenderStateParameters.BlendStates\[0\]"\}: a Src1 blend factor'):  # fmt: skip
         decode(rs.p, 1, False, False, vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, {})
+
+
+def test_the_drivers_out_of_pool_code_is_the_named_exception():
+    """The binding spells VK_ERROR_OUT_OF_POOL_MEMORY positive; the driver returns it negative
+    (NVIDIA does, past a pool's maxSets): it must raise VkErrorOutOfPoolMemory, which the
+    allocator catches to open a new pool, not a bare KeyError."""
+    from mgpipe.runtime.backends.vulkan import descriptors
+
+    table = vk._vulkan.exception_codes
+    assert descriptors.EXTENSION_CODES_FIXED >= 1
+    assert table[-abs(vk.VK_ERROR_OUT_OF_POOL_MEMORY)] is vk.VkErrorOutOfPoolMemory
+    assert table[vk.VK_ERROR_FRAGMENTED_POOL] is vk.VkErrorFragmentedPool  # already negative
+
+
+def test_sets_past_a_full_pool_come_from_a_new_pool(dev, monkeypatch):
+    from mgpipe.runtime.backends.vulkan.descriptors import DescriptorAllocator
+
+    row = vk.VkDescriptorSetLayoutBinding(binding=0, descriptorType=vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+                                          descriptorCount=1, stageFlags=vk.VK_SHADER_STAGE_VERTEX_BIT)  # fmt: skip
+    layout = vk.vkCreateDescriptorSetLayout(
+        dev.device, vk.VkDescriptorSetLayoutCreateInfo(bindingCount=1, pBindings=[row]), None)
+    monkeypatch.setattr(DescriptorAllocator, "POOL_SETS", 2)
+    # lavapipe hands out sets past maxSets; NVIDIA returns the (negative) out-of-pool code:
+    # answer as NVIDIA does, through the binding's own code table
+    real, per_pool = vk.vkAllocateDescriptorSets, {}
+
+    def like_nvidia(device, info):
+        n = per_pool[info.descriptorPool] = per_pool.get(info.descriptorPool, 0) + 1
+        if n > DescriptorAllocator.POOL_SETS:
+            raise vk._vulkan.exception_codes[-abs(vk.VK_ERROR_OUT_OF_POOL_MEMORY)](-1)
+        return real(device, info)
+
+    monkeypatch.setattr(vk, "vkAllocateDescriptorSets", like_nvidia)
+    alloc = DescriptorAllocator(dev, lambda fn: fn())
+    try:
+        got = [alloc.allocate(layout) for _ in range(5)]
+        assert len({id(s) for _, s in got}) == 5 and len(alloc.pools) >= 3
+    finally:
+        for pool in alloc.pools:
+            vk.vkDestroyDescriptorPool(dev.device, pool, None)
+        vk.vkDestroyDescriptorSetLayout(dev.device, layout, None)

@@ -107,6 +107,26 @@ class ProgramResources:
         return out
 
 
+def _fix_extension_error_codes() -> int:
+    """The ``vulkan`` binding (1.3.275) spells some extension result codes with the wrong sign
+    (``VK_ERROR_OUT_OF_POOL_MEMORY`` = +1000069000, where the driver returns -1000069000), so
+    the driver's real code raises a bare ``KeyError`` instead of the named exception. Register
+    the negative code for every ``VK_ERROR_*`` the binding spells positive; returns how many."""
+    table = getattr(getattr(vk, "_vulkan", None), "exception_codes", None)
+    if not isinstance(table, dict):
+        return 0
+    added = 0
+    for name in dir(vk):
+        code = getattr(vk, name) if name.startswith("VK_ERROR_") else None
+        if isinstance(code, int) and code > 0 and code in table and -code not in table:
+            table[-code] = table[code]
+            added += 1
+    return added
+
+
+EXTENSION_CODES_FIXED = _fix_extension_error_codes()
+
+
 class DescriptorAllocator:
     """Sets from pools of :data:`POOL_SETS` (a new pool when one is full)."""
 
