@@ -34,6 +34,7 @@ from .dispatch import handler_code
 from ..schema.kinds import reissue_kinds, resource_kinds
 from .handle_fields import KIND_FROM_RECORD, RESOURCE, sites, table_of
 from .handle_table import HandleTable
+from .reverse import ACCEPTANCE, EventRing, Reply, ReplyMailbox, answering_calls
 
 __all__ = ["Applier"]
 
@@ -71,12 +72,22 @@ class Applier:
     ``max_slots`` bounds every object table (a slot above it is ``"<Call>.<Field>.Range"``).
     """
 
-    def __init__(self, backend: object, stage: StageSegment, max_slots: int = 1 << 20) -> None:
+    def __init__(self, backend: object, stage: StageSegment, max_slots: int = 1 << 20, *,
+                 mailbox: ReplyMailbox | None = None, events: EventRing | None = None) -> None:  # fmt: skip
         self.backend = backend
         self.table: dict[str, Entry | None] = build_table(backend)
         self.decoder = Decoder(stage)
         self.tables = _make_tables(max_slots)
         self.ctx = ServerContext(stage, self.tables)
+        # the reverse channel (docs/REVERSE_CHANNEL.md): SEG_REPLY, SEG_EVENT, the record seq
+        self.mailbox = mailbox if mailbox is not None else ReplyMailbox()
+        self.events = events if events is not None else EventRing()
+        self.ctx.seq = 0
+        self.ctx.events = self.events
+        self.ctx.reply_capacity = self.mailbox.capacity
+        tick = getattr(backend, "tick", None)
+        self._tick = tick if callable(tick) else None
+        self._answering = answering_calls()
         self.applied: Counter[str] = Counter()
         self.skipped: Counter[str] = Counter()
         self._kind_names = {v: k for k, v in handle_kinds().items()}
@@ -116,10 +127,16 @@ class Applier:
             "        handler = _handlers[op]\n"
             "    except KeyError:\n"
             "        handler = _compile(op)\n"
-            "    return handler(raw, size)\n"
+            "    seq = _ctx.seq + 1\n"
+            "    _ctx.seq = _ev.seq = seq\n"
+            "    out = handler(raw, size)\n"
+            "    if _tick is not None and not seq & 63:\n"
+            "        _tick(_ctx)\n"
+            "    return out\n"
         )
         ns: dict[str, Any] = {"_PC": ProtocolCorruption, "_handlers": self._handlers,
-                              "_compile": self._compile}  # fmt: skip
+                              "_compile": self._compile, "_ctx": self.ctx, "_ev": self.events,
+                              "_tick": self._tick}  # fmt: skip
         exec(compile(src, "<mgpipe apply>", "exec"), ns)
         return ns["apply"]
 
@@ -130,6 +147,8 @@ class Applier:
             raise ProtocolCorruption("Wire.Op")
         call = spec.name
         entry = self.table[call]
+        if entry is not None and call in self._answering:
+            entry = self._poster(call, entry)
         code, tables = handler_code(call, entry is not None)
         ctx = self.ctx
         ns: dict[str, Any] = decoder_namespace(call, self.decoder.stage.view, WireDecoded)
@@ -149,6 +168,21 @@ class Applier:
         exec(code, ns)
         handler = self._handlers[op] = ns["handle"]
         return handler
+
+    def _poster(self, call: str, entry: Entry) -> Entry:
+        """An answering entry: its :class:`Reply` goes into the record's SEG_REPLY slot."""
+        post, optional = self.mailbox.post, call in ACCEPTANCE
+
+        def answer(ctx: ServerContext, d: Decoded) -> object:
+            reply = entry(ctx, d)
+            if not isinstance(reply, Reply):
+                if optional:
+                    return reply
+                raise ProtocolCorruption(f"{call}.ReplyMissing")
+            post(ctx.seq, reply, call)
+            return reply
+
+        return answer
 
     # -- the object a record names --------------------------------------------
     def _make_implicit(self, implicit: list[Implicit], res: dict[str, Any]) -> None:
