@@ -38,7 +38,11 @@ from ...schema import tables as _t
 from ...server.handle_fields import table_of
 from ...wire.handle import Handle
 from .counters import Counters
+from .answers import AnswerEntries
+from .copies import CopyEntries
 from .errors import VulkanRefused
+from .fences import FenceEntries
+from .queries import QueryEntries
 from .pipelines import VertexLayout
 from .renderer import DrawCall, VulkanRenderer
 from .descriptors import DescriptorAllocator, SamplerObject, UniformRing, default_parameters
@@ -79,7 +83,7 @@ def _floats(bits: tuple[int, ...]) -> tuple[float, ...]:
     return struct.unpack(f"<{len(bits)}f", struct.pack(f"<{len(bits)}I", *bits))
 
 
-class VulkanBackend:
+class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries):
     """The backend object the applier builds its table from (see the module)."""
 
     def __init__(self, *, width: int = 640, height: int = 480, device: str | int | None = None,
@@ -103,6 +107,7 @@ class VulkanBackend:
         self._read_target: RenderTarget | None = None  # None: the default framebuffer
         self._bind_serial = 0  # bumped by every record that moves a shader-resource binding
         self._sets: dict[Handle, tuple[Any, ...]] = {}  # program -> (serial, epoch, key, sets)
+        self._query_init()
 
     @property
     def dev(self) -> Any:
@@ -152,6 +157,7 @@ class VulkanBackend:
         res, p = ctx.resolved["Res"].backend, d.payload
         blob = d.blob or b""
         if isinstance(res, VkBufferResource):
+            self.settle_buffer(res)  # a device copy into it lands first
             res.write(p.UnionBox.X, blob[: p.UnionBox.W], self.r.ring.completed)
             return
         if res.image is None or res.info is None:
@@ -676,48 +682,6 @@ class VulkanBackend:
         fmt = "<4i" if want == "int" else "<4I"
         return IntColor((want, struct.unpack(fmt, struct.pack("<4I", *p.ColorValue))))
 
-    def ReadPixels(self, ctx: Any, d: Any) -> None:
-        """RGBA / UNSIGNED_BYTE rows of ``Box``, GL orientation, into the staged destination
-        (``DstOffset`` / ``DstSize`` in the stage segment), with the pushed pack alignment
-        (other pack state is refused by name, not ignored)."""
-        p = d.payload
-        t = self._read()
-        img = t.colors[t.read_index] if t.colors else None
-        info = vk_info(img.format) if img is not None else None
-        if img is None:
-            raise VulkanRefused(
-                "ReadPixels.ReadSurface", "the read framebuffer has no colour buffer"
-            )
-        if info is None:  # the default framebuffer's RGBA8
-            info = vk_info(vk.VK_FORMAT_R8G8B8A8_UNORM)
-        assert info is not None
-        convert = _readback_conversion(info, int(p.Format), int(p.Type))
-        align = 4  # GL's initial pack alignment
-        pushed = ctx.last.get("SetPixelPackState")
-        if pushed is not None:
-            pack = pushed.Pack
-            if any((pack.RowLength, pack.SkipPixels, pack.SkipRows, pack.SwapBytes, pack.LSBFirst)):
-                raise VulkanRefused("ReadPixels.PixelPack", f"pack state {pack} beyond alignment")
-            align = pack.Alignment
-        if align not in (1, 2, 4, 8):
-            raise VulkanRefused("ReadPixels.PixelPack", f"pack alignment {align}")
-        box = p.Box
-        w, h = box.W, box.H
-        out_texel = convert[0]
-        row = w * out_texel
-        stride = -(-row // align) * align
-        ref = (p.DstOffset, p.DstSize, ctx.stage.seg)  # the stage's own bytes: no Seg travels
-        dst = ctx.stage.view(ref, "ReadPixels.Dst", writable=True)
-        if h and len(dst) < stride * (h - 1) + row:
-            raise VulkanRefused(
-                "ReadPixels.Dst", f"{len(dst)} bytes for {w}x{h}, row stride {stride}"
-            )
-        if not w or not h:
-            return
-        data = convert[1](self.r.read_pixels(t.read_index, box.X, box.Y, w, h, t), w * h)
-        for y in range(h):
-            dst[y * stride : y * stride + row] = data[y * row : (y + 1) * row]
-
     def Present(self, ctx: Any, d: Any) -> None:
         self.r.present()
 
@@ -760,6 +724,9 @@ class VulkanBackend:
         self._fbs.pop(fbo, None)
 
     def Blit(self, ctx: Any, d: Any) -> None:
+        self._fire(ctx, lambda: self._blit(ctx, d))  # a GL rule broken: OnGlError, in order
+
+    def _blit(self, ctx: Any, d: Any) -> None:
         """``glBlitFramebuffer``: the read framebuffer's read colour buffer to every draw
         buffer of the draw framebuffer (``vkCmdBlitImage``, the filter GL names), depth /
         stencil by nearest blit; GL's y-up rectangles become the images' top-down rows."""
@@ -787,6 +754,8 @@ class VulkanBackend:
             pairs.append((src.depth, dst.depth, ds & src.depth.aspect & dst.depth.aspect))
         if not pairs:
             return
+        for s_img, d_img, aspect in pairs:
+            self.blit_checks(s_img, d_img, aspect, linear)
         cmd = self.r.cmd_outside_pass()
         init_general(cmd, src.images() + dst.images())
         full_barrier(cmd)
@@ -885,6 +854,7 @@ class VulkanBackend:
             self.r.forget_target(t)
         self._targets.clear()
         self.r.finish()
+        self._query_close()
         self.descriptors.destroy()
         self.uniforms.destroy()
         for thing in list(self._live.values()):  # what the client never deleted
@@ -945,57 +915,6 @@ def _target_names() -> dict[int, str]:
 
 def _target_name(value: int) -> str:
     return _target_names().get(int(value), f"target {int(value)}")
-
-
-#: GL registry values ReadPixels' Format / Type carry.
-_GL_RGBA_INTEGER, _GL_FLOAT, _GL_UNSIGNED_INT, _GL_INT = 0x8D99, 0x1406, 0x1405, 0x1404
-
-
-def _readback_conversion(info: Any, fmt: int, typ: int) -> tuple[int, Any]:
-    """(bytes per pixel out, raw image texels -> GL's RGBA rows) for reading ``info`` as
-    (``fmt``, ``typ``); GL ES's pairs: normalized -> RGBA / UNSIGNED_BYTE, float -> RGBA /
-    FLOAT, integer -> RGBA_INTEGER / (U)INT. Missing components read G = B = 0, A = 1."""
-    name = info.name
-    n = info.components
-    if info.aspect != "color":
-        raise UnsupportedEnum("ReadPixels.Format", f"{name}: a depth buffer is no colour read")
-    if (fmt, typ) == (GL.RGBA, GL.UNSIGNED_BYTE) and name in ("R8", "RG8", "RGBA8", "SRGB8_ALPHA8"):
-
-        def conv(raw: bytes, count: int) -> bytes:
-            src = np.frombuffer(raw, np.uint8).reshape(count, n)
-            out = np.zeros((count, 4), np.uint8)
-            out[:, 3] = 255
-            out[:, :n] = src
-            return out.tobytes()
-
-        return 4, conv
-    if (fmt, typ) == (GL.RGBA, _GL_FLOAT) and name in ("RGBA16F", "RGBA32F"):
-        dt = np.float16 if name == "RGBA16F" else np.float32
-        return 16, lambda raw, count: np.frombuffer(raw, dt).astype(np.float32).tobytes()
-    if fmt == _GL_RGBA_INTEGER and (typ, info.value) in (
-        (_GL_UNSIGNED_INT, "uint"),
-        (_GL_INT, "int"),
-    ):
-        src_dt = {
-            ("R32UI"): np.uint32,
-            "RGBA8UI": np.uint8,
-            "RGBA8I": np.int8,
-            "RGBA32I": np.int32,
-            "RGBA32UI": np.uint32,
-        }.get(name)
-        if src_dt is not None:
-
-            def iconv(raw: bytes, count: int) -> bytes:
-                src = np.frombuffer(raw, src_dt).reshape(count, n)
-                out = np.zeros((count, 4), np.uint32 if info.value == "uint" else np.int32)
-                out[:, 3] = 1
-                out[:, :n] = src
-                return out.tobytes()
-
-            return 16, iconv
-    raise UnsupportedEnum("ReadPixels.Format", f"format {fmt:#x} type {typ:#x} from a {name} "
-                          "buffer (RGBA/UNSIGNED_BYTE from R8, RG8, RGBA8, SRGB8_ALPHA8; RGBA/FLOAT "
-                          "from RGBA16F, RGBA32F; RGBA_INTEGER from integer formats)")  # fmt: skip
 
 
 #: GL_LINEAR (a GL registry value): MGPBlit.Filter carries GL's filter enum.

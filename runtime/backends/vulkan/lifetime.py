@@ -133,6 +133,24 @@ class FrameRing:
         self._run_retired(self.completed)
         return self.completed
 
+    def wait_serial(self, serial: int, timeout_ns: int) -> bool:
+        """Wait at most ``timeout_ns`` for submission ``serial`` (already submitted) to
+        retire; True once it has (every earlier one with it: a fence signal covers all
+        that came before it in submission order), False on the timeout."""
+        if serial <= self.completed:
+            return True
+        if serial >= self.serial:
+            raise ValueError(f"serial {serial} is not submitted (next is {self.serial})")
+        slot = next(sl for s, sl in self._inflight if s == serial)
+        try:
+            vk.vkWaitForFences(self.dev.device, 1, [self.fences[slot]], vk.VK_TRUE,
+                               min(int(timeout_ns), _FOREVER))  # fmt: skip
+        except vk.VkTimeout:  # the binding raises for every result but VK_SUCCESS
+            self.poll()
+            return serial <= self.completed
+        self._wait_through(serial)
+        return True
+
     def _wait_through(self, serial: int) -> None:
         while self._inflight and self._inflight[0][0] <= serial:
             s, slot = self._inflight.popleft()

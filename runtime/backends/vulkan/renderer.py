@@ -103,6 +103,9 @@ class VulkanRenderer:
         self._in_pass = False
         self._clear: dict[str, Any] = {}  # pending load-op clear of the pass not yet begun
         self._bound: dict[str, Any] = {}
+        #: objects told about every render pass: ``before_pass(cmd)`` (outside it),
+        #: ``pass_begun(cmd)`` and ``pass_ending(cmd)`` (inside it) -- the occlusion queries
+        self.pass_watchers: list[Any] = []
         self.draws = 0
         self.frames = 0
         self.frame_cpu_ns: list[int] = []
@@ -173,7 +176,11 @@ class VulkanRenderer:
                                    extent=vk.VkExtent2D(width=t.width, height=t.height)),
             clearValueCount=len(values), pClearValues=values,
         )  # fmt: skip
+        for w in self.pass_watchers:
+            w.before_pass(cmd)
         vk.vkCmdBeginRenderPass(cmd, info, vk.VK_SUBPASS_CONTENTS_INLINE)
+        for w in self.pass_watchers:
+            w.pass_begun(cmd)
         self._in_pass = True
         self._clear = {}
         return cmd
@@ -182,9 +189,20 @@ class VulkanRenderer:
         if self._clear and not self._in_pass:
             self._begin_pass()  # a clear with nothing after it still has to happen
         if self._in_pass:
+            for w in self.pass_watchers:
+                w.pass_ending(self.ring.cmd())
             vk.vkCmdEndRenderPass(self.ring.cmd())
             self._in_pass = False
         self._bound = {}
+
+    def pending(self) -> bool:
+        """Anything recorded (or a clear waiting for its pass) not yet submitted?"""
+        return self.ring.recording or self._in_pass or bool(self._clear)
+
+    def end_pass(self) -> None:
+        """Close the open render pass (a query boundary, a transfer); the next draw opens
+        a new one that loads what this one stored."""
+        self._flush_pass()
 
     # -- clear ------------------------------------------------------------------
     def clear(self, block: np.void, color: tuple[float, float, float, float] | None,
