@@ -26,7 +26,9 @@ from ..transport.base import Sink, Transport
 from ..transport.registry import DEFAULT_RING, TRANSPORTS, make_transport
 from ..wire.handle import NULL, Handle, default_framebuffer
 from ..wire.stage import StageSegment
+from .answers import AnswersMixin
 from .emitter import Emitter
+from .reverse import link_for
 from .sampler_cache import SamplerCache
 from .render_state import RenderState
 from .tracker import Attrib, Buffer, Framebuffer, Program, Texture, Tracker
@@ -79,8 +81,9 @@ class ClientError(ValueError):
     a wire record."""
 
 
-class Client:
-    """One context, one flow: GL-like calls in, MGPipe records out."""
+class Client(AnswersMixin):
+    """One context, one flow: GL-like calls in, MGPipe records out (answers: the mixin,
+    runtime/client/answers.py; ``present_credit``: presents in flight, seed default 1)."""
 
     def __init__(
         self,
@@ -92,10 +95,21 @@ class Client:
         height: int = 480,
         whole_block: bool = False,
         ring_capacity: int = DEFAULT_RING,
+        present_credit: int = 1,
+        reverse: Any = None,
     ) -> None:
         self.transport = (make_transport(transport, sink, ring_capacity)
                           if isinstance(transport, str) else transport)  # fmt: skip
         self.em = Emitter(self.transport, stage)
+        #: the reverse channel (replies, events, caps; None: a sink with no applier)
+        self.link = link_for(self.transport, sink, reverse)
+        if self.link is not None:
+            self.em.waiter = self.link.wait
+        if present_credit < 0:
+            raise ClientError(f"present_credit {present_credit} (0 or more)")
+        self.present_credit = present_credit
+        self._present_seqs: list[int] = []
+        self._init_answers()
         self.tr = Tracker(self.em, width=width, height=height, whole_block=whole_block)
         #: the sampler-state cache (sampler objects and textures' built-in samplers)
         self._samplers = SamplerCache(self._mint_sampler, self._kill_sampler)
@@ -720,6 +734,8 @@ class Client:
     def draw_arrays(self, mode: int, first: int, count: int, instances: int = 1,
                     base_instance: int = 0) -> None:  # fmt: skip
         tr = self.tr
+        if self._persistent:  # live persistent maps push their blocks at validate (§12)
+            self.push_persistent()
         if tr.gen != tr.draw_gen or tr.textures_pending:
             tr.validate("DrawVbo")
         else:  # no binding moved since the last draw: only the render state can have
@@ -738,6 +754,8 @@ class Client:
             raise ClientError(f"draw_elements: index size {index_size} (1, 2 or 4 bytes)")
         if offset % index_size:
             raise ValueError(f"index offset {offset} is not a multiple of {index_size}")
+        if self._persistent:
+            self.push_persistent()
         if tr.gen != tr.draw_gen or tr.textures_pending:
             tr.validate("DrawVbo")
         else:
@@ -813,10 +831,22 @@ class Client:
         :data:`EGL_CONTEXT_LOST` once the device is lost (the call then did nothing)."""
         self.tr.validate("Present")
         self.frame_serial += 1
-        self.em.emit("Present", {"FrameSerial": self.frame_serial})  # waits once, on its credit
+        seq = self.em.emit("Present", {"FrameSerial": self.frame_serial})
+        # present credit (seed 001 §11.6): at most ``present_credit`` presents in flight --
+        # wait for the present ``credit`` frames back (credit 0: this one)
+        self._present_seqs.append(seq)
+        back = self._present_seqs[-1 - self.present_credit] if len(
+            self._present_seqs) > self.present_credit else 0  # fmt: skip
+        del self._present_seqs[: -1 - self.present_credit]
+        if back:
+            if self.link is not None:
+                self.link.credit_wait(back)
+            else:
+                self.transport.wait_applied(back)
         if self.device_lost:
             return EGL_CONTEXT_LOST
-        self.em.stage.reset()  # every staged byte has been applied (the reset rule)
+        if self.transport.applied_seq >= seq:
+            self.em.stage.reset()  # every staged byte has been applied (the reset rule)
         return self.frame_serial
 
     @property
@@ -827,22 +857,6 @@ class Client:
     def get_graphics_reset_status(self) -> int:
         """``glGetGraphicsResetStatus``: ``GL_UNKNOWN_CONTEXT_RESET`` once the device is lost."""
         return GL_UNKNOWN_CONTEXT_RESET if self.device_lost else GL_NO_ERROR
-
-    def read_pixels(self, x: int, y: int, w: int, h: int, fmt: int = 0x1908,
-                    type_: int = 0x1401, bytes_per_pixel: int = 4) -> bytes:  # fmt: skip
-        """ReadPixels into a staged destination; returns the bytes the server wrote there
-        (rows padded to the pack alignment, as GL lays them out)."""
-        self.tr.validate("ReadPixels")
-        align = int(self.state.pixel_pack["Alignment"]) or 1
-        stride = -(-w * bytes_per_pixel // align) * align
-        size = stride * (h - 1) + w * bytes_per_pixel if h else 0
-        self.em.room(size)
-        dst = self.em.stage_bytes(bytes(size))
-        # MGPReadbackInfo names no segment: its destination is a range of the stage
-        self.em.emit("ReadPixels", {"Box": {"X": x, "Y": y, "Z": 0, "W": w, "H": h, "D": 1},
-                                    "Format": fmt, "Type": type_,
-                                    "DstOffset": dst[0], "DstSize": dst[1]})  # fmt: skip
-        return bytes(self.em.stage.view(dst))
 
     # -- lifetime --------------------------------------------------------------
     def close(self) -> None:

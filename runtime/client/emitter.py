@@ -41,12 +41,17 @@ class Emitter:
         self.by_call: Counter[str] = Counter()
         mod = _t.tables()
         self._wait = {c["name"]: c["wait_class"] != _NO_WAIT for c in mod.CALLS}
+        #: kWaitPresent calls: the client's present credit decides their wait, not this door
+        self._present = frozenset(c["name"] for c in mod.CALLS if c["wait_class"] == "kWaitPresent")
+        #: ``waiter(seq, call)``: a blocking wait (the reverse link's, which drains the event
+        #: ring and counts the round trip), or the transport's own
+        self.waiter: Callable[[int, str], None] = lambda seq, call: self.transport.wait_applied(seq)
         self._buffer_target = _t.enum("MGPipeResourceTarget")["Buffer"]
 
     def room(self, nbytes: int) -> None:
         """Make ``nbytes`` of stage space (drain, then rewind: the stage reset rule)."""
         if self.stage.free < nbytes + 8:
-            self.transport.wait_applied()
+            self.waiter(self.transport.emit_seq, "Stage.Drain")
             self.stage.reset()
 
     def stage_bytes(self, data: bytes) -> BlobRef:
@@ -89,8 +94,10 @@ class Emitter:
 
     def emit(
         self, call: str, payload: dict[str, Any] | None = None, tails: tuple = (),
-        blob: bytes | None = None,
+        blob: bytes | None = None, *, wait: bool = True,
     ) -> int:  # fmt: skip
+        """Encode, submit, count; then wait if the call's class asks (``wait=False``: the
+        caller reads the reply itself)."""
         if blob is not None:
             self.room(len(blob))
             self.staged_bytes += len(blob)
@@ -99,7 +106,8 @@ class Emitter:
         self.records += 1
         self.wire_bytes += len(rec)
         self.by_call[call] += 1
-        if self._wait[call] and not (call == _SUBDATA and payload is not None
-                                     and payload.get("Target") == self._buffer_target):  # fmt: skip
-            self.transport.wait_applied(seq)
+        if wait and self._wait[call] and call not in self._present and not (
+                call == _SUBDATA and payload is not None
+                and payload.get("Target") == self._buffer_target):  # fmt: skip
+            self.waiter(seq, call)
         return seq

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
+import time
 from typing import Any
 
 import numpy as np
@@ -24,12 +25,12 @@ from .egl import EglContext, EglError
 from .errors import DriverRefused
 from .framebuffer import Framebuffers, GlFramebuffer
 from .gl import GL, CountedGL, gl_string, has_entry
+from .answers import GlesAnswers
 from .gpu_timer import GlesGpuTimer
 from .bindings import Binder, GlSampler, GlSamplerView, apply_texture_params, make_sampler
 from .program import GlProgram, build_program
 from .resources import (
     PIXEL_FORMATS,
-    READ_FORMATS,
     GlBuffer,
     GlRenderbuffer,
     GlTexture,
@@ -52,7 +53,7 @@ def _state_only(ctx: Any, d: Any) -> None:
     return None
 
 
-class GlesBackend:
+class GlesBackend(GlesAnswers):
     """One context's GLES backend (see the module docstring)."""
 
     # state the applier keeps; the verbs read it
@@ -586,58 +587,15 @@ class GlesBackend:
                     gl.glDrawArrays(mode, start, count)
         self.draws += len(ranges)
 
-    def ReadPixels(self, ctx: Any, d: Any) -> None:
-        """``glReadPixels`` of ``Box`` straight into the staged destination (``DstOffset`` /
-        ``DstSize`` in the stage segment), honouring the pushed pack alignment; pack row
-        length / skips / swaps (which GLES could do but no client of this backend sends yet)
-        are refused by name rather than ignored."""
-        self._ready()
-        p = d.payload
-        fmt, typ = int(p.Format), int(p.Type)
-        bpp = READ_FORMATS.get((fmt, typ)) or next(
-            (b for f, t, b in PIXEL_FORMATS.values() if (f, t) == (fmt, typ)), 0)  # fmt: skip
-        if not bpp:
-            raise DriverRefused(f"{d.name}.Format", f"format 0x{fmt:04x} type 0x{typ:04x}")
-        align = 4  # GL's initial pack alignment
-        pushed = ctx.last.get("SetPixelPackState")
-        if pushed is not None:
-            pack = pushed.Pack
-            if any((pack.RowLength, pack.SkipPixels, pack.SkipRows, pack.SwapBytes, pack.LSBFirst)):
-                raise DriverRefused(f"{d.name}.PixelPack", f"pack state {pack} beyond alignment")
-            align = int(pack.Alignment)
-        if align not in (1, 2, 4, 8):
-            raise DriverRefused(f"{d.name}.PixelPack", f"pack alignment {align}")
-        box = p.Box
-        w, h = int(box.W), int(box.H)
-        stride = -(-w * bpp // align) * align
-        need = stride * (h - 1) + w * bpp if h else 0
-        dst = ctx.stage.view((int(p.DstOffset), int(p.DstSize), ctx.stage.seg), f"{d.name}.Dst",
-                             writable=True)  # the stage's own bytes: no Seg travels  # fmt: skip
-        if len(dst) < need:
-            raise DriverRefused(
-                f"{d.name}.Dst", f"{len(dst)} bytes for {w}x{h}, row stride {stride}"
-            )
-        if align != self._pack_alignment:
-            self.gl.glPixelStorei(GL.GL_PACK_ALIGNMENT, align)
-            self._pack_alignment = align
-        out = (ctypes.c_ubyte * len(dst)).from_buffer(dst)  # straight into the stage
-        self.gl.glReadPixels(int(box.X), int(box.Y), w, h, fmt, typ, out)
-        self._no_error(d.name)
-
-    def _no_error(self, what: str) -> None:
-        """Nothing the driver flagged since the last check goes unreported (once per frame
-        and per readback, not per call: the draw path stays at its own calls)."""
-        err = int(self.gl.glGetError())
-        if err:
-            raise DriverRefused(f"{what}.GlError", f"glGetError 0x{err:04x} since the last check")
-
     def Present(self, ctx: Any, d: Any) -> None:
         self._ready()
         self.gpu.frame_end()  # type: ignore[union-attr]
         self._frame_open = False
         self.gl.glFlush()
         self.frames += 1
-        self._no_error(d.name)
+        self._gl_errors(ctx)  # OnGlError, ordered after this record (never a Fatal)
+        self.tick(ctx)
+        self._last_tick = time.monotonic()  # the non-present fence tick counts from here
         total = self.gl.total()
         self.frame_gl_calls.append(total - self._frame_start)  # GL calls issued this frame
         self._frame_start = total

@@ -39,6 +39,7 @@ _PROC_ARGS: dict[str, tuple] = {
     "glGenQueriesEXT": (_i, _pu), "glDeleteQueriesEXT": (_i, _pu),
     "glBeginQueryEXT": (_u, _u), "glEndQueryEXT": (_u,),
     "glGetQueryObjectuivEXT": (_u, _u, _pu), "glGetQueryObjectui64vEXT": (_u, _u, _pu64),
+    "glQueryCounterEXT": (_u, _u), "glGetInteger64vEXT": (_u, ctypes.POINTER(ctypes.c_int64)),
 }  # fmt: skip
 
 _procs: dict[str, Callable[..., Any] | None] = {}
