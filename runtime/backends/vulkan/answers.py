@@ -247,7 +247,7 @@ class AnswerEntries(AnswersCaps):
             whole = end >= buf.gpu.size
             vk.vkFlushMappedMemoryRanges(self.r.dev.device, 1, [vk.VkMappedMemoryRange(
                 memory=buf.gpu.memory, offset=start,
-                size=vk.VK_WHOLE_SIZE if whole else end - start)])  # fmt: skip
+                size=_FOREVER if whole else end - start)])  # VK_WHOLE_SIZE  # fmt: skip
             self.flushed_ranges = getattr(self, "flushed_ranges", 0) + 1
 
         self._fire(ctx, body)

@@ -107,6 +107,8 @@ class FenceEntries:
             if not (flags & GL_SYNC.FLUSH_COMMANDS_BIT or timeout_ns):
                 return GL_SYNC.TIMEOUT_EXPIRED
             self.r.flush()
+            if fence.serial >= ring.serial:  # nothing was recorded after all: it cannot signal
+                return GL_SYNC.TIMEOUT_EXPIRED
         done = ring.wait_serial(fence.serial, timeout_ns)
         return GL_SYNC.CONDITION_SATISFIED if done else GL_SYNC.TIMEOUT_EXPIRED
 

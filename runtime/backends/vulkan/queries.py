@@ -292,10 +292,10 @@ class QueryEntries:
                 return None
             self.r.ring.wait_serial(max(serial for _, serial in q.slots), _FOREVER)
         if q.result is None:
-            q.result = self._read(q)
+            q.result = self._read_query(q)
         return q.result
 
-    def _read(self, q: VkQuery) -> int:
+    def _read_query(self, q: VkQuery) -> int:
         if q.kind in GL_QUERY.OCCLUSION:
             total = 0
             data = vk.ffi.new("uint64_t[1]")
@@ -328,7 +328,7 @@ class QueryEntries:
                 continue
             q.told = True
             if q.result is None:
-                q.result = self._read(q) if q.slots else 0
+                q.result = self._read_query(q) if q.slots else 0
             ctx.events.query_result(q.handle, q.result)
 
     def QueryTimestamp(self, ctx: Any, d: Any) -> Any:

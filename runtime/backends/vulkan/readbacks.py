@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import vulkan as vk
 
+from .errors import GL_ERR, GlError
 from .formats import vk_info
 from .memory import GpuBuffer
 from .targets import full_barrier, with_layout
@@ -272,8 +273,8 @@ def aspects_for(img_aspect: int, gl_format: int, where: str) -> tuple[int, ...]:
     for a in want:
         if not img_aspect & a:
             have = "colour" if img_aspect == COLOR else "depth / stencil"
-            raise UnsupportedEnum(f"{where}.Format", f"{gl_format:#x} from a {have} buffer "
-                                  "that has no such aspect (GL: INVALID_OPERATION)")  # fmt: skip
+            raise GlError(GL_ERR.INVALID_OPERATION, f"{where}: format {gl_format:#x} from a "
+                          f"{have} buffer that has no such aspect")  # fmt: skip
     return want
 
 
