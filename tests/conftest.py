@@ -36,11 +36,19 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 
 # -- the spawn lane's two gates (tests/spawn_lane.py) ----------------------------------
 from spawn_lane import check_session, lane, collect_lane_keys  # noqa: E402,F401
+import spawn_lane  # noqa: E402
+import xdist_plan  # noqa: E402
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    spawn_lane.configure(config)  # the lane's gates across xdist workers
+    xdist_plan.configure(config)  # the serial marker
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     collect_lane_keys(items)  # before -k / -m deselect: the whole set
+    xdist_plan.group_items(items)  # module fixtures built once (tests/xdist_plan.py)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -116,17 +116,49 @@ def lane(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
         STATE.claims[ln.nodeid] = ln.child_pids
 
 
+#: the key a pytest-xdist worker hands its problems back under (``workeroutput``)
+WORKER_KEY = "spawn_lane_problems"
+
+
 def check_session(session: pytest.Session) -> None:
-    if not STATE.claims and not any(STATE.keys.values()):
+    """Both gates over what this process ran. Under pytest-xdist each worker collects the
+    whole set (gate 1 holds per worker) and checks the claims of the tests it ran against
+    its own log; its problems travel back to the controller (:class:`XdistLane`), which
+    reports them and fails the run exactly as a serial run does."""
+    config = session.config
+    problems = XDIST.problems
+    if STATE.claims or any(STATE.keys.values()):
+        text = STATE.log.read_text() if STATE.log is not None else ""
+        keys = STATE.keys
+        if any("::" in str(a) for a in config.args):  # single tests picked by id
+            keys = {lane: set() for lane in LANES}
+        problems = problems + lane_problems(keys, STATE.claims, text, os.getpid())
+    if hasattr(config, "workeroutput"):  # an xdist worker: the controller reports them
+        config.workeroutput[WORKER_KEY] = problems
         return
-    text = STATE.log.read_text() if STATE.log is not None else ""
-    keys = STATE.keys
-    if any("::" in str(a) for a in session.config.args):  # single tests picked by id
-        keys = {lane: set() for lane in LANES}
-    problems = lane_problems(keys, STATE.claims, text, os.getpid())
     if problems:
-        rep = session.config.pluginmanager.get_plugin("terminalreporter")
+        rep = config.pluginmanager.get_plugin("terminalreporter")
         for p in problems:
             if rep is not None:
                 rep.write_line(f"SPAWN-LANE: {p}", red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+class XdistLane:
+    """The controller's side under pytest-xdist: every worker's problems, gathered as each
+    worker goes down (registered only where the xdist plugin is loaded)."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        out = getattr(node, "workeroutput", None) or {}
+        self.problems.extend(p for p in out.get(WORKER_KEY, []) if p not in self.problems)
+
+
+XDIST = XdistLane()
+
+
+def configure(config: pytest.Config) -> None:
+    if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(XDIST, "spawn-lane-xdist")

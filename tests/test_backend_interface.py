@@ -127,6 +127,7 @@ def test_a_refused_window_record_leaves_every_table_and_window() -> None:
     assert p.snapshot() == before and p.applier.ctx.windows["SetVertexBuffers"] == window
 
 
+@pytest.mark.serial  # a timing ratio / CPU budget: tests/xdist_plan.py
 def test_handle_tables_grow_in_constant_space_whatever_the_slot() -> None:
     p = Pipe(Keeper())
     tracemalloc.start()

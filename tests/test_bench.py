@@ -151,6 +151,7 @@ def test_ratio_guard_is_relative_and_goes_red(tmp_path: Path):
     )
 
 
+@pytest.mark.serial  # a timing ratio / CPU budget: tests/xdist_plan.py
 def test_planted_slow_a_goes_red_in_a_real_run(tmp_path: Path):
     import time
 
@@ -220,6 +221,7 @@ _CLI_SMALL = ["bench", "--quick", "--workload", "NoChange", "--strategy", "a", "
 TIMING_CHECKS = {"ratio-vs-a"}
 
 
+@pytest.mark.serial  # a timing ratio / CPU budget: tests/xdist_plan.py
 def test_cli_out_and_plot(tmp_path: Path, capsys):
     """--out DIR receives the results document, its Markdown and (--plot) the charts; the
     terminal table fits 100 columns and carries its legend."""
@@ -242,6 +244,7 @@ def test_cli_out_and_plot(tmp_path: Path, capsys):
                               "MinecraftFrame"}  # fmt: skip
 
 
+@pytest.mark.serial  # a timing ratio / CPU budget: tests/xdist_plan.py
 def test_cli_json_is_a_flag_printing_the_document(tmp_path: Path, capsys):
     rc = main([*_CLI_SMALL, "--json"])
     captured = capsys.readouterr()

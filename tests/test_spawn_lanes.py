@@ -96,9 +96,12 @@ def test_only_in_one_lane(lane):
 """
 
 
-def test_gate_fails_a_run_with_planted_defects(tmp_path: Path) -> None:
+@pytest.mark.parametrize("workers", [[], ["-n", "2", "--dist", "loadgroup"]],
+                         ids=["serial", "xdist"])  # fmt: skip
+def test_gate_fails_a_run_with_planted_defects(tmp_path: Path, workers: list[str]) -> None:
     """The hooks, not only the function: a run whose spawn test ran in-process and whose
-    lanes differ in name exits non-zero, naming both defects."""
+    lanes differ in name exits non-zero, naming both defects -- also under pytest-xdist
+    (ci/run's form), where each worker hands its problems to the controller."""
     tests_dir = Path(__file__).parent
     (tmp_path / "conftest.py").write_text((tests_dir / "conftest.py").read_text())
     (tmp_path / "test_planted.py").write_text(textwrap.dedent(_PLANTED))
@@ -106,7 +109,7 @@ def test_gate_fails_a_run_with_planted_defects(tmp_path: Path) -> None:
         os.environ, PYTHONPATH=os.pathsep.join([str(tests_dir), os.environ.get("PYTHONPATH", "")])
     )
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           str(tmp_path)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                           *workers, str(tmp_path)], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=120)  # fmt: skip
     out = proc.stdout + proc.stderr
     assert proc.returncode == 1, out
