@@ -128,49 +128,92 @@ EXTENSION_CODES_FIXED = _fix_extension_error_codes()
 
 
 class DescriptorAllocator:
-    """Sets from pools of :data:`POOL_SETS` (a new pool when one is full)."""
+    """Sets from pools of :data:`POOL_SETS`, O(1) amortised per set.
+
+    The allocator remembers its current pool and asks only that one; when the driver
+    answers out-of-pool (or fragmented), the current pool is set aside as *full* and a
+    spare one takes over: a full pool whose every set has been freed (each free runs only
+    once the set's submission has retired, through ``defer``) is reset and becomes a spare,
+    else a new pool is opened. So every set costs one ``vkAllocateDescriptorSets``, plus one
+    more per pool that fills -- never a walk over the full pools. ``attempts`` counts the
+    driver calls, ``allocated`` the sets handed out, ``recycled`` the pools reused."""
 
     POOL_SETS = 256
+    #: descriptor types a pool holds (``POOL_SETS`` x 8 of each)
+    TYPES = (vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+             vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+             vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE)  # fmt: skip
 
     def __init__(self, dev: Any, defer: Callable[[Callable[[], None]], None]) -> None:
         self.dev, self.defer = dev, defer
-        self.pools: list[Any] = []
+        self.pools: list[Any] = []  # every pool opened (destroyed at close)
+        self.current: Any = None
+        self._live: dict[Any, int] = {}  # pool -> sets handed out and not yet freed
+        self._full: set[Any] = set()  # pools that answered out-of-pool, sets still live
+        self._spare: list[Any] = []  # full pools whose sets were all freed (reset)
         self.allocated = 0
+        self.attempts = 0  # vkAllocateDescriptorSets calls
+        self.recycled = 0
         self.updates = 0  # vkUpdateDescriptorSets calls
 
     def _pool(self) -> Any:
         n = self.POOL_SETS
-        sizes = [vk.VkDescriptorPoolSize(type=t, descriptorCount=n * 8) for t in (
-            vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
-            vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER)]  # fmt: skip
+        sizes = [vk.VkDescriptorPoolSize(type=t, descriptorCount=n * 8) for t in self.TYPES]
         info = vk.VkDescriptorPoolCreateInfo(
             flags=vk.VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT, maxSets=n,
             poolSizeCount=len(sizes), pPoolSizes=sizes)  # fmt: skip
         pool = vk.vkCreateDescriptorPool(self.dev.device, info, None)
         self.pools.append(pool)
+        self._live[pool] = 0
         return pool
 
-    def allocate(self, layout: Any) -> tuple[Any, Any]:
-        for pool in reversed(self.pools or [self._pool()]):
-            try:
-                info = vk.VkDescriptorSetAllocateInfo(descriptorPool=pool, descriptorSetCount=1,
-                                                      pSetLayouts=[layout])  # fmt: skip
-                self.allocated += 1
-                return pool, vk.vkAllocateDescriptorSets(self.dev.device, info)[0]
-            except (vk.VkErrorOutOfPoolMemory, vk.VkErrorFragmentedPool):
-                continue
-        pool = self._pool()
+    def _try(self, pool: Any, layout: Any) -> Any:
         info = vk.VkDescriptorSetAllocateInfo(descriptorPool=pool, descriptorSetCount=1,
                                               pSetLayouts=[layout])  # fmt: skip
-        return pool, vk.vkAllocateDescriptorSets(self.dev.device, info)[0]
+        self.attempts += 1
+        try:
+            return vk.vkAllocateDescriptorSets(self.dev.device, info)[0]
+        except (vk.VkErrorOutOfPoolMemory, vk.VkErrorFragmentedPool):
+            return None
+
+    def allocate(self, layout: Any) -> tuple[Any, Any]:
+        pool = self.current
+        dset = self._try(pool, layout) if pool is not None else None
+        if dset is None:
+            if pool is not None:
+                if self._live[pool]:
+                    self._full.add(pool)
+                else:  # empty and still out of room: the layout is past a whole pool
+                    self._spare.append(pool)
+            if self._spare:
+                pool = self._spare.pop()
+                self.recycled += 1
+            else:
+                pool = self._pool()
+            self.current = pool
+            dset = self._try(pool, layout)
+            if dset is None:
+                raise VulkanRefused("descriptor set", f"one set of the layout is past a pool of "
+                                    f"{self.POOL_SETS} sets x 8 descriptors of each type")  # fmt: skip
+        self._live[pool] += 1
+        self.allocated += 1
+        return pool, dset
+
+    def _release(self, pool: Any, dset: Any) -> None:
+        vk.vkFreeDescriptorSets(self.dev.device, pool, 1, [dset])
+        self._live[pool] -= 1
+        if not self._live[pool] and pool in self._full:  # every set retired: a spare
+            self._full.discard(pool)
+            vk.vkResetDescriptorPool(self.dev.device, pool, 0)
+            self._spare.append(pool)
 
     def free(self, pool: Any, dset: Any) -> None:
-        self.defer(lambda: vk.vkFreeDescriptorSets(self.dev.device, pool, 1, [dset]))
+        self.defer(lambda: self._release(pool, dset))
 
     def destroy(self) -> None:
         for p in self.pools:
             vk.vkDestroyDescriptorPool(self.dev.device, p, None)
-        self.pools = []
+        self.pools, self._live, self._full, self._spare, self.current = [], {}, set(), [], None
 
 
 class UniformRing:
