@@ -37,11 +37,13 @@ from ...schema import layouts
 from ...schema import tables as _t
 from ...server.handle_fields import table_of
 from ...wire.handle import Handle
+from .compute import ComputeEntries
 from .counters import Counters
 from .errors import VulkanRefused
 from .pipelines import VertexLayout
 from .renderer import DrawCall, VulkanRenderer
-from .descriptors import DescriptorAllocator, SamplerObject, UniformRing, default_parameters
+from .descriptors import (ATOMIC_BLOCK, DescriptorAllocator, SamplerObject, UniformRing,
+                          default_parameters)  # fmt: skip
 from .memory import GpuBuffer
 from .formats import vk_info
 from .renderer import IntColor
@@ -79,7 +81,7 @@ def _floats(bits: tuple[int, ...]) -> tuple[float, ...]:
     return struct.unpack(f"<{len(bits)}f", struct.pack(f"<{len(bits)}I", *bits))
 
 
-class VulkanBackend:
+class VulkanBackend(ComputeEntries):
     """The backend object the applier builds its table from (see the module)."""
 
     def __init__(self, *, width: int = 640, height: int = 480, device: str | int | None = None,
@@ -132,6 +134,7 @@ class VulkanBackend:
         if isinstance(obj.backend, VkBufferResource):
             obj.backend.respecify(p.Width)
         else:  # attached targets read the new image through the resource
+            self.forget_storage_views(obj.backend)
             obj.backend.respecify(p.InternalFormat, p.Width, p.Height, p.Levels,
                                   whole=not p.HasRespecifiedLevel, target=_target_name(p.Target),
                                   depth=p.Depth, layers=p.ArrayLayers, samples=p.Samples)  # fmt: skip
@@ -152,6 +155,8 @@ class VulkanBackend:
         res, p = ctx.resolved["Res"].backend, d.payload
         blob = d.blob or b""
         if isinstance(res, VkBufferResource):
+            if res.gpu_written > self.r.ring.completed:  # never rename over unwritten bytes
+                self.r.finish()
             res.write(p.UnionBox.X, blob[: p.UnionBox.W], self.r.ring.completed)
             return
         if res.image is None or res.info is None:
@@ -184,6 +189,7 @@ class VulkanBackend:
         self._bind_serial += 1  # no memoised set may name what dies here
         if obj.backend is not None:
             self._forget_targets_of(obj.backend)
+            self.forget_storage_views(obj.backend)
             obj.backend.destroy()
             self._drop(obj.backend)
             obj.backend = None
@@ -203,6 +209,7 @@ class VulkanBackend:
 
     def _retire_program(self, handle: Handle, program: ShaderProgram) -> None:
         self.r.memo.retire(handle)
+        self._retire_compute(handle)
         memo = self._sets.pop(handle, None)
         if memo is not None:
             for pool, dset in memo[5]:
@@ -280,14 +287,8 @@ class VulkanBackend:
         self._bind_serial += 1
 
     BindSamplerStates = SetSamplerViews
-    SetShaderBuffers = SetSamplerViews
     SetProgramBindings = SetSamplerViews
     SetStorageBlockBinding = SetSamplerViews  # the server keeps name -> binding point
-
-    def MemoryBarrier(self, ctx: Any, d: Any) -> None:
-        """``glMemoryBarrier``: every earlier write visible to every later access (the
-        pass ends; one full barrier whatever ``Bits`` names)."""
-        full_barrier(self.r.cmd_outside_pass())
 
     def SetTextureParams(self, ctx: Any, d: Any) -> None:
         obj = ctx.resolved["Res"]
@@ -342,7 +343,7 @@ class VulkanBackend:
         infos = []
         for b, payload in writes:
             kw: dict[str, Any] = {}
-            if b.kind == "sampler":
+            if b.kind in ("sampler", "image"):
                 kw["pImageInfo"] = payload
             else:
                 kw["pBufferInfo"] = payload
@@ -366,6 +367,7 @@ class VulkanBackend:
         cls = {
             "uniform": _t.constant("kMGPipeShaderBufferClassUniform"),
             "storage": _t.constant("kMGPipeShaderBufferClassShaderStorage"),
+            "atomic": _t.constant("kMGPipeShaderBufferClassAtomicCounter"),
         }
         writes, key, keep = [], [], []
         pending_orient = []
@@ -378,16 +380,22 @@ class VulkanBackend:
                 writes.append((b, info))
                 key.append(("d", chunk.buffer))
                 continue
-            if b.kind in ("uniform", "storage"):
+            if b.kind == "image":
+                writes.append((b, self.storage_image_infos(ctx, b, key, pending_orient)))
+                continue
+            if b.kind in ("uniform", "storage", "atomic"):
                 point = (blocks.get(b.index, b.binding) if b.kind == "uniform"
+                         else int(b.name[len(ATOMIC_BLOCK):]) if b.kind == "atomic"
                          else storage.get(b.name, b.binding))  # fmt: skip
                 window = ctx.windows[f"SetShaderBuffers[{cls[b.kind]}]"]
                 row = window[point] if point < len(window) else None
-                where = f"DrawVbo.{b.kind} block {b.name!r} (binding point {point})"
+                where = f"{ctx.call}.{b.kind} block {b.name!r} (binding point {point})"
                 if row is None or row.Res.is_null:
                     raise VulkanRefused(where, "no buffer is bound there")
                 buf = _obj(ctx, "Buffer", row.Res, where).backend
-                off, size = int(row.Offset), int(row.Size) or (buf.size - int(row.Offset))
+                off, size = int(row.Offset), int(row.Size)
+                if not size or size == _t.constant("kMGPipeWholeBuffer"):
+                    size = buf.size - off
                 align = int(self.dev.limits.minUniformBufferOffsetAlignment if b.kind == "uniform"
                             else self.dev.limits.minStorageBufferOffsetAlignment)  # fmt: skip
                 if off % align:
@@ -403,7 +411,7 @@ class VulkanBackend:
             infos = []
             for i in range(b.count):
                 unit = units.get(b.index + i, b.binding + i)
-                where = f"DrawVbo.sampler {b.name!r} (unit {unit})"
+                where = f"{ctx.call}.sampler {b.name!r} (unit {unit})"
                 row = views[unit] if unit < len(views) else None
                 if row is None or (row.Texture.is_null and row.View.is_null):
                     raise VulkanRefused(where, "no texture is bound to the unit")
@@ -507,6 +515,8 @@ class VulkanBackend:
         p = d.payload
         shader_h = ctx.draw_program
         shader = _obj(ctx, "ShaderCso", shader_h, "DrawVbo.Program").backend
+        if getattr(shader, "compute", False):
+            raise VulkanRefused("DrawVbo.Program", "a compute program draws nothing (LaunchGrid)")
         vertex = _obj(
             ctx, "VertexElementsCso", ctx.vertex_elements, "DrawVbo.VertexElements"
         ).backend
@@ -548,6 +558,8 @@ class VulkanBackend:
                                            0, len(sets), sets, len(dyn), dyn or None)  # fmt: skip
 
         self.r.draw(dc, block, ctx.render_state.version, bind)
+        if bound is not None:
+            self.mark_gpu_writes(ctx, shader_h, shader, serial)
 
     def _line_loop(self, ib: VkBufferResource | None, size: int,
                    ranges: list[tuple[int, int, int]], serial: int) -> tuple[Any, list]:  # fmt: skip
@@ -885,6 +897,7 @@ class VulkanBackend:
             self.r.forget_target(t)
         self._targets.clear()
         self.r.finish()
+        self.close_compute()
         self.descriptors.destroy()
         self.uniforms.destroy()
         for thing in list(self._live.values()):  # what the client never deleted

@@ -36,12 +36,16 @@ __all__ = ["ProgramResources", "Binding", "DescriptorAllocator", "UniformRing", 
 DEFAULT_BLOCK = "gl_DefaultUniformBlock"
 _STAGES = {"vert": vk.VK_SHADER_STAGE_VERTEX_BIT, "tesc": vk.VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT,
            "tese": vk.VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT,
-           "geom": vk.VK_SHADER_STAGE_GEOMETRY_BIT, "frag": vk.VK_SHADER_STAGE_FRAGMENT_BIT}  # fmt: skip
+           "geom": vk.VK_SHADER_STAGE_GEOMETRY_BIT, "frag": vk.VK_SHADER_STAGE_FRAGMENT_BIT,
+           "comp": vk.VK_SHADER_STAGE_COMPUTE_BIT}  # fmt: skip
+#: glslang's relaxed rules gather GL atomic counters of binding point N into a storage block
+#: of this name + N (the counters' ``offset`` qualifiers are the block's member offsets)
+ATOMIC_BLOCK = "gl_AtomicCounterBlock_"
 
 
 @dataclass
 class Binding:
-    kind: str  # "default", "uniform", "storage", "sampler"
+    kind: str  # "default", "uniform", "storage", "atomic", "sampler", "image"
     set: int
     binding: int
     count: int
@@ -56,7 +60,9 @@ class Binding:
         return {"default": vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC,
                 "uniform": vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
                 "storage": vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                "sampler": vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER}[self.kind]  # fmt: skip
+                "atomic": vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                "sampler": vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                "image": vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE}[self.kind]  # fmt: skip
 
 
 class ProgramResources:
@@ -67,7 +73,8 @@ class ProgramResources:
         locations: dict[str, int] = {}
         for e in list(reflection.get("default_block", ())) + list(reflection.get("samplers", ())):
             locations.setdefault(str(e.get("name", "")), len(locations))
-        for key, kind in (("uniforms", "uniform"), ("storage", "storage"), ("samplers", "sampler")):
+        for key, kind in (("uniforms", "uniform"), ("storage", "storage"), ("samplers", "sampler"),
+                          ("images", "image")):  # fmt: skip
             for pos, e in enumerate(reflection.get(key, ())):
                 try:
                     s, b = int(e.get("set", 0)), int(e["binding"])
@@ -78,6 +85,8 @@ class ProgramResources:
                                         f"{key} entry {e!r}: no set / binding / stage") from None  # fmt: skip
                 name = str(e.get("name", ""))
                 k = "default" if kind == "uniform" and name == DEFAULT_BLOCK else kind
+                if kind == "storage" and name.startswith(ATOMIC_BLOCK):
+                    k = "atomic"
                 have = merged.get((s, b))
                 if have is not None:
                     if have.kind != k:
@@ -93,6 +102,8 @@ class ProgramResources:
         self.bindings = sorted(merged.values(), key=lambda x: (x.set, x.binding))
         self.sets = (max(b.set for b in self.bindings) + 1) if self.bindings else 0
         self.default = next((b for b in self.bindings if b.kind == "default"), None)
+        #: the program may write buffers (storage blocks, atomic counters)
+        self.writes = any(b.kind in ("storage", "atomic") for b in self.bindings)
 
     def create_layouts(self, dev: Any) -> list[Any]:
         out = []
