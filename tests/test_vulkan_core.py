@@ -265,10 +265,10 @@ def test_shader_state_refusals_name_their_place(dev):
         ShaderProgram(dev, {0: spirv[0], 4: b"GLSL"}, refl)
     with pytest.raises(ShaderRefused, match='"CreateShaderState.Reflection"}: not a reflection'):
         ShaderProgram(dev, spirv, b"[1, 2]")
-    with pytest.raises(
-        ShaderRefused, match="declares images: this backend binds no storage images"
-    ):
-        ShaderProgram(dev, spirv, b'{"inputs": [], "images": [{"name": "i", "binding": 0}]}')
+    with pytest.raises(ShaderRefused, match="declares push_constants: this backend binds no push"):
+        ShaderProgram(dev, spirv, b'{"inputs": [], "push_constants": [{"name": "p"}]}')
+    with pytest.raises(ShaderRefused, match="a compute program has the compute stage alone"):
+        ShaderProgram(dev, {0: spirv[0], 5: spirv[0]}, refl)
     with pytest.raises(VulkanRefused, match=r'"CreateShaderState.Reflection"\}: samplers entry .*'
                        "no set / binding / stage"):  # fmt: skip
         ShaderProgram(dev, spirv, b'{"inputs": [], "samplers": [{"name": "t"}]}')

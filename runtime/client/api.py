@@ -27,6 +27,7 @@ from ..transport.registry import DEFAULT_RING, TRANSPORTS, make_transport
 from ..wire.handle import NULL, Handle, default_framebuffer
 from ..wire.stage import StageSegment
 from .answers import AnswersMixin
+from .compute import ComputeCalls
 from .emitter import Emitter
 from .reverse import link_for
 from .sampler_cache import SamplerCache
@@ -81,9 +82,11 @@ class ClientError(ValueError):
     a wire record."""
 
 
-class Client(AnswersMixin):
+class Client(AnswersMixin, ComputeCalls):
     """One context, one flow: GL-like calls in, MGPipe records out (answers: the mixin,
-    runtime/client/answers.py; ``present_credit``: presents in flight, seed default 1)."""
+    runtime/client/answers.py; ``present_credit``: presents in flight, seed default 1;
+    issue 19's compute, image, barrier, transform-feedback and patch calls:
+    :class:`~.compute.ComputeCalls`)."""
 
     def __init__(
         self,
@@ -240,10 +243,13 @@ class Client(AnswersMixin):
         self.em.emit("ResourceSubData", {"Res": buf.handle, "Target": self._target("Buffer"),
                                          "UnionBox": {"X": offset, "W": len(data), "H": 1, "D": 1},
                                          "RegionCount": 0}, ((),), blob=bytes(data))  # fmt: skip
+        self.tr.clear_pending(buf.handle, offset, offset + len(data))
 
     def bind_buffer_base(self, target: str | int, index: int, buf: Buffer | None) -> None:
-        """``glBindBufferBase``: ``target`` "uniform" (GL_UNIFORM_BUFFER) or "storage"
-        (GL_SHADER_STORAGE_BUFFER); the whole buffer at point ``index`` (None unbinds)."""
+        """``glBindBufferBase``: ``target`` "uniform" (GL_UNIFORM_BUFFER), "storage"
+        (GL_SHADER_STORAGE_BUFFER), "atomic_counter" (GL_ATOMIC_COUNTER_BUFFER) or
+        "transform_feedback" (GL_TRANSFORM_FEEDBACK_BUFFER: a target of the bound
+        transform-feedback object); the whole buffer at point ``index`` (None unbinds)."""
         self.bind_buffer_range(target, index, buf, 0, 0)
 
     def bind_buffer_range(self, target: str | int, index: int, buf: Buffer | None,
@@ -251,8 +257,14 @@ class Client(AnswersMixin):
         """``glBindBufferRange`` (size 0: to the buffer's end); pushed as SetShaderBuffers of
         the target's class at the next draw."""
         cls = _BUFFER_TARGETS.get(target, target) if isinstance(target, int) else target
-        if cls not in ("uniform", "storage"):
-            raise ClientError(f"bind_buffer_range: target {target!r} (uniform or storage)")
+        if cls == "transform_feedback":
+            return self._bind_xfb_target(index, buf, offset, size)
+        if cls not in ("uniform", "storage", "atomic_counter"):
+            raise ClientError(f"bind_buffer_range: target {target!r} (uniform, storage, "
+                              "atomic_counter or transform_feedback)")  # fmt: skip
+        if cls == "atomic_counter" and (offset % 4 or size % 4):
+            raise ClientError(f"bind_buffer_range: atomic counter offset {offset} / size "
+                              f"{size} (multiples of 4)")  # fmt: skip
         top = int(_t.constant("kMGPipeMaxBufferBindingPoints"))
         if not 0 <= index < top:
             raise ClientError(f"bind_buffer_range: index {index} outside 0..{top - 1}")
@@ -585,7 +597,7 @@ class Client(AnswersMixin):
 
     def use_program(self, prog: Program | None) -> None:
         self.tr.program = prog
-        self.tr.touch("program", "constants")
+        self.tr.touch("program", "constants", "shader_buffers")  # the writable mask reads it
 
     def delete_program(self, prog: Program) -> None:
         if self.tr.program is prog:
@@ -743,6 +755,7 @@ class Client(AnswersMixin):
         self._draw_vbo(mode, 0, instances, base_instance, tr.rs.restart_index, 0, 0, 1,
                        first, count, 0)  # fmt: skip
         self.draws += 1
+        self._after_draw(mode, count, instances)
 
     def draw_elements(self, mode: int, count: int, index_size: int, offset: int = 0,
                       instances: int = 1, base_vertex: int = 0,
@@ -769,6 +782,7 @@ class Client(AnswersMixin):
         self._draw_indexed(mode, index_size, flags, instances, base_instance, restart, ib[0],
                            ib[1], 1, offset // index_size, count, base_vertex)  # fmt: skip
         self.draws += 1
+        self._after_draw(mode, count, instances)
 
     def clear(self, mask: int = GL_COLOR_BUFFER_BIT) -> None:
         self.tr.validate("Clear")
@@ -921,7 +935,8 @@ _WRAPS = {GL_REPEAT: "Repeat", GL_CLAMP_TO_EDGE: "ClampToEdge",
 #: GL_NEVER .. GL_ALWAYS (0x0200 + i) in GL's order, by SamplerCompareFunc name
 _COMPARE_FUNCS = ("Never", "Less", "Equal", "LessEqual", "Greater", "NotEqual", "GreaterEqual",
                   "Always")  # fmt: skip
-_BUFFER_TARGETS = {0x8A11: "uniform", 0x90D2: "storage"}  # GL_UNIFORM_BUFFER, GL_SHADER_STORAGE_BUFFER
+_BUFFER_TARGETS = {0x8A11: "uniform", 0x90D2: "storage",  # GL_UNIFORM_BUFFER, GL_SHADER_STORAGE_BUFFER
+                   0x92C0: "atomic_counter", 0x8C8E: "transform_feedback"}  # fmt: skip
 _CLEAR_BUFFERS = {GL_COLOR: "color", GL_DEPTH: "depth", GL_STENCIL: "stencil",
                   GL_DEPTH_STENCIL: "depth_stencil"}  # fmt: skip
 #: GL ES 3.2's initial sampler state (glTexParameter / glSamplerParameter tables)

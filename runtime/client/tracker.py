@@ -32,6 +32,7 @@ from .cso_cache import RenderStateCsoCache
 from .emitter import Emitter
 from .render_state import RenderState
 from .slots import SlotAllocator
+from .compute_tracker import TrackerCompute
 from .suppressor import SetHashSuppressor
 
 __all__ = ["Buffer", "Texture", "Program", "Framebuffer", "Attrib", "Tracker", "GROUPS"]
@@ -39,7 +40,10 @@ __all__ = ["Buffer", "Texture", "Program", "Framebuffer", "Attrib", "Tracker", "
 #: Which groups each validate class pushes, in MobileGL's order (tracker policy, not a layout).
 _GROUPS: dict[str, tuple[str, ...]] = {
     "kDraw": ("framebuffer", "program", "subdata", "samplers", "constants", "shader_buffers",
-              "render_state", "pixel_pack", "patch", "attrib_defaults", "context_values", "vertex"),
+              "render_state", "pixel_pack", "patch", "attrib_defaults", "context_values", "vertex",
+              "images", "stream_output"),
+    "kDispatch": ("program", "subdata", "samplers", "constants", "shader_buffers", "images"),
+    "kXfbSpan": ("program", "subdata"),
     "kClear": ("framebuffer", "subdata", "clear_samplers", "render_state", "pixel_pack", "patch",
                "attrib_defaults", "context_values", "vertex"),
     "kReadback": ("read_framebuffer", "subdata", "pixel_pack"),
@@ -47,10 +51,11 @@ _GROUPS: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 #: every group a generation covers (``touch()`` with no name moves them all)
 GROUPS = ("framebuffer", "program", "samplers", "constants", "shader_buffers", "vertex",
-          "attrib_defaults", "context_values")  # fmt: skip
+          "attrib_defaults", "context_values", "images", "stream_output")  # fmt: skip
 #: bind_buffer_base / range targets -> the MGPShaderBuffers.Class constant's name
 SHADER_BUFFER_CLASSES = {"uniform": "kMGPipeShaderBufferClassUniform",
-                         "storage": "kMGPipeShaderBufferClassShaderStorage"}  # fmt: skip
+                         "storage": "kMGPipeShaderBufferClassShaderStorage",
+                         "atomic_counter": "kMGPipeShaderBufferClassAtomicCounter"}  # fmt: skip
 #: groups that read another group's generation
 _GEN_OF = {"clear_samplers": "samplers", "read_framebuffer": "framebuffer",
            "blit_framebuffers": "framebuffer"}  # fmt: skip
@@ -130,7 +135,7 @@ class Attrib:
     divisor: int = 0
 
 
-class Tracker:
+class Tracker(TrackerCompute):
     """Frontend state + validate-time pushes."""
 
     def __init__(
@@ -177,6 +182,7 @@ class Tracker:
         self.group_ver: dict[str, int] = dict.fromkeys(GROUPS, 0)
         self.group_gen: dict[str, int] = {}
         self.draw_gen = -1  # the generation every group of a draw was last pushed at
+        self._init_compute()  # issue 19: images, transform feedback, the pending set
 
     def touch(self, *groups: str) -> None:
         """A binding changed: the named groups (every group when none is named) re-check at
@@ -379,7 +385,8 @@ class Tracker:
 
     def _push_shader_buffers(self) -> None:
         """One SetShaderBuffers per class with a bound point: rows [0, highest + 1); a storage
-        point is writable (the client cannot tell what the shader writes: it says it may)."""
+        or atomic-counter point is writable unless the program in use declares its storage
+        block ``readonly`` (the client cannot tell more of what the shader writes)."""
         words = int(_t.constant("kMGPipeShaderBufferWritableMaskWords"))
         for cls, const in SHADER_BUFFER_CLASSES.items():
             points = {i: b for (c, i), b in self.buffer_bindings.items() if c == cls}
@@ -395,7 +402,7 @@ class Tracker:
                 buf, offset, size = b
                 rows.append({"Res": buf.handle, "Offset": offset,
                              "Size": size if size else max(buf.size - offset, 0)})  # fmt: skip
-                if cls == "storage":
+                if cls != "uniform" and i not in self.readonly_points(cls):
                     mask[i >> 5] |= 1 << (i & 31)
             head = {"Class": int(_t.constant(const)), "Start": 0, "Count": count,
                     "WritableMask": mask, "HostSpanCount": 0}  # fmt: skip

@@ -28,6 +28,7 @@ from .gl import GL, CountedGL, gl_string, has_entry
 from .answers import GlesAnswers
 from .gpu_timer import GlesGpuTimer
 from .bindings import Binder, GlSampler, GlSamplerView, apply_texture_params, make_sampler
+from .compute import ComputeEntries
 from .program import GlProgram, build_program
 from .resources import (
     PIXEL_FORMATS,
@@ -53,8 +54,10 @@ def _state_only(ctx: Any, d: Any) -> None:
     return None
 
 
-class GlesBackend(GlesAnswers):
-    """One context's GLES backend (see the module docstring)."""
+class GlesBackend(GlesAnswers, ComputeEntries):
+    """One context's GLES backend (see the module docstring; the answers:
+    :class:`~.answers.GlesAnswers`; issue 19's compute, image, barrier, transform-feedback
+    and patch entries: :class:`~.compute.ComputeEntries`)."""
 
     # state the applier keeps; the verbs read it
     CreateRenderState = staticmethod(_state_only)
@@ -62,8 +65,8 @@ class GlesBackend(GlesAnswers):
     SetDynamicState = staticmethod(_state_only)
     DeleteRenderState = staticmethod(_state_only)
     SetPixelPackState = staticmethod(_state_only)
-    # pushed at a scene's first validate (MobileGL's sequence); nothing here reads them:
-    # a program that would need them (compute, tessellation) is refused at its create
+    # pushed at a scene's first validate (MobileGL's sequence); the applier holds them and
+    # LaunchGrid reads the dispatch program, the driver takes patch sizes at PatchParameter
     BindShaderState = staticmethod(_state_only)
     SetDispatchProgram = staticmethod(_state_only)
     SetPatchState = staticmethod(_state_only)
@@ -99,6 +102,7 @@ class GlesBackend(GlesAnswers):
         self.renderer = gl_string(gl, GL.GL_RENDERER)
         exts = set(gl_string(gl, GL.GL_EXTENSIONS).split())
         major = geti(GL.GL_MAJOR_VERSION) * 10 + geti(GL.GL_MINOR_VERSION)
+        self.gles_version, self.exts = major, frozenset(exts)
         self.limits = Limits(geti(GL.GL_MAX_TEXTURE_SIZE), geti(GL.GL_MAX_RENDERBUFFER_SIZE),
                              geti(GL.GL_MAX_DRAW_BUFFERS), geti(GL.GL_MAX_VERTEX_ATTRIBS))  # fmt: skip
         indexed = (major >= 32 or "GL_OES_draw_buffers_indexed" in exts) and all(
@@ -306,7 +310,8 @@ class GlesBackend(GlesAnswers):
         stages = {i: bytes(_staged(ctx, p.Spirv[i], f"{d.name}.Spirv"))
                   for i in range(len(p.Spirv)) if mask >> i & 1}  # fmt: skip
         reflection = bytes(_staged(ctx, p.Reflection, f"{d.name}.Reflection"))
-        ctx.resolved["Cso"].backend = build_program(self.gl, stages, reflection, d.name)
+        ctx.resolved["Cso"].backend = build_program(self.gl, stages, reflection, d.name,
+                                                    version=self.gles_version, exts=self.exts)
 
     def SetDrawProgram(self, ctx: Any, d: Any) -> None:
         obj = ctx.resolved.get("Handle")
@@ -586,6 +591,9 @@ class GlesBackend(GlesAnswers):
                 else:
                     gl.glDrawArrays(mode, start, count)
         self.draws += len(ranges)
+        if prog.storage or prog.atomic:  # what the draw may have written (issue 19)
+            for b in self.binder.writable_buffers(prog):
+                b.gpu_dirty = True
 
     def Present(self, ctx: Any, d: Any) -> None:
         self._ready()

@@ -195,6 +195,10 @@ class Binder:
         self._applied: tuple | None = None
         self.cls_uniform = _t.constant("kMGPipeShaderBufferClassUniform")
         self.cls_storage = _t.constant("kMGPipeShaderBufferClassShaderStorage")
+        self.cls_atomic = _t.constant("kMGPipeShaderBufferClassAtomicCounter")
+        self._images: dict[int, tuple] = {}  # image unit -> glBindImageTexture arguments
+        self._access = {int(v): k for k, v in _t.enum_members("MGPipeImageAccess").items()}
+        self._objs: dict[tuple[int, int], GlBuffer] = {}  # (target, point) -> its buffer
 
     def disturbed(self) -> None:
         """A texture was bound on the active unit outside the draw path (an upload, a
@@ -227,6 +231,15 @@ class Binder:
         for name, b in prog.storage:
             self._buffer(ctx, GL.GL_SHADER_STORAGE_BUFFER, self.cls_storage, b, b,
                          f"{what}.storage block {name!r} (binding point {b})")  # fmt: skip
+        storage_points = {b for _n, b in prog.storage}
+        for name, point, b in prog.atomic:  # an atomic counter is a storage block on GLES
+            if b in storage_points:
+                raise DriverRefused(f"{what}.atomic counter binding {point}", f"its storage "
+                                    f"block {name!r} shares SSBO binding {b} with a storage block")  # fmt: skip
+            self._buffer(ctx, GL.GL_SHADER_STORAGE_BUFFER, self.cls_atomic, point, b,
+                         f"{what}.atomic counter binding {point}")  # fmt: skip
+        if prog.images:
+            self._bind_images(ctx, prog, what)
         views, states = ctx.windows["SetSamplerViews"], ctx.windows["BindSamplerStates"]
         for loc, name, b, _type in prog.samplers:
             unit = units.get(loc, b)
@@ -319,16 +332,62 @@ class Binder:
                                     f"GL_UNIFORM_BUFFER_OFFSET_ALIGNMENT {self._align}")  # fmt: skip
         want = (buf.name, off, size)
         key = (int(target), binding)
+        self._objs[key] = buf
         if self._points.get(key) != want:
             self.gl.glBindBufferRange(target, binding, buf.name, ctypes.c_ssize_t(off).value,
                                       ctypes.c_ssize_t(size).value)  # fmt: skip
             self._points[key] = want
 
+    _GL_ACCESS = {"ReadOnly": 0x88B8, "WriteOnly": 0x88B9, "ReadWrite": 0x88BA}
+
+    def _bind_images(self, ctx: Any, prog: GlProgram, what: str) -> None:
+        """Each image uniform's unit from the ``SetShaderImages`` window: the texture,
+        level, layer and access the client bound; the format must be the one the shader
+        declares (GL ES 3.1 §8.22: a mismatch reads undefined values -- refused here)."""
+        window = ctx.windows["SetShaderImages"]
+        for name, unit, fmt in prog.images:
+            where = f"{what}.image {name!r} (unit {unit})"
+            row = window[unit] if unit < len(window) else None
+            if row is None or row.Res.is_null:
+                raise DriverRefused(where, "no texture is bound to the image unit")
+            tex = _obj(ctx, "Texture", row.Res, where).backend
+            if not isinstance(tex, GlTexture) or not tex.levels:
+                raise DriverRefused(where, "the texture has no storage")
+            if int(row.InternalFormat) != fmt:
+                raise DriverRefused(f"{where}.InternalFormat", f"0x{int(row.InternalFormat):04x}, "
+                                    f"the shader declares 0x{fmt:04x}")  # fmt: skip
+            level = int(row.Level)
+            if level >= tex.levels:
+                raise DriverRefused(f"{where}.Level", f"{level} of a texture of {tex.levels}")
+            access = self._GL_ACCESS.get(self._access.get(int(row.Access), ""))
+            if access is None:
+                raise DriverRefused(f"{where}.Access", f"{int(row.Access)}")
+            args = (tex.name, level, bool(row.Layered), int(row.Layer), access, fmt)
+            if self._images.get(unit) != args:
+                self.gl.glBindImageTexture(unit, *args)
+                self._images[unit] = args
+
+    def bound_image(self, unit: int, args: tuple | None) -> None:
+        """``BindShaderImage`` bound ``args`` on ``unit`` at the call (None: unbound)."""
+        if args is None:
+            self._images.pop(unit, None)
+        else:
+            self._images[unit] = args
+
+    def writable_buffers(self, prog: GlProgram) -> list[GlBuffer]:
+        """GL names of the buffers bound at the program's storage and atomic-counter points
+        (what a draw or dispatch of it may write; conservative: a readonly block's too)."""
+        ssbo = int(GL.GL_SHADER_STORAGE_BUFFER)
+        points = [b for _n, b in prog.storage] + [b for _n, _p, b in prog.atomic]
+        return [self._objs[(ssbo, b)] for b in points if (ssbo, b) in self._objs]
+
     def forget_buffer(self, name: int) -> None:
         self._points = {k: v for k, v in self._points.items() if v[0] != name}
+        self._objs = {k: v for k, v in self._objs.items() if v.name != name}
 
     def forget_texture(self, name: int) -> None:
         self._units = {k: v for k, v in self._units.items() if v[1] != name}
+        self._images = {k: v for k, v in self._images.items() if v[0] != name}
 
     def forget_sampler(self, name: int) -> None:
         self._units = {k: v for k, v in self._units.items() if v[2] != name}

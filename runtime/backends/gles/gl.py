@@ -36,6 +36,7 @@ _PROC_ARGS: dict[str, tuple] = {
     "glSamplerParameterIiv": (_u, _u, ctypes.POINTER(_i)),
     "glSamplerParameterIuiv": (_u, _u, _pu),
     "glDrawElementsInstancedBaseVertex": (_u, _i, _u, ctypes.c_void_p, _i, _i),
+    "glPatchParameteri": (_u, _i),
     "glGenQueriesEXT": (_i, _pu), "glDeleteQueriesEXT": (_i, _pu),
     "glBeginQueryEXT": (_u, _u), "glEndQueryEXT": (_u,),
     "glGetQueryObjectuivEXT": (_u, _u, _pu), "glGetQueryObjectui64vEXT": (_u, _u, _pu64),

@@ -27,11 +27,27 @@ from .gl import GL, CountedGL
 __all__ = ["GlProgram", "spirv_to_essl", "build_program", "ESSL_VERSION"]
 
 ESSL_VERSION = "310"  # explicit binding = N on blocks and samplers (ESSL 3.10)
-#: GL shader type of each ``Spirv[i]`` slot that GLES 3.0 can run (vertex, fragment).
-_GL_STAGE = {0: GL.GL_VERTEX_SHADER, 4: GL.GL_FRAGMENT_SHADER}
+#: GL shader type of each ``Spirv[i]`` slot (GL stage order; GLES 3.2's token values for
+#: the stages PyOpenGL's GLES3 module does not name).
+_GL_STAGE = {0: int(GL.GL_VERTEX_SHADER), 1: 0x8E88, 2: 0x8E87, 3: 0x8DD9,
+             4: int(GL.GL_FRAGMENT_SHADER), 5: int(GL.GL_COMPUTE_SHADER)}  # fmt: skip
+#: the stage sets a GLES program links: compute alone, or vertex + fragment with an
+#: optional tessellation pair and an optional geometry stage
+_STAGE_SETS = ({5}, {0, 4}, {0, 1, 2, 4}, {0, 3, 4}, {0, 1, 2, 3, 4})
+#: stages that need GLES 3.2 or the named extension
+_STAGE_EXT = {1: "GL_EXT_tessellation_shader", 2: "GL_EXT_tessellation_shader",
+              3: "GL_EXT_geometry_shader"}  # fmt: skip
 #: reflection lists a GLES program of this backend cannot bind yet.
-_UNBOUND = ("images", "push_constants")
+_UNBOUND = ("push_constants",)
 DEFAULT_BLOCK = "gl_DefaultUniformBlock"
+#: glslang's relaxed rules make an ``atomic_uint`` at GL binding N a storage block of this
+#: name + N (its own SSBO binding is the row's): bound from the AtomicCounter class
+ATOMIC_BLOCK = "gl_AtomicCounterBlock_"
+#: ESSL image format qualifiers -> GL internal formats (GL ES 3.1 Table 8.27)
+IMAGE_FORMATS = {"rgba32f": 0x8814, "rgba16f": 0x881A, "r32f": 0x822E, "rgba8": 0x8058,
+                 "rgba8_snorm": 0x8F97, "rgba32ui": 0x8D70, "rgba16ui": 0x8D76,
+                 "rgba8ui": 0x8D7C, "r32ui": 0x8236, "rgba32i": 0x8D82, "rgba16i": 0x8D88,
+                 "rgba8i": 0x8D8E, "r32i": 0x8235}  # fmt: skip
 
 _essl: dict[str, str] = {}
 _essl_lock = threading.Lock()
@@ -52,7 +68,12 @@ class GlProgram:
         self.default: tuple[int, int] | None = None
         self.blocks: list[tuple[int, str, int]] = []
         self.storage: list[tuple[str, int]] = []
+        self.atomic: list[tuple[str, int, int]] = []  # (name, GL counter binding, SSBO binding)
+        self.images: list[tuple[str, int, int]] = []  # (name, unit, GL format)
         self.samplers: list[tuple[int, str, int, str]] = []
+        self.compute = False
+        self.xfb = None  # the capture layout (spirv_xfb.XfbLayout) or None
+        self.xfb_scratch = False  # GLES cannot say its holes: captured packed, scattered
         self.base_instance_loc = -1  # SPIRV-Cross's SPIRV_Cross_BaseInstance uniform
         self.base_instance = 0
         self.globals_version = -1  # the default-block bytes the UBO holds
@@ -72,9 +93,24 @@ class GlProgram:
             seen = set()
             for e in reflection.get("storage", ()):
                 b = int(e["binding"])
+                name = str(e.get("name", ""))
                 if b not in seen:
                     seen.add(b)
-                    self.storage.append((str(e.get("name", "")), b))
+                    if name.startswith(ATOMIC_BLOCK):
+                        self.atomic.append((name, int(name[len(ATOMIC_BLOCK):]), b))
+                    else:
+                        self.storage.append((name, b))
+            seen = set()
+            for e in reflection.get("images", ()):
+                b = int(e["binding"])
+                if b in seen:
+                    continue
+                seen.add(b)
+                fmt = IMAGE_FORMATS.get(str(e.get("format", "")))
+                if fmt is None:
+                    raise DriverRefused("CreateShaderState.Reflection", f"image {e.get('name')!r}: "
+                                        f"format {e.get('format')!r} is no ESSL image format")  # fmt: skip
+                self.images.append((str(e.get("name", "")), b, fmt))
             locations: dict[str, int] = {}
             for e in list(reflection.get("default_block", ())) + list(
                 reflection.get("samplers", ())
@@ -104,6 +140,8 @@ class GlProgram:
             or self.blocks
             or self.storage
             or self.samplers
+            or self.atomic
+            or self.images
             or self.base_instance_loc >= 0
         )
 
@@ -133,8 +171,12 @@ def _log(gl: CountedGL, getter: str, name: int) -> str:
 
 
 def build_program(gl: CountedGL, stages: dict[int, bytes], reflection: bytes,
-                  what: str) -> GlProgram:  # fmt: skip
-    """Translate, compile and link; refuse by name (nothing left behind on refusal)."""
+                  what: str, *, version: int = 30, exts: frozenset[str] = frozenset()) -> GlProgram:  # fmt: skip
+    """Translate, compile and link; refuse by name (nothing left behind on refusal).
+    ``version`` is the context's GLES version (32 = 3.2), ``exts`` its extensions: a stage
+    the driver cannot run is refused before any GL object is made. A capturing stage
+    (SPIR-V ``Xfb``) has its decorations read and stripped (:mod:`..spirv_xfb`) and its
+    varyings named to ``glTransformFeedbackVaryings`` before the link."""
     try:
         refl = json.loads(bytes(reflection) or b"{}")
     except ValueError as exc:
@@ -144,10 +186,35 @@ def build_program(gl: CountedGL, stages: dict[int, bytes], reflection: bytes,
     if unbound:
         raise DriverRefused(f"{what}.Reflection", f"program declares {', '.join(unbound)}; "
                             "the gles backend binds uniforms, uniform / storage blocks and samplers only")  # fmt: skip
-    missing = [i for i in stages if i not in _GL_STAGE]
-    if missing or set(_GL_STAGE) - set(stages):
-        raise DriverRefused(f"{what}.StageMask", f"stages {sorted(stages)}: gles runs exactly "
-                            f"a vertex and a fragment stage ({sorted(_GL_STAGE)})")  # fmt: skip
+    if set(stages) not in _STAGE_SETS:
+        raise DriverRefused(f"{what}.StageMask", f"stages {sorted(stages)}: a GLES program links "
+                            f"one of {[sorted(s) for s in _STAGE_SETS]}")  # fmt: skip
+    if 5 in stages and version < 31:
+        raise DriverRefused(f"{what}.StageMask", "a compute stage needs GLES 3.1")
+    for slot in stages:
+        ext = _STAGE_EXT.get(slot)
+        if ext and version < 32 and ext not in exts:
+            raise DriverRefused(f"{what}.StageMask", f"stage {slot}: the driver has neither "
+                                f"GLES 3.2 nor {ext}")  # fmt: skip
+    from ..spirv_xfb import SpirvError, strip_xfb, xfb_layout
+
+    layout = None
+    try:
+        for slot in (3, 2, 0):  # the last pre-rasterisation stage captures
+            if slot in stages:
+                layout = xfb_layout(stages[slot])
+                if layout is not None:
+                    stages = dict(stages)
+                    stages[slot] = strip_xfb(stages[slot])
+                break
+    except SpirvError as exc:
+        raise DriverRefused(f"{what}.Spirv", f"transform feedback layout: {exc}") from None
+    names: list[str] = []
+    if layout is not None:
+        if len(layout.strides) != 1:
+            raise DriverRefused(f"{what}.Xfb", f"captures into buffers {sorted(layout.strides)}: "
+                                "GLES interleaves into one buffer (no gl_NextBuffer)")  # fmt: skip
+        names = [v.name for v in layout.varyings]
     sources = {slot: spirv_to_essl(code, what) for slot, code in stages.items()}
     shaders: list[int] = []
     prog = 0
@@ -162,6 +229,9 @@ def build_program(gl: CountedGL, stages: dict[int, bytes], reflection: bytes,
         prog = int(gl.glCreateProgram())
         for sh in shaders:
             gl.glAttachShader(prog, sh)
+        if names:
+            gl.glTransformFeedbackVaryings(prog, len(names), _c_strings(names),
+                                           GL.GL_INTERLEAVED_ATTRIBS)  # fmt: skip
         gl.glLinkProgram(prog)
         if not gl.glGetProgramiv(prog, GL.GL_LINK_STATUS):
             raise DriverRefused(f"{what}.Link", _log(gl, "glGetProgramInfoLog", prog))
@@ -173,5 +243,17 @@ def build_program(gl: CountedGL, stages: dict[int, bytes], reflection: bytes,
         for sh in shaders:
             gl.glDeleteShader(sh)
     out = GlProgram(prog, refl)
+    out.compute = 5 in stages
+    if layout is not None:
+        out.xfb = layout
+        out.xfb_scratch = not layout.packed()
     out.base_instance_loc = int(gl.glGetUniformLocation(prog, "SPIRV_Cross_BaseInstance"))
     return out
+
+
+def _c_strings(names: list[str]) -> object:
+    """A ``const GLchar* const*`` of ``names`` (kept alive by the caller's expression)."""
+    import ctypes
+
+    arr = (ctypes.c_char_p * len(names))(*(n.encode() for n in names))
+    return ctypes.cast(arr, ctypes.POINTER(ctypes.POINTER(ctypes.c_char)))

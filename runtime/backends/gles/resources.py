@@ -65,6 +65,9 @@ class GlBuffer:
     size: int = 0
     mirror: bytearray = field(default_factory=bytearray)
     serial: int = 0  # moves on every write (index-range memo key)
+    #: a draw / dispatch / capture may have written it since ``mirror`` was last true
+    #: (the server's GPU-written set): the mirror is re-read before it is trusted
+    gpu_dirty: bool = False
 
 
 @dataclass

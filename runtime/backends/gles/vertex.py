@@ -174,6 +174,8 @@ class VertexInput:
         if end > ib.size:
             raise DriverRefused(f"{what}.IndexRange", f"indices [{start}, {start + count}) of "
                                 f"{size} bytes need {end} bytes; the buffer has {ib.size}")  # fmt: skip
+        if ib.gpu_dirty:  # written by the GPU: the host mirror is re-read first
+            refresh_mirror(self.gl, ib)
         key = (ib.name, ib.serial, size, start, count, restart)
         hit = self._range_memo.get(key)
         if hit is not None:
@@ -210,3 +212,22 @@ class VertexInput:
         if proven[0] == key:
             last_vertex, instances = max(last_vertex, proven[1]), max(instances, proven[2])
         self._proven = (key, last_vertex, instances)
+
+
+def refresh_mirror(gl: CountedGL, buf: GlBuffer) -> None:
+    """Re-read a GPU-written buffer's bytes into its host mirror (glMapBufferRange for
+    reading, GLES 3.0); its serial moves, so no memo of the old bytes answers again."""
+    import ctypes
+
+    target = GL.GL_COPY_READ_BUFFER
+    gl.glBindBuffer(target, buf.name)
+    if buf.size:
+        ptr = gl.glMapBufferRange(target, 0, buf.size, GL.GL_MAP_READ_BIT)
+        if not ptr:
+            raise DriverRefused("DrawVbo.IndexResource", "glMapBufferRange could not read the "
+                                "GPU-written index buffer back")  # fmt: skip
+        ctypes.memmove((ctypes.c_char * buf.size).from_buffer(buf.mirror), ptr, buf.size)
+        gl.glUnmapBuffer(target)
+    gl.glBindBuffer(target, 0)
+    buf.serial += 1
+    buf.gpu_dirty = False

@@ -37,6 +37,7 @@ from ...schema import layouts
 from ...schema import tables as _t
 from ...server.handle_fields import table_of
 from ...wire.handle import Handle
+from .compute import ComputeEntries
 from .counters import Counters
 from .answers import AnswerEntries
 from .copies import CopyEntries
@@ -45,7 +46,8 @@ from .fences import FenceEntries
 from .queries import QueryEntries
 from .pipelines import VertexLayout
 from .renderer import DrawCall, VulkanRenderer
-from .descriptors import DescriptorAllocator, SamplerObject, UniformRing, default_parameters
+from .descriptors import (ATOMIC_BLOCK, DescriptorAllocator, SamplerObject, UniformRing,
+                          default_parameters)  # fmt: skip
 from .memory import GpuBuffer
 from .formats import vk_info
 from .renderer import IntColor
@@ -83,7 +85,7 @@ def _floats(bits: tuple[int, ...]) -> tuple[float, ...]:
     return struct.unpack(f"<{len(bits)}f", struct.pack(f"<{len(bits)}I", *bits))
 
 
-class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries):
+class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, ComputeEntries):
     """The backend object the applier builds its table from (see the module)."""
 
     def __init__(self, *, width: int = 640, height: int = 480, device: str | int | None = None,
@@ -137,6 +139,7 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries):
         if isinstance(obj.backend, VkBufferResource):
             obj.backend.respecify(p.Width)
         else:  # attached targets read the new image through the resource
+            self.forget_storage_views(obj.backend)
             obj.backend.respecify(p.InternalFormat, p.Width, p.Height, p.Levels,
                                   whole=not p.HasRespecifiedLevel, target=_target_name(p.Target),
                                   depth=p.Depth, layers=p.ArrayLayers, samples=p.Samples)  # fmt: skip
@@ -157,7 +160,7 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries):
         res, p = ctx.resolved["Res"].backend, d.payload
         blob = d.blob or b""
         if isinstance(res, VkBufferResource):
-            self.settle_buffer(res)  # a device copy into it lands first
+            self.settle_buffer(res)  # device writes into it (copies, shaders) land first
             res.write(p.UnionBox.X, blob[: p.UnionBox.W], self.r.ring.completed)
             return
         if res.image is None or res.info is None:
@@ -190,6 +193,7 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries):
         self._bind_serial += 1  # no memoised set may name what dies here
         if obj.backend is not None:
             self._forget_targets_of(obj.backend)
+            self.forget_storage_views(obj.backend)
             obj.backend.destroy()
             self._drop(obj.backend)
             obj.backend = None
@@ -209,6 +213,7 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries):
 
     def _retire_program(self, handle: Handle, program: ShaderProgram) -> None:
         self.r.memo.retire(handle)
+        self._retire_compute(handle)
         memo = self._sets.pop(handle, None)
         if memo is not None:
             for pool, dset in memo[5]:
@@ -286,14 +291,8 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries):
         self._bind_serial += 1
 
     BindSamplerStates = SetSamplerViews
-    SetShaderBuffers = SetSamplerViews
     SetProgramBindings = SetSamplerViews
     SetStorageBlockBinding = SetSamplerViews  # the server keeps name -> binding point
-
-    def MemoryBarrier(self, ctx: Any, d: Any) -> None:
-        """``glMemoryBarrier``: every earlier write visible to every later access (the
-        pass ends; one full barrier whatever ``Bits`` names)."""
-        full_barrier(self.r.cmd_outside_pass())
 
     def SetTextureParams(self, ctx: Any, d: Any) -> None:
         obj = ctx.resolved["Res"]
@@ -348,7 +347,7 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries):
         infos = []
         for b, payload in writes:
             kw: dict[str, Any] = {}
-            if b.kind == "sampler":
+            if b.kind in ("sampler", "image"):
                 kw["pImageInfo"] = payload
             else:
                 kw["pBufferInfo"] = payload
@@ -372,6 +371,7 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries):
         cls = {
             "uniform": _t.constant("kMGPipeShaderBufferClassUniform"),
             "storage": _t.constant("kMGPipeShaderBufferClassShaderStorage"),
+            "atomic": _t.constant("kMGPipeShaderBufferClassAtomicCounter"),
         }
         writes, key, keep = [], [], []
         pending_orient = []
@@ -384,16 +384,22 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries):
                 writes.append((b, info))
                 key.append(("d", chunk.buffer))
                 continue
-            if b.kind in ("uniform", "storage"):
+            if b.kind == "image":
+                writes.append((b, self.storage_image_infos(ctx, b, key, pending_orient)))
+                continue
+            if b.kind in ("uniform", "storage", "atomic"):
                 point = (blocks.get(b.index, b.binding) if b.kind == "uniform"
+                         else int(b.name[len(ATOMIC_BLOCK):]) if b.kind == "atomic"
                          else storage.get(b.name, b.binding))  # fmt: skip
                 window = ctx.windows[f"SetShaderBuffers[{cls[b.kind]}]"]
                 row = window[point] if point < len(window) else None
-                where = f"DrawVbo.{b.kind} block {b.name!r} (binding point {point})"
+                where = f"{ctx.call}.{b.kind} block {b.name!r} (binding point {point})"
                 if row is None or row.Res.is_null:
                     raise VulkanRefused(where, "no buffer is bound there")
                 buf = _obj(ctx, "Buffer", row.Res, where).backend
-                off, size = int(row.Offset), int(row.Size) or (buf.size - int(row.Offset))
+                off, size = int(row.Offset), int(row.Size)
+                if not size or size == _t.constant("kMGPipeWholeBuffer"):
+                    size = buf.size - off
                 align = int(self.dev.limits.minUniformBufferOffsetAlignment if b.kind == "uniform"
                             else self.dev.limits.minStorageBufferOffsetAlignment)  # fmt: skip
                 if off % align:
@@ -409,7 +415,7 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries):
             infos = []
             for i in range(b.count):
                 unit = units.get(b.index + i, b.binding + i)
-                where = f"DrawVbo.sampler {b.name!r} (unit {unit})"
+                where = f"{ctx.call}.sampler {b.name!r} (unit {unit})"
                 row = views[unit] if unit < len(views) else None
                 if row is None or (row.Texture.is_null and row.View.is_null):
                     raise VulkanRefused(where, "no texture is bound to the unit")
@@ -513,6 +519,8 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries):
         p = d.payload
         shader_h = ctx.draw_program
         shader = _obj(ctx, "ShaderCso", shader_h, "DrawVbo.Program").backend
+        if getattr(shader, "compute", False):
+            raise VulkanRefused("DrawVbo.Program", "a compute program draws nothing (LaunchGrid)")
         vertex = _obj(
             ctx, "VertexElementsCso", ctx.vertex_elements, "DrawVbo.VertexElements"
         ).backend
@@ -554,6 +562,8 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries):
                                            0, len(sets), sets, len(dyn), dyn or None)  # fmt: skip
 
         self.r.draw(dc, block, ctx.render_state.version, bind)
+        if bound is not None:
+            self.mark_gpu_writes(ctx, shader_h, shader, serial)
 
     def _line_loop(self, ib: VkBufferResource | None, size: int,
                    ranges: list[tuple[int, int, int]], serial: int) -> tuple[Any, list]:  # fmt: skip
@@ -855,6 +865,7 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries):
         self._targets.clear()
         self.r.finish()
         self._query_close()
+        self.close_compute()
         self.descriptors.destroy()
         self.uniforms.destroy()
         for thing in list(self._live.values()):  # what the client never deleted

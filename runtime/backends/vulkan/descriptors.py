@@ -36,12 +36,16 @@ __all__ = ["ProgramResources", "Binding", "DescriptorAllocator", "UniformRing", 
 DEFAULT_BLOCK = "gl_DefaultUniformBlock"
 _STAGES = {"vert": vk.VK_SHADER_STAGE_VERTEX_BIT, "tesc": vk.VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT,
            "tese": vk.VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT,
-           "geom": vk.VK_SHADER_STAGE_GEOMETRY_BIT, "frag": vk.VK_SHADER_STAGE_FRAGMENT_BIT}  # fmt: skip
+           "geom": vk.VK_SHADER_STAGE_GEOMETRY_BIT, "frag": vk.VK_SHADER_STAGE_FRAGMENT_BIT,
+           "comp": vk.VK_SHADER_STAGE_COMPUTE_BIT}  # fmt: skip
+#: glslang's relaxed rules gather GL atomic counters of binding point N into a storage block
+#: of this name + N (the counters' ``offset`` qualifiers are the block's member offsets)
+ATOMIC_BLOCK = "gl_AtomicCounterBlock_"
 
 
 @dataclass
 class Binding:
-    kind: str  # "default", "uniform", "storage", "sampler"
+    kind: str  # "default", "uniform", "storage", "atomic", "sampler", "image"
     set: int
     binding: int
     count: int
@@ -56,7 +60,9 @@ class Binding:
         return {"default": vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC,
                 "uniform": vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
                 "storage": vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                "sampler": vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER}[self.kind]  # fmt: skip
+                "atomic": vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                "sampler": vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                "image": vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE}[self.kind]  # fmt: skip
 
 
 class ProgramResources:
@@ -67,7 +73,8 @@ class ProgramResources:
         locations: dict[str, int] = {}
         for e in list(reflection.get("default_block", ())) + list(reflection.get("samplers", ())):
             locations.setdefault(str(e.get("name", "")), len(locations))
-        for key, kind in (("uniforms", "uniform"), ("storage", "storage"), ("samplers", "sampler")):
+        for key, kind in (("uniforms", "uniform"), ("storage", "storage"), ("samplers", "sampler"),
+                          ("images", "image")):  # fmt: skip
             for pos, e in enumerate(reflection.get(key, ())):
                 try:
                     s, b = int(e.get("set", 0)), int(e["binding"])
@@ -78,6 +85,8 @@ class ProgramResources:
                                         f"{key} entry {e!r}: no set / binding / stage") from None  # fmt: skip
                 name = str(e.get("name", ""))
                 k = "default" if kind == "uniform" and name == DEFAULT_BLOCK else kind
+                if kind == "storage" and name.startswith(ATOMIC_BLOCK):
+                    k = "atomic"
                 have = merged.get((s, b))
                 if have is not None:
                     if have.kind != k:
@@ -93,6 +102,8 @@ class ProgramResources:
         self.bindings = sorted(merged.values(), key=lambda x: (x.set, x.binding))
         self.sets = (max(b.set for b in self.bindings) + 1) if self.bindings else 0
         self.default = next((b for b in self.bindings if b.kind == "default"), None)
+        #: the program may write buffers (storage blocks, atomic counters)
+        self.writes = any(b.kind in ("storage", "atomic") for b in self.bindings)
 
     def create_layouts(self, dev: Any) -> list[Any]:
         out = []
@@ -128,49 +139,92 @@ EXTENSION_CODES_FIXED = _fix_extension_error_codes()
 
 
 class DescriptorAllocator:
-    """Sets from pools of :data:`POOL_SETS` (a new pool when one is full)."""
+    """Sets from pools of :data:`POOL_SETS`, O(1) amortised per set.
+
+    The allocator remembers its current pool and asks only that one; when the driver
+    answers out-of-pool (or fragmented), the current pool is set aside as *full* and a
+    spare one takes over: a full pool whose every set has been freed (each free runs only
+    once the set's submission has retired, through ``defer``) is reset and becomes a spare,
+    else a new pool is opened. So every set costs one ``vkAllocateDescriptorSets``, plus one
+    more per pool that fills -- never a walk over the full pools. ``attempts`` counts the
+    driver calls, ``allocated`` the sets handed out, ``recycled`` the pools reused."""
 
     POOL_SETS = 256
+    #: descriptor types a pool holds (``POOL_SETS`` x 8 of each)
+    TYPES = (vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+             vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+             vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE)  # fmt: skip
 
     def __init__(self, dev: Any, defer: Callable[[Callable[[], None]], None]) -> None:
         self.dev, self.defer = dev, defer
-        self.pools: list[Any] = []
+        self.pools: list[Any] = []  # every pool opened (destroyed at close)
+        self.current: Any = None
+        self._live: dict[Any, int] = {}  # pool -> sets handed out and not yet freed
+        self._full: set[Any] = set()  # pools that answered out-of-pool, sets still live
+        self._spare: list[Any] = []  # full pools whose sets were all freed (reset)
         self.allocated = 0
+        self.attempts = 0  # vkAllocateDescriptorSets calls
+        self.recycled = 0
         self.updates = 0  # vkUpdateDescriptorSets calls
 
     def _pool(self) -> Any:
         n = self.POOL_SETS
-        sizes = [vk.VkDescriptorPoolSize(type=t, descriptorCount=n * 8) for t in (
-            vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
-            vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER)]  # fmt: skip
+        sizes = [vk.VkDescriptorPoolSize(type=t, descriptorCount=n * 8) for t in self.TYPES]
         info = vk.VkDescriptorPoolCreateInfo(
             flags=vk.VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT, maxSets=n,
             poolSizeCount=len(sizes), pPoolSizes=sizes)  # fmt: skip
         pool = vk.vkCreateDescriptorPool(self.dev.device, info, None)
         self.pools.append(pool)
+        self._live[pool] = 0
         return pool
 
-    def allocate(self, layout: Any) -> tuple[Any, Any]:
-        for pool in reversed(self.pools or [self._pool()]):
-            try:
-                info = vk.VkDescriptorSetAllocateInfo(descriptorPool=pool, descriptorSetCount=1,
-                                                      pSetLayouts=[layout])  # fmt: skip
-                self.allocated += 1
-                return pool, vk.vkAllocateDescriptorSets(self.dev.device, info)[0]
-            except (vk.VkErrorOutOfPoolMemory, vk.VkErrorFragmentedPool):
-                continue
-        pool = self._pool()
+    def _try(self, pool: Any, layout: Any) -> Any:
         info = vk.VkDescriptorSetAllocateInfo(descriptorPool=pool, descriptorSetCount=1,
                                               pSetLayouts=[layout])  # fmt: skip
-        return pool, vk.vkAllocateDescriptorSets(self.dev.device, info)[0]
+        self.attempts += 1
+        try:
+            return vk.vkAllocateDescriptorSets(self.dev.device, info)[0]
+        except (vk.VkErrorOutOfPoolMemory, vk.VkErrorFragmentedPool):
+            return None
+
+    def allocate(self, layout: Any) -> tuple[Any, Any]:
+        pool = self.current
+        dset = self._try(pool, layout) if pool is not None else None
+        if dset is None:
+            if pool is not None:
+                if self._live[pool]:
+                    self._full.add(pool)
+                else:  # empty and still out of room: the layout is past a whole pool
+                    self._spare.append(pool)
+            if self._spare:
+                pool = self._spare.pop()
+                self.recycled += 1
+            else:
+                pool = self._pool()
+            self.current = pool
+            dset = self._try(pool, layout)
+            if dset is None:
+                raise VulkanRefused("descriptor set", f"one set of the layout is past a pool of "
+                                    f"{self.POOL_SETS} sets x 8 descriptors of each type")  # fmt: skip
+        self._live[pool] += 1
+        self.allocated += 1
+        return pool, dset
+
+    def _release(self, pool: Any, dset: Any) -> None:
+        vk.vkFreeDescriptorSets(self.dev.device, pool, 1, [dset])
+        self._live[pool] -= 1
+        if not self._live[pool] and pool in self._full:  # every set retired: a spare
+            self._full.discard(pool)
+            vk.vkResetDescriptorPool(self.dev.device, pool, 0)
+            self._spare.append(pool)
 
     def free(self, pool: Any, dset: Any) -> None:
-        self.defer(lambda: vk.vkFreeDescriptorSets(self.dev.device, pool, 1, [dset]))
+        self.defer(lambda: self._release(pool, dset))
 
     def destroy(self) -> None:
         for p in self.pools:
             vk.vkDestroyDescriptorPool(self.dev.device, p, None)
-        self.pools = []
+        self.pools, self._live, self._full, self._spare, self.current = [], {}, set(), [], None
 
 
 class UniformRing:

@@ -29,7 +29,7 @@ __all__ = ["BUFFER_USAGE", "VkBufferResource", "VkTextureResource"]
 BUFFER_USAGE = (
     vk.VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | vk.VK_BUFFER_USAGE_INDEX_BUFFER_BIT
     | vk.VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT
-    | vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT
+    | vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT | vk.VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT
     | vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT
 )  # fmt: skip
 
@@ -43,6 +43,7 @@ class VkBufferResource:
         self.used_serial = 0  # the last submission serial that may read it
         self.renames = 0
         self.writes = 0  # bumped by every write (an 8-bit index copy keys on it)
+        self.gpu_written = 0  # the last submission serial whose shaders may write it
 
     def respecify(self, size: int) -> None:
         self._retire()
@@ -150,6 +151,8 @@ class VkTextureResource:
                 and itype != vk.VK_IMAGE_TYPE_3D
             ):
                 usage |= vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT
+            if _has(self.dev, fmt, vk.VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT) and samples <= 1:
+                usage |= vk.VK_IMAGE_USAGE_STORAGE_BIT  # image load / store
         count = 1
         if samples > 1:  # a multisampled renderbuffer / texture: rendered, resolved by a blit
             limits = self.dev.limits

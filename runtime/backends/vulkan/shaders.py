@@ -9,8 +9,9 @@ locations the vertex stage consumes (a pipeline feeds exactly those), and the pr
 descriptor-set layouts (:class:`~.descriptors.ProgramResources`): uniform blocks (the
 default block, ``gl_DefaultUniformBlock``, as a dynamic uniform buffer fed by
 ``SetGlobalConstants``), storage blocks and combined image samplers, one
-``VkDescriptorSetLayout`` per set the reflection names. Storage images and push
-constants are refused by name.
+``VkDescriptorSetLayout`` per set the reflection names. A compute program is the compute
+stage alone (slot 5; :mod:`.compute` makes its pipeline); storage images (``images``) bind
+as ``STORAGE_IMAGE`` descriptors. Push constants are refused by name.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from .device import VulkanDevice
 from .descriptors import ProgramResources
 from .errors import VulkanRefused
 
-__all__ = ["ShaderProgram", "STAGE_BITS", "ShaderRefused"]
+__all__ = ["ShaderProgram", "STAGE_BITS", "ShaderRefused", "local_size"]
 
 STAGE_BITS = {
     0: vk.VK_SHADER_STAGE_VERTEX_BIT,
@@ -35,8 +36,22 @@ STAGE_BITS = {
     5: vk.VK_SHADER_STAGE_COMPUTE_BIT,
 }
 #: Reflection keys naming resources this backend does not bind.
-_RESOURCE_KEYS = ("images", "push_constants")
+_RESOURCE_KEYS = ("push_constants",)
 _SPIRV_MAGIC = b"\x03\x02\x23\x07"
+
+
+def local_size(code: bytes) -> tuple[int, int, int] | None:
+    """The compute entry point's ``LocalSize`` execution mode, read off the SPIR-V words."""
+    words = memoryview(code).cast("I")
+    at = 5
+    while at < len(words):
+        n, op = words[at] >> 16, words[at] & 0xFFFF
+        if n == 0:
+            break
+        if op == 16 and n >= 6 and words[at + 2] == 17:  # OpExecutionMode <ep> LocalSize x y z
+            return (int(words[at + 3]), int(words[at + 4]), int(words[at + 5]))
+        at += n
+    return None
 
 
 class ShaderRefused(VulkanRefused):
@@ -46,7 +61,11 @@ class ShaderRefused(VulkanRefused):
 class ShaderProgram:
     def __init__(self, dev: VulkanDevice, spirv: dict[int, bytes], reflection: bytes) -> None:
         self.dev = dev
-        if 0 not in spirv or 5 in spirv:
+        self.compute = 5 in spirv
+        if self.compute and len(spirv) != 1:
+            raise ShaderRefused("CreateShaderState.Spirv", "a compute program has the compute "
+                                "stage alone (GL links no other stage with it)")  # fmt: skip
+        if not self.compute and 0 not in spirv:
             raise ShaderRefused(
                 "CreateShaderState.Spirv", "a graphics program needs a vertex stage"
             )
@@ -66,9 +85,10 @@ class ShaderProgram:
             raise ShaderRefused(
                 "CreateShaderState.Reflection",
                 f"the program declares {', '.join(resources)}: this backend binds no "
-                "storage images or push constants",
+                "push constants (GL has none)",
             )
         self.resources = ProgramResources(self.reflection)
+        self.local_size = local_size(spirv[5]) if self.compute else None
         self.modules: dict[int, Any] = {}
         self.layout = None
         self.set_layouts: list[Any] = []

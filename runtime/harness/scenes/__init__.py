@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...client.api import Client
-from . import pixel_draw, pixel_state, render
+from . import compute, pixel_draw, pixel_state, render
 from .core import blend_toggle, clear_present, readback, viewport_churn
 from .kit import Image, Probe
 
-__all__ = ["SCENES", "PIXEL_SCENES", "RENDER_SCENES", "Scene", "Image", "Probe"]
+__all__ = ["SCENES", "PIXEL_SCENES", "RENDER_SCENES", "COMPUTE_SCENES", "Scene", "Image", "Probe"]
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,13 @@ RENDER_SCENES: dict[str, Scene] = {
                 (run.__doc__ or "").split("\n")[0], render.SIZE, render.SIZE, probes)
     for name, (run, probes) in render.SCENE_FNS.items()
 }
+#: Issue 19's scenes (:mod:`.compute`): compute, images, atomic counters, transform
+#: feedback, tessellation -- held the same way (by name, not in ``all``), by
+#: tests/test_compute_coverage.py.
+COMPUTE_SCENES: dict[str, Scene] = dict(
+    (name, Scene(name, run, 1, (run.__doc__ or "").split("\n")[0], compute.SIZE, compute.SIZE,
+                 probes))
+    for name, (run, probes) in compute.SCENE_FNS.items())  # fmt: skip
 
 
 class _SceneTable(dict):
@@ -85,10 +92,10 @@ class _SceneTable(dict):
     :data:`RENDER_SCENES` is found too (``SCENES["tex-rgba8"]``, ``"tex-rgba8" in SCENES``)."""
 
     def __missing__(self, key: str) -> Scene:
-        return RENDER_SCENES[key]
+        return RENDER_SCENES[key] if key in RENDER_SCENES else COMPUTE_SCENES[key]
 
     def __contains__(self, key: object) -> bool:
-        return dict.__contains__(self, key) or key in RENDER_SCENES
+        return dict.__contains__(self, key) or key in RENDER_SCENES or key in COMPUTE_SCENES
 
     def get(self, key, default=None):  # type: ignore[override]
         return self[key] if key in self else default

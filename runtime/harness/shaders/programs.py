@@ -24,8 +24,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from ...backends.spirv_xfb import xfb_layout
+
 __all__ = ["STAGE_SLOTS", "PROGRAMS", "Program", "ShaderBakeError", "load", "bake", "HERE",
-           "RELAXED", "DEFAULT_BLOCK"]
+           "RELAXED", "DEFAULT_BLOCK", "ATOMIC_BLOCK"]
 
 HERE = Path(__file__).resolve().parent
 STAGE_SLOTS = {"vert": 0, "tesc": 1, "tese": 2, "geom": 3, "frag": 4, "comp": 5}
@@ -46,13 +48,25 @@ PROGRAMS: dict[str, tuple[str, ...]] = {
     "ubo": ("ubo.vert", "color.frag"),
     "umat": ("umat.vert", "color.frag"),
     "mc": ("mc.vert", "mc.frag"),
+    # issue 19's scenes (runtime/harness/scenes/compute.py)
+    "fill": ("fill.comp",),
+    "dump": ("dump.vert", "dump.frag"),
+    "imgfill": ("imgfill.comp",),
+    "imgcopy": ("imgcopy.comp",),
+    "count": ("color.vert", "count.frag"),
+    "xfb": ("xfb.vert", "color.frag"),
+    "xfbskip": ("xfbskip.vert", "color.frag"),
+    "tess": ("tess.vert", "tess.tesc", "tess.tese", "color.frag"),
 }
 
 #: sources with loose (default-block) uniforms: baked with glslang's relaxed Vulkan rules
 #: (``-R --amb``), which gather them into one std140 block ``gl_DefaultUniformBlock``;
-#: its members (name, type, byte offset) are the reflection's ``default_block``.
-RELAXED = frozenset({"umat.vert", "mc.vert"})
+#: its members (name, type, byte offset) are the reflection's ``default_block``. The same
+#: rules turn an ``atomic_uint`` into a storage block ``gl_AtomicCounterBlock_<binding>``
+#: (:data:`ATOMIC_BLOCK`): a ``storage`` row of that name is an atomic-counter binding.
+RELAXED = frozenset({"umat.vert", "mc.vert", "count.frag"})
 DEFAULT_BLOCK = "gl_DefaultUniformBlock"
+ATOMIC_BLOCK = "gl_AtomicCounterBlock_"
 
 _REFLECT_KEYS = {"inputs": "inputs", "outputs": "outputs", "uniforms": "ubos",
                  "samplers": "textures", "images": "images", "storage": "ssbos",
@@ -99,13 +113,17 @@ def _reflect_stage(spv: Path) -> dict:
 
 
 def _entry(item: dict) -> dict:
-    keep = ("name", "type", "location", "set", "binding", "block_size", "array")
+    keep = ("name", "type", "location", "set", "binding", "block_size", "array", "format",
+            "readonly", "writeonly")
     return {k: item[k] for k in keep if k in item}
 
 
 def reflection_record(stages: dict[str, Path]) -> bytes:
     """Vertex inputs, fragment outputs and every stage's resources, canonical JSON; a
-    program with loose uniforms also gets ``default_block`` (see :data:`RELAXED`)."""
+    program with loose uniforms also gets ``default_block`` (see :data:`RELAXED`), a
+    compute program ``workgroup`` (its local size x, y, z), a capturing vertex stage
+    ``xfb`` (per captured output: name, buffer, offset, components, stride; read from the
+    SPIR-V's Xfb decorations, which SPIRV-Cross does not reflect)."""
     rec: dict[str, list] = {k: [] for k in _REFLECT_KEYS}
     for suffix, spv in sorted(stages.items(), key=lambda kv: STAGE_SLOTS[kv[0]]):
         raw = _reflect_stage(spv)
@@ -125,7 +143,22 @@ def reflection_record(stages: dict[str, Path]) -> bytes:
                 rec.setdefault("default_block", []).extend(
                     {"name": m["name"], "type": m["type"], "offset": m["offset"], "stage": suffix}
                     for m in members)  # fmt: skip
+        if suffix == "comp":
+            for ep in raw.get("entryPoints", []):
+                if ep.get("mode") == "comp" and "workgroup_size" in ep:
+                    rec["workgroup"] = [int(v) for v in ep["workgroup_size"]]
+        layout = xfb_layout(spv.read_bytes())
+        if layout is not None:
+            rec.setdefault("xfb", []).extend(
+                {"name": v.name, "buffer": v.buffer, "offset": v.offset,
+                 "components": v.components, "stride": layout.strides[v.buffer],
+                 "stage": suffix} for v in layout.varyings)  # fmt: skip
     for key in rec:
+        if key == "workgroup":
+            continue
+        if key == "xfb":
+            rec[key].sort(key=lambda e: (e["buffer"], e["offset"]))
+            continue
         rec[key].sort(key=lambda e: (e.get("location", -1), e.get("binding", -1),
                                      e.get("offset", -1), e["name"]))  # fmt: skip
     return (json.dumps(rec, sort_keys=True, separators=(",", ":")) + "\n").encode()

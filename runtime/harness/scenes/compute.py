@@ -1,0 +1,390 @@
+"""Issue 19's scenes: compute into a storage buffer (direct and indirect grids), image
+load / store, atomic counters, transform feedback (packed, paused, with a hole) and a
+tessellated patch.
+
+Every expectation is computed here from first principles: the pattern the compute shader
+writes, word by word (:func:`fill_word`); the texel the image shaders store and move; the
+fragments of a quad whose edges lie on pixel boundaries; the varyings the capturing vertex
+shader computes from the vertices uploaded; the domain coordinate a tessellated pixel lies
+at.
+
+A buffer is read back by a draw (:func:`dump`): the ``dump`` program shows word
+``y * 64 + x`` of the storage buffer at binding 2 as pixel (x, y) of a 64 x 64 RGBA8
+texture (its four bytes, R first), then ``ReadPixels`` -- so a word probe is a pixel probe
+with tolerance 0 on the word's little-endian bytes. Nothing but the existing framebuffer
+readback is needed.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+from ...client.api import Client
+from ..shaders.programs import load
+from .kit import GL, Image, Probe, capture, px, quad
+from .render import need
+
+__all__ = ["SIZE", "SCENE_FNS", "fill_word", "dump", "word_probes"]
+
+SIZE = 64
+SENTINEL = 0xDEADBEEF  # what a word nothing wrote still holds
+GL_PATCHES, GL_PATCH_VERTICES = 0x000E, 0x8E72
+GL_TRIANGLES = 0x0004
+
+
+def fill_word(i: int) -> int:
+    """What ``fill.comp`` writes at word i: (i * 2654435761) ^ 0x5A5A0000, 32-bit."""
+    return ((i * 2654435761) & 0xFFFFFFFF) ^ 0x5A5A0000
+
+
+def _program(c: Client, name: str) -> Any:
+    src = load(name)
+    prog = c.create_program(src.spirv, src.reflection)
+    c.use_program(prog)
+    return prog
+
+
+def _positions(c: Client, pts: list[tuple[float, float]]) -> Any:
+    """A position-only vertex buffer (x, y, 0) at attribute 0."""
+    vb = c.create_buffer(struct.pack(f"<{3 * len(pts)}f", *(v for x, y in pts for v in (x, y, 0.0))))
+    c.vertex_attrib_pointer(0, vb, 3, stride=12, offset=0)
+    return vb
+
+
+_FULL = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
+
+
+def dump(c: Client, buf: Any) -> Image:
+    """Read ``buf``'s words back through a draw (see the module docstring)."""
+    need(c, "memory_barrier")("shader_storage")
+    _program(c, "dump")
+    _positions(c, _FULL)
+    tex = c.create_texture_2d(SIZE, SIZE)
+    fb = c.create_framebuffer()
+    c.framebuffer_texture(fb, 0, tex)
+    c.bind_framebuffer(fb)
+    c.viewport(0, 0, SIZE, SIZE)
+    c.clear_color(0.0, 0.0, 0.0, 0.0)
+    c.clear()
+    c.bind_buffer_base("storage", 2, buf)
+    c.draw_arrays(GL.TRIANGLES, 0, 6)
+    img = capture(c, SIZE, SIZE)
+    c.bind_framebuffer(None)
+    c.bind_buffer_base("storage", 2, None)
+    return img
+
+
+def word_probes(image: int, words: list[int], what: str) -> list[Probe]:
+    """Word i must read back as its four little-endian bytes at pixel (i % 64, i // 64)."""
+    return [Probe(image, i % SIZE, i // SIZE, tuple(struct.pack("<I", w)), 0,  # type: ignore[arg-type]
+                  f"{what} word {i} = {w:#010x}")
+            for i, w in enumerate(words)]  # fmt: skip
+
+
+def _sentinel_buffer(c: Client, words: int) -> Any:
+    return c.create_buffer(struct.pack(f"<{words}I", *([SENTINEL] * words)))
+
+
+def _finish(c: Client, imgs: list[Image]) -> list[Image]:
+    c.present()
+    return imgs
+
+
+# -- compute into a storage buffer ------------------------------------------------------------
+FILL_WORDS, FILL_GROUPS, FILL_LOCAL = 96, 8, 8  # 8 groups of 8: words 0..63 written
+
+
+def compute_fill(c: Client, n: int) -> list[Image]:
+    """A compute shader (8 workgroups of 8) writes fill_word(i) into words 0..63 of a
+    96-word storage buffer that held 0xDEADBEEF; words 64..95 keep it."""
+    buf = _sentinel_buffer(c, FILL_WORDS)
+    _program(c, "fill")
+    c.bind_buffer_base("storage", 1, buf)
+    for _ in range(max(n, 1)):
+        need(c, "dispatch_compute")(FILL_GROUPS, 1, 1)
+    c.bind_buffer_base("storage", 1, None)
+    return _finish(c, [dump(c, buf)])
+
+
+def probes_compute_fill(n: int) -> list[Probe]:
+    written = FILL_GROUPS * FILL_LOCAL
+    return word_probes(0, [fill_word(i) if i < written else SENTINEL for i in range(FILL_WORDS)],
+                       "compute-fill")
+
+
+#: the dispatch-indirect buffer: 3 words the launch must not read, then the grid (3, 1, 1)
+INDIRECT_WORDS = (100, 100, 100, 3, 1, 1)
+INDIRECT_OFFSET = 12
+
+
+def compute_indirect(c: Client, n: int) -> list[Image]:
+    """The fill shader launched by glDispatchComputeIndirect at offset 12 of a buffer holding
+    (100, 100, 100, 3, 1, 1): 3 workgroups, so words 0..23 are written, 24..95 keep
+    0xDEADBEEF."""
+    buf = _sentinel_buffer(c, FILL_WORDS)
+    grid = c.create_buffer(struct.pack(f"<{len(INDIRECT_WORDS)}I", *INDIRECT_WORDS))
+    _program(c, "fill")
+    c.bind_buffer_base("storage", 1, buf)
+    need(c, "bind_dispatch_indirect_buffer")(grid)
+    need(c, "memory_barrier")("command")
+    need(c, "dispatch_compute_indirect")(INDIRECT_OFFSET)
+    c.bind_buffer_base("storage", 1, None)
+    return _finish(c, [dump(c, buf)])
+
+
+def probes_compute_indirect(n: int) -> list[Probe]:
+    written = INDIRECT_WORDS[INDIRECT_OFFSET // 4] * FILL_LOCAL
+    return word_probes(0, [fill_word(i) if i < written else SENTINEL for i in range(FILL_WORDS)],
+                       "compute-indirect")
+
+
+# -- image load / store -------------------------------------------------------------------------
+IMG = 8  # the images are 8 x 8 RGBA8
+GL_RGBA8, GL_READ_ONLY, GL_WRITE_ONLY = 0x8058, 0x88B8, 0x88B9
+
+
+def img_texel(x: int, y: int) -> tuple[int, int, int, int]:
+    """What ``imgfill.comp`` stores at (x, y)."""
+    return (32 * x, 32 * y, 200, 255)
+
+
+def img_copied(x: int, y: int) -> tuple[int, int, int, int]:
+    """What ``imgcopy.comp`` leaves at (x, y): texel (7 - x, y) of the first, reversed."""
+    r, g, b, a = img_texel(IMG - 1 - x, y)
+    return (a, b, g, r)
+
+
+def _show(c: Client, tex: Any, sampler: Any) -> Image:
+    from .render import tquad, tsetup
+
+    tsetup(c, tquad(-1, -1, 1, 1, 0, (0, 0), (1, 1)), "tex")
+    c.bind_texture(0, tex)
+    c.bind_sampler(0, sampler)
+    c.viewport(0, 0, SIZE, SIZE)
+    c.clear_color(0.0, 0.0, 0.0, 1.0)
+    c.clear()
+    c.draw_arrays(GL.TRIANGLES, 0, 6)
+    return capture(c, SIZE, SIZE)
+
+
+def image_load_store(c: Client, n: int) -> list[Image]:
+    """imageStore of a pattern into image A (unit 4, write-only), imageLoad of A into image
+    B (unit 5) mirrored in x with its channels reversed; both shown through a nearest
+    sampler (one 8 x 8 texel block per image texel): image 0 is A, image 1 is B."""
+    from .render import nearest
+
+    bind = need(c, "bind_image_texture")
+    a = c.create_texture_2d(IMG, IMG)
+    b = c.create_texture_2d(IMG, IMG)
+    _program(c, "imgfill")
+    bind(4, a, 0, False, 0, GL_WRITE_ONLY, GL_RGBA8)
+    need(c, "dispatch_compute")(IMG // 4, IMG // 4, 1)
+    need(c, "memory_barrier")("shader_image_access")
+    _program(c, "imgcopy")
+    bind(4, a, 0, False, 0, GL_READ_ONLY, GL_RGBA8)
+    bind(5, b, 0, False, 0, GL_WRITE_ONLY, GL_RGBA8)
+    need(c, "dispatch_compute")(IMG // 4, IMG // 4, 1)
+    need(c, "memory_barrier")(("texture_fetch", "shader_image_access"))
+    bind(4, None)
+    bind(5, None)
+    smp = nearest(c)
+    return _finish(c, [_show(c, a, smp), _show(c, b, smp)])
+
+
+def probes_image_load_store(n: int) -> list[Probe]:
+    cell = SIZE // IMG
+    out = []
+    for img, fn, what in ((0, img_texel, "imageStore"), (1, img_copied, "imageLoad -> store")):
+        for y in range(IMG):
+            for x in range(IMG):
+                out.append(Probe(img, x * cell + cell // 2, y * cell + cell // 2, fn(x, y), 0,
+                                 f"{what} texel ({x},{y})"))  # fmt: skip
+    return out
+
+
+# -- atomic counters ----------------------------------------------------------------------------
+#: the quad's pixel rectangle [x0, x1) x [y0, y1): edges on pixel boundaries, so exactly
+#: (x1 - x0) * (y1 - y0) pixel centres lie inside
+COUNT_RECT = (8, 16, 40, 32)
+COUNT_INITIAL = (1000, 7, 9)  # the counter is word 0; words 1 and 2 are its neighbours
+COUNT_COLOR = (0.0, 1.0, 0.0, 1.0)
+
+
+def _ndc(p: int) -> float:
+    return p / (SIZE / 2) - 1.0
+
+
+def atomic_counter(c: Client, n: int) -> list[Image]:
+    """A quad over pixels [8, 40) x [16, 32) with one atomicCounterIncrement per fragment:
+    the counter (word 0 of a buffer holding 1000, 7, 9) ends at 1000 + 512; its neighbours
+    are untouched. Image 0: the quad; image 1: the counter buffer's words."""
+    x0, y0, x1, y1 = COUNT_RECT
+    counters = c.create_buffer(struct.pack("<3I", *COUNT_INITIAL))
+    from .kit import setup
+
+    setup(c, quad(_ndc(x0), _ndc(y0), _ndc(x1), _ndc(y1), 0.0, COUNT_COLOR), "count")
+    c.bind_buffer_base("atomic_counter", 3, counters)
+    c.viewport(0, 0, SIZE, SIZE)
+    c.clear_color(0.0, 0.0, 0.0, 1.0)
+    c.clear()
+    c.draw_arrays(GL.TRIANGLES, 0, 6)
+    img = capture(c, SIZE, SIZE)
+    c.bind_buffer_base("atomic_counter", 3, None)
+    need(c, "memory_barrier")(("atomic_counter", "shader_storage"))
+    return _finish(c, [img, dump(c, counters)])
+
+
+def probes_atomic_counter(n: int) -> list[Probe]:
+    x0, y0, x1, y1 = COUNT_RECT
+    fragments = (x1 - x0) * (y1 - y0)
+    words = [COUNT_INITIAL[0] + fragments, COUNT_INITIAL[1], COUNT_INITIAL[2]]
+    return [Probe(0, x0, y0, px(COUNT_COLOR), 0, "the quad's first pixel"),
+            Probe(0, x1 - 1, y1 - 1, px(COUNT_COLOR), 0, "the quad's last pixel"),
+            Probe(0, x1, y1 - 1, (0, 0, 0, 255), 0, "right of the quad"),
+            Probe(0, x0, y0 - 1, (0, 0, 0, 255), 0, "below the quad")] + \
+        word_probes(1, words, f"counter ({fragments} fragments)")  # fmt: skip
+
+
+# -- transform feedback ----------------------------------------------------------------------------
+XFB_TRIS = [  # (x, y, colour) per vertex: two captured triangles and one drawn while paused
+    [(-1.0, -1.0, (1.0, 0.0, 0.0, 1.0)), (0.0, -1.0, (0.0, 1.0, 0.0, 1.0)), (-1.0, 0.0, (0.0, 0.0, 1.0, 1.0))],
+    [(0.0, 0.0, (1.0, 1.0, 0.0, 1.0)), (1.0, 0.0, (0.0, 1.0, 1.0, 1.0)), (0.0, 1.0, (1.0, 0.0, 1.0, 1.0))],
+    [(0.5, -1.0, (0.5, 0.5, 0.5, 1.0)), (1.0, -1.0, (0.5, 0.5, 0.5, 1.0)), (1.0, -0.5, (0.5, 0.5, 0.5, 1.0))],
+]  # fmt: skip
+
+
+def _xfb_vertices() -> list[float]:
+    return [v for tri in XFB_TRIS for x, y, col in tri for v in (x, y, 0.0, *col)]
+
+
+def _f(v: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", v))[0]
+
+
+def xfb_record(x: float, y: float, col: tuple[float, ...]) -> list[int]:
+    """The 8 words ``xfb.vert`` captures for a vertex: its colour, then (2x, 2y, 0, 1)."""
+    return [_f(v) for v in (*col, 2 * x, 2 * y, 0.0, 1.0)]
+
+
+XFB_CAPTURED = (0, 1)  # the triangles captured (triangle 2 is drawn while paused)
+XFB_WORDS = 64  # the capture buffer (48 words captured, then 16 of sentinel)
+
+
+def xfb_capture(c: Client, n: int) -> list[Image]:
+    """Transform feedback of (colour, 2 * position) per vertex: triangle 0 captured, the
+    capture paused for triangle 2, resumed for triangle 1 (appended after triangle 0); the
+    span reports 6 vertices, 2 primitives. Image 0: the three triangles drawn; image 1: the
+    capture buffer (48 words, then the 0xDEADBEEF it held)."""
+    from .kit import setup
+
+    setup(c, _xfb_vertices(), "xfb")
+    buf = _sentinel_buffer(c, XFB_WORDS)
+    xfb = need(c, "create_transform_feedback")()
+    need(c, "bind_transform_feedback")(xfb)
+    c.bind_buffer_base("transform_feedback", 0, buf)
+    c.viewport(0, 0, SIZE, SIZE)
+    c.clear_color(0.0, 0.0, 0.0, 1.0)
+    c.clear()
+    need(c, "begin_transform_feedback")(GL_TRIANGLES)
+    c.draw_arrays(GL_TRIANGLES, 0, 3)
+    need(c, "pause_transform_feedback")()
+    c.draw_arrays(GL_TRIANGLES, 6, 3)
+    need(c, "resume_transform_feedback")()
+    c.draw_arrays(GL_TRIANGLES, 3, 3)
+    vertices, prims = need(c, "end_transform_feedback")()
+    if (vertices, prims) != (6, 2):
+        raise AssertionError(f"xfb-capture: the span counted {vertices} vertices, {prims} "
+                             "primitives; 6 and 2 were drawn captured")  # fmt: skip
+    img = capture(c, SIZE, SIZE)
+    need(c, "bind_transform_feedback")(None)
+    need(c, "delete_transform_feedback")(xfb)
+    need(c, "memory_barrier")(("transform_feedback", "shader_storage"))
+    return _finish(c, [img, dump(c, buf)])
+
+
+def probes_xfb_capture(n: int) -> list[Probe]:
+    words = [w for t in XFB_CAPTURED for x, y, col in XFB_TRIS[t] for w in xfb_record(x, y, col)]
+    words += [SENTINEL] * (XFB_WORDS - len(words))
+    # triangle 0 spans window (0, 0), (32, 0), (0, 32): at pixel (8, 8)'s centre the
+    # weights of its red, green and blue corners are 1 - 2 * 8.5 / 32, 8.5 / 32, 8.5 / 32
+    w = 8.5 / 32
+    return [Probe(0, 8, 8, px((1 - 2 * w, w, w, 1.0)), 1, "triangle 0 drawn (interpolated)"),
+            Probe(0, 62, 1, px((0.5, 0.5, 0.5, 1.0)), 0, "triangle 2 drawn while paused")] + \
+        word_probes(1, words, "captured")  # fmt: skip
+
+
+XFBSKIP_WORDS = 40  # 3 vertices of 12 words, then 4 of sentinel
+
+
+def xfb_skip(c: Client, n: int) -> list[Image]:
+    """Transform feedback with a 16-byte hole per vertex (stride 48: colour at 0, 2 *
+    position at 32): triangle 0's three vertices; words 4..7 of every vertex keep
+    0xDEADBEEF, as GL's gl_SkipComponents4 leaves them."""
+    from .kit import setup
+
+    setup(c, _xfb_vertices(), "xfbskip")
+    buf = _sentinel_buffer(c, XFBSKIP_WORDS)
+    xfb = need(c, "create_transform_feedback")()
+    need(c, "bind_transform_feedback")(xfb)
+    c.bind_buffer_base("transform_feedback", 0, buf)
+    c.viewport(0, 0, SIZE, SIZE)
+    c.clear()
+    need(c, "begin_transform_feedback")(GL_TRIANGLES)
+    c.draw_arrays(GL_TRIANGLES, 0, 3)
+    need(c, "end_transform_feedback")()
+    need(c, "bind_transform_feedback")(None)
+    need(c, "memory_barrier")(("transform_feedback", "shader_storage"))
+    return _finish(c, [dump(c, buf)])
+
+
+def probes_xfb_skip(n: int) -> list[Probe]:
+    words: list[int] = []
+    for x, y, col in XFB_TRIS[0]:
+        rec = xfb_record(x, y, col)
+        words += rec[:4] + [SENTINEL] * 4 + rec[4:]
+    words += [SENTINEL] * (XFBSKIP_WORDS - len(words))
+    return word_probes(0, words, "captured with a hole")
+
+
+# -- a tessellated patch -------------------------------------------------------------------------
+PATCH_RECT = (16, 16, 48, 48)  # pixels [x0, x1) x [y0, y1)
+
+
+def tess_patch(c: Client, n: int) -> list[Image]:
+    """One 4-point quad patch over pixels [16, 48)^2, tessellated 4 x 4; the evaluation
+    stage places each vertex bilinearly and colours it (u, v, 0, 1): a pixel shows its
+    domain coordinate, the patch covers exactly its rectangle."""
+    x0, y0, x1, y1 = PATCH_RECT
+    _program(c, "tess")
+    _positions(c, [(_ndc(x0), _ndc(y0)), (_ndc(x1), _ndc(y0)), (_ndc(x1), _ndc(y1)),
+                   (_ndc(x0), _ndc(y1))])  # fmt: skip
+    need(c, "patch_parameter")(GL_PATCH_VERTICES, 4)
+    c.viewport(0, 0, SIZE, SIZE)
+    c.clear_color(0.0, 0.0, 0.0, 1.0)
+    c.clear()
+    c.draw_arrays(GL_PATCHES, 0, 4)
+    return _finish(c, [capture(c, SIZE, SIZE)])
+
+
+def probes_tess_patch(n: int) -> list[Probe]:
+    x0, y0, x1, y1 = PATCH_RECT
+    w, h = x1 - x0, y1 - y0
+    out = []
+    for px_, py_ in ((x0, y0), (x1 - 1, y0), (x0, y1 - 1), (x1 - 1, y1 - 1), (24, 40), (40, 20)):
+        u, v = (px_ + 0.5 - x0) / w, (py_ + 0.5 - y0) / h
+        out.append(Probe(0, px_, py_, px((u, v, 0.0, 1.0)), 2, f"domain ({u:.3f}, {v:.3f})"))
+    for px_, py_ in ((x0 - 1, y0), (x1, y0), (x0, y0 - 1), (x0, y1)):
+        out.append(Probe(0, px_, py_, (0, 0, 0, 255), 0, "outside the patch"))
+    return out
+
+
+SCENE_FNS: dict[str, tuple[Any, Any]] = {
+    "compute-fill": (compute_fill, probes_compute_fill),
+    "compute-indirect": (compute_indirect, probes_compute_indirect),
+    "image-load-store": (image_load_store, probes_image_load_store),
+    "atomic-counter": (atomic_counter, probes_atomic_counter),
+    "xfb-capture": (xfb_capture, probes_xfb_capture),
+    "xfb-skip": (xfb_skip, probes_xfb_skip),
+    "tess-patch": (tess_patch, probes_tess_patch),
+}
