@@ -1,4 +1,7 @@
-"""``mgpipe compare SCENE|all``: A/B parity of two backends (default gles vs vulkan).
+"""``mgpipe compare SCENE|GROUP|all``: A/B parity of two backends (default gles vs vulkan).
+
+``all`` is every scene of ``mgpipe run all``, then the ``render`` group (the render
+scenes: textures, samplers, shadow maps, sRGB, MSAA, uniforms, the Minecraft-like frame).
 
 Per scene: SSIM of every image pair (>= 0.99 passes) -- what the scene read back, or its
 default framebuffer captured after it ran -- and every probe pixel equal on both backends
@@ -26,7 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="run scenes on two backends and compare their images (SSIM, probe pixels)",
         description="A/B parity: SSIM >= 0.99 per image and equal probe pixels per scene.",
     )
-    p.add_argument("scene", help="a scene name or 'all' (every scene: each yields an image)")
+    p.add_argument("scene", help="a scene name, a group ('render': issue 17's render scenes) "
+                                 "or 'all' (every scene, the render group included)")
     p.add_argument("--a", default="gles", help="first backend (default: gles)")
     p.add_argument("--b", default="vulkan", help="second backend (default: vulkan)")
     p.add_argument("--transport", choices=TRANSPORTS,
@@ -42,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from mgpipe.runtime.harness.compare import NothingToCompare, compare_scene, write_pngs
     from mgpipe.runtime.harness.outputs import Progress
     from mgpipe.runtime.harness.runner import BACKENDS, SCENES
+    from mgpipe.runtime.harness.scenes import GROUPS, RENDER_SCENES, scene_names
 
     for which in (args.a, args.b):
         if which not in BACKENDS:
@@ -50,19 +55,20 @@ def run(args: argparse.Namespace) -> int:
             drawing = [b for b in sorted(BACKENDS) if renders_pixels(b)]
             raise refusal("BACKEND-NO-PIXELS", f"backend {which!r} renders no pixels, expected "
                                                f"a backend that draws: {', '.join(drawing)}")  # fmt: skip
-    if args.scene != "all" and args.scene not in SCENES:
-        raise unknown("UNKNOWN-SCENE", "scene", args.scene, ["all", *SCENES])
+    names = scene_names(args.scene, include=tuple(GROUPS))
+    if names is None:
+        raise unknown("UNKNOWN-SCENE", "scene", args.scene, ["all", *GROUPS, *SCENES, *RENDER_SCENES])
     transport = args.transport or os.environ.get("MGPIPE_TRANSPORT") or "monolith"
     if transport not in TRANSPORTS:
         raise refusal("UNKNOWN-TRANSPORT", f"MGPIPE_TRANSPORT={transport!r} is not a transport, "
                                            f"expected one of {', '.join(TRANSPORTS)}")
     if args.out is not None:
         check_out_dir(args.out)
-    names = list(SCENES) if args.scene == "all" else [args.scene]
     # one line per scene as it finishes: the result line itself, or (--json, which prints
     # only at the end) a progress line on stderr
     progress = Progress(len(names)) if len(names) > 1 and args.json else None
     results = []
+    width = max(16, *map(len, names))
     for name in names:
         try:
             cmp = compare_scene(name, args.a, args.b, transport)
@@ -81,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.json:
             ssim = " ".join(f"{s:.4f}" for s in cmp.ssim) or "-"
             status = "ok" if cmp.ok else "FAIL"
-            print(f"{name:<16} {status:<4} images {len(cmp.images[0]):<2} ssim {ssim:<20} "
+            print(f"{name:<{width}} {status:<4} images {len(cmp.images[0]):<2} ssim {ssim:<20} "
                   f"probes {len(cmp.probes)}")  # fmt: skip
             for f in cmp.failures:
                 print(f"    {f}")

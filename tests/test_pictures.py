@@ -6,8 +6,9 @@
 - ``--out``'s capture of a scene that reads nothing back is taken outside the measured
   part: records, wire and stage bytes, CSOs, the recording digest and the driver call
   counts are the same with and without it, on every transport;
-- ``compare`` covers every scene (each yields an image), supports ``spawn``, and refuses
-  in one line a backend that renders no pixels and a scene with nothing to compare.
+- ``compare all`` covers every scene, the render group included (each yields an image),
+  supports ``spawn``, and refuses in one line a backend that renders no pixels and a scene
+  with nothing to compare.
 """
 
 from __future__ import annotations
@@ -139,14 +140,21 @@ def test_run_json_is_the_same_with_and_without_out(backend: str, tmp_path: Path,
 
 # -- compare ------------------------------------------------------------------------------
 def test_compare_all_compares_an_image_of_every_scene(capsys) -> None:
+    """``all`` is the established scenes, then the render group (issue 17's scenes): every
+    one compared, each with an image (an SSIM) and its probes equal on both backends."""
+    from mgpipe.runtime.harness.scenes import RENDER_SCENES
+
+    every = list(SCENES) + list(RENDER_SCENES)
     rc = cli.main(["compare", "all", "--json"])
     out = capsys.readouterr()
     doc = json.loads(out.out)
-    assert [s["scene"] for s in doc["scenes"]] == list(SCENES)
+    assert [s["scene"] for s in doc["scenes"]] == every
     assert [s["scene"] for s in doc["scenes"] if not s["ssim"]] == []  # nothing passes unchecked
+    render = [s for s in doc["scenes"] if s["scene"] in RENDER_SCENES]
+    assert [s["scene"] for s in render if not s["probes"]] == []  # each render probe compared
     assert rc == 0, [s["failures"] for s in doc["scenes"] if not s["ok"]]
-    assert len(out.err.splitlines()) == len(SCENES)  # one progress line per scene
-    assert "17/17 blaze3d-frame" in out.err.splitlines()[-1]
+    assert len(out.err.splitlines()) == len(every)  # one progress line per scene
+    assert f"{len(every)}/{len(every)} minecraft-frame" in out.err.splitlines()[-1]
 
 
 @pytest.mark.parametrize("scene", ["readback", "blend-toggle"])

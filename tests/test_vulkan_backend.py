@@ -580,6 +580,39 @@ def test_the_format_table_gives_each_format_its_texel_size():
     assert sizes["R32UI"] == 4 and sizes["DEPTH_COMPONENT16"] == 2
 
 
+def _aspect_mismatches() -> list[str]:
+    from mgpipe.runtime.backends.vulkan.formats import ASPECT_BITS, GL_FORMATS, storage_formats
+    from mgpipe.runtime.backends.vulkan.memory import aspect_of
+
+    return [f"{f.name} as {fmt}" for f in GL_FORMATS.values() for fmt in storage_formats(f)
+            if aspect_of(fmt) != ASPECT_BITS[f.aspect]]  # fmt: skip
+
+
+def test_every_stored_format_makes_an_image_of_the_aspects_its_row_names():
+    """DEPTH_COMPONENT24's X8_D24 image addressed with the colour aspect killed lavapipe's
+    process at its first copy: every format (and stand-in) of the table has its aspects."""
+    assert _aspect_mismatches() == []
+
+
+def test_negative_control_a_depth_format_missing_from_the_aspect_table_is_found_and_refused(
+    monkeypatch,
+):
+    import vulkan as vk
+
+    from mgpipe.runtime.backends.vulkan import memory
+    from mgpipe.runtime.backends.vulkan.vk_enums import UnsupportedEnum
+
+    planted = dict(memory.DEPTH_STENCIL_FORMATS)
+    del planted[vk.VK_FORMAT_X8_D24_UNORM_PACK32]
+    monkeypatch.setattr(memory, "DEPTH_STENCIL_FORMATS", planted)
+    assert _aspect_mismatches() == [f"DEPTH_COMPONENT24 as {vk.VK_FORMAT_X8_D24_UNORM_PACK32}"]
+    with vk_client() as (c, be):  # the record is refused by name, the process lives
+        setup_color(c)
+        with pytest.raises(UnsupportedEnum, match=r'"ResourceRespecify.InternalFormat"\}: '
+                           r"DEPTH_COMPONENT24: Vulkan format \d+ has aspects 0x1, expected depth"):  # fmt: skip
+            c.create_texture_2d(2, 1, internal_format=0x81A6)
+
+
 def test_an_integer_clear_buffer_on_an_integer_attachment_reads_back_its_values():
     RGBA8UI, RGBA_INTEGER, UNSIGNED_INT = 0x8D7C, 0x8D99, 0x1405
     with vk_client() as (c, be):

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..schema import tables as _t
 from ..schema.layouts import dtype as struct_dtype
+from .gl_tokens import GLToken
 from .render_block import PIPE_LOG_LIMIT, RenderBlock, row_patch_plan
 from .setter_kits import scalar_patch_kit, scalar_span_kit, span_kit, sub_kit
 from .setter_rows import (
@@ -87,22 +88,35 @@ def _face_elements(_: str) -> dict[int | str, tuple[int, ...]]:
 class RenderState(RenderBlock):
     """GL render state: the parameter block, the two counters and the pixel-store pair."""
 
-    def __init__(self) -> None:
+    def __init__(self, width: int = 0, height: int = 0) -> None:
         super().__init__()
         ps = struct_dtype(_PIXEL_STORE)
         self.pixel_pack = np.zeros(1, dtype=ps)[0]
         self.pixel_unpack = np.zeros(1, dtype=ps)[0]
-        self._defaults()
+        self._defaults(width, height)
         #: ``PrimitiveRestartIndex`` as an int, kept by its one setter (each draw carries it)
         self.restart_index = int(self.p["PrimitiveRestartIndex"])
 
-    def _defaults(self) -> None:
-        """GL initial state (no counter moves: this is construction)."""
+    def _defaults(self, width: int, height: int) -> None:
+        """GL initial state (no counter moves: this is construction); ``width`` x ``height``
+        is the surface the context is first made current on: every viewport and scissor box
+        starts as (0, 0, width, height). Every value is checked row by row against GL ES
+        3.2's state tables by tests/test_gl_initial_state.py."""
         p, e = self.p, _t.enum
+        _put(p["Viewports"], (0.0, 0.0, float(width), float(height)))
+        _put(p["ScissorBoxes"], (0, 0, int(width), int(height)))  # written mask stays 0
+        p["ClipOrigin"], p["ClipDepthMode"] = GLToken.LOWER_LEFT, GLToken.NEGATIVE_ONE_TO_ONE
+        for hint in ("LineSmoothHint", "PolygonSmoothHint", "TextureCompressionHint",
+                     "FragmentShaderDerivativeHint"):  # fmt: skip
+            p[hint] = GLToken.DONT_CARE
+        p["PointFadeThresholdSize"] = 1.0
+        p["PointSpriteCoordOrigin"] = GLToken.UPPER_LEFT
+        p["ClampReadColor"] = GLToken.FIXED_ONLY
+        p["PolygonModeFront"] = p["PolygonModeBack"] = GLToken.FILL
         _fill(p["ColorMasks"], True)
         p["DepthRanges"][_vec_names(p["DepthRanges"])[1]] = 1.0
         p["LineWidth"] = p["PointSize"] = 1.0
-        p["ClearDepth"] = 1.0  # GL ES 3.2 table 21.10: DEPTH_CLEAR_VALUE 1
+        p["ClearDepth"] = 1.0  # GL ES 3.2 Table 21.14 (Framebuffer Control): DEPTH_CLEAR_VALUE
         blend = p["BlendStates"]
         blend["SrcFactorRGB"] = blend["SrcFactorAlpha"] = e("BlendFactor")["One"]
         blend["DstFactorRGB"] = blend["DstFactorAlpha"] = e("BlendFactor")["Zero"]

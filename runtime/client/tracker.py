@@ -142,7 +142,7 @@ class Tracker(TrackerCompute):
         self, emitter: Emitter, *, width: int, height: int, whole_block: bool = False
     ) -> None:
         self.em = emitter
-        self.rs = RenderState()
+        self.rs = RenderState(width, height)
         #: MGPipeKind name -> value: every MGPHandleOnly record names its handle's kind
         self._kind = handle_kinds()
         self.alloc = {k: SlotAllocator(k) for k in self._kind}

@@ -78,12 +78,35 @@ def vk_info(vk_format: int) -> FormatInfo | None:
     return _BY_VK.get(vk_format)
 
 
+#: FormatInfo.aspect -> the image aspects a format of it has
+ASPECT_BITS = {
+    "color": vk.VK_IMAGE_ASPECT_COLOR_BIT,
+    "depth": vk.VK_IMAGE_ASPECT_DEPTH_BIT,
+    "depth_stencil": vk.VK_IMAGE_ASPECT_DEPTH_BIT | vk.VK_IMAGE_ASPECT_STENCIL_BIT,
+}
+
+
+def storage_formats(info: FormatInfo) -> tuple[int, ...]:
+    """The Vulkan formats ``info`` may be stored in: the table's, then its stand-ins."""
+    return (info.vk_format,) + _FALLBACKS.get(info.vk_format, ())
+
+
 def supported(dev, info: FormatInfo, feature: int) -> int:  # type: ignore[no-untyped-def]
     """The Vulkan format to store ``info`` in on ``dev`` (the table's, else its stand-in);
-    refused by name when neither has ``feature`` with optimal tiling."""
-    for fmt in (info.vk_format,) + _FALLBACKS.get(info.vk_format, ()):
+    refused by name when neither has ``feature`` with optimal tiling, or when the image
+    the format makes would not have the aspects ``info`` names (every copy, barrier and
+    view of the image names its aspects: a depth image addressed as colour is undefined
+    behaviour that kills a driver's process, so it is refused here, at the record)."""
+    from .memory import aspect_of
+
+    for fmt in storage_formats(info):
         props = vk.vkGetPhysicalDeviceFormatProperties(dev.physical, fmt)
         if props.optimalTilingFeatures & feature == feature:
+            if aspect_of(fmt) != ASPECT_BITS[info.aspect]:
+                raise UnsupportedEnum("ResourceRespecify.InternalFormat",
+                                      f"{info.name}: Vulkan format {fmt} has aspects "
+                                      f"{aspect_of(fmt):#x}, expected {info.aspect} "
+                                      f"({ASPECT_BITS[info.aspect]:#x})")  # fmt: skip
             return fmt
     raise UnsupportedEnum("ResourceRespecify.InternalFormat",
                           f"{info.name}: the device cannot sample / render it")  # fmt: skip

@@ -15,7 +15,8 @@ from . import compute, pixel_draw, pixel_state, render
 from .core import blend_toggle, clear_present, readback, viewport_churn
 from .kit import Image, Probe
 
-__all__ = ["SCENES", "PIXEL_SCENES", "RENDER_SCENES", "COMPUTE_SCENES", "Scene", "Image", "Probe"]
+__all__ = ["SCENES", "PIXEL_SCENES", "RENDER_SCENES", "COMPUTE_SCENES", "GROUPS", "scene_names",
+           "Scene", "Image", "Probe"]
 
 
 @dataclass(frozen=True)
@@ -69,10 +70,11 @@ SCENES.update((s.name, s) for s in PIXEL_SCENES)
 
 #: Issue 17's scenes (:mod:`.render`, :mod:`.minecraft`): textures of every target and
 #: format, samplers, sRGB, MSAA, uniforms, integer textures, a Minecraft-like frame. Each
-#: runs by name (``mgpipe run tex-rgba8``, ``mgpipe compare tex-rgba8``); they are not in
-#: ``all`` (nor in the iteration of :data:`SCENES`, which every per-scene suite walks): a
-#: call a backend cannot execute is a named refusal, held by tests/test_render_coverage.py
-#: (monolith, inproc, spawn; probes, goldens, compare), not a failed ``run all``.
+#: runs by name (``mgpipe run tex-rgba8``, ``mgpipe compare tex-rgba8``) and as the group
+#: ``render`` (:data:`GROUPS`), which ``mgpipe compare all`` includes; they are not in the
+#: iteration of :data:`SCENES` (``mgpipe run all``, and every per-scene suite that walks it):
+#: tests/test_render_coverage.py runs them on both backends through monolith, inproc and
+#: spawn (probes, goldens, compare).
 RENDER_SCENES: dict[str, Scene] = {
     name: Scene(name, run, 2048 if name == "minecraft-frame" else 1,
                 (run.__doc__ or "").split("\n")[0], render.SIZE, render.SIZE, probes)
@@ -102,3 +104,18 @@ class _SceneTable(dict):
 
 
 SCENES = _SceneTable(SCENES)
+
+
+#: named groups of scenes a command takes in place of one scene's name
+GROUPS: dict[str, tuple[str, ...]] = {"render": tuple(RENDER_SCENES),
+                                       "compute": tuple(COMPUTE_SCENES)}
+
+
+def scene_names(arg: str, *, include: tuple[str, ...] = ()) -> list[str] | None:
+    """The scenes ``arg`` names: ``all`` (the established scenes, then each group of
+    ``include`` in turn), a group of :data:`GROUPS`, or one scene; None: none of those."""
+    if arg == "all":
+        return list(SCENES) + [n for g in include for n in GROUPS[g]]
+    if arg in GROUPS:
+        return list(GROUPS[arg])
+    return [arg] if arg in SCENES else None

@@ -754,12 +754,7 @@ SCENE_FNS.update({
     "base-vertex": (base_vertex, probes_base_vertex),
     "clear-buffer": (clear_buffer, probes_clear_buffer),
 })  # fmt: skip
-#: shadow-depth24 (DEPTH_COMPONENT24 uploaded as GL_UNSIGNED_INT) is written but not
-#: registered: the vulkan backend's process dies (SIGSEGV) on its upload, which would take
-#: a whole test run with it (reported in /work/sw-requests.md); register it once fixed
-SCENE_FNS.update((f"shadow-{f}", _shadow_scene(f)) for f in DEPTH_FORMATS
-                 if f not in ("depth32f", "depth24"))  # fmt: skip
-PENDING = {"shadow-depth24": _shadow_scene("depth24")}
+SCENE_FNS.update((f"shadow-{f}", _shadow_scene(f)) for f in DEPTH_FORMATS if f != "depth32f")
 
 
 def _minecraft() -> tuple[Any, Any]:
