@@ -36,7 +36,8 @@ __all__ = ["GlesDrawsMixin", "ARRAYS_COMMAND", "ELEMENTS_COMMAND"]
 
 #: DrawArraysIndirectCommand / DrawElementsIndirectCommand, in 32-bit words
 ARRAYS_COMMAND, ELEMENTS_COMMAND = 4, 5
-_REWRITE_MEMO = 8  # rewritten index lists kept (one GL buffer each)
+_REWRITE_MEMO = 8
+FIXED_RESTART = 0xFFFFFFFF  # the 32-bit restart index a rewrite maps to  # rewritten index lists kept (one GL buffer each)
 
 
 def _flag(name: str) -> int:
@@ -107,7 +108,7 @@ class GlesDrawsMixin:
                                 f"restart index 0x{restart:x}: no 32-bit value is left to "
                                 "restart at")  # fmt: skip
         wide = src.astype(np.uint32)
-        wide[src == restart] = 0xFFFFFFFF
+        wide[src == restart] = FIXED_RESTART
         gl = self.gl
         if len(self._rewrites) >= _REWRITE_MEMO:
             old = self._rewrites.pop(next(iter(self._rewrites)))

@@ -34,6 +34,7 @@ __all__ = ["VulkanDrawsMixin", "IndirectDrawCall"]
 #: DrawIndirectCommand / DrawIndexedIndirectCommand, in 32-bit words (GL = Vulkan)
 ARRAYS_COMMAND, ELEMENTS_COMMAND = 4, 5
 _REWRITE_MEMO = 8
+FIXED_RESTART = 0xFFFFFFFF  # the 32-bit restart index a rewrite maps to
 
 
 def _flag(name: str) -> int:
@@ -124,7 +125,7 @@ class VulkanDrawsMixin:
                                 f"restart index 0x{restart:x}: no 32-bit value is left to "
                                 "restart at")  # fmt: skip
         wide = src.astype(np.uint32)
-        wide[src == restart] = 0xFFFFFFFF
+        wide[src == restart] = FIXED_RESTART
         if len(self._rewrites) >= _REWRITE_MEMO:
             self._rewrites.pop(next(iter(self._rewrites)))._retire()
         buf = VkBufferResource(self.dev, self.r.ring.defer)

@@ -26,8 +26,8 @@ __all__ = ["SCENE_FNS", "TWINS", "strips", "QUAD"]
 COLORS = ((1.0, 0.0, 0.0, 1.0), (0.0, 1.0, 0.0, 1.0), (0.0, 0.0, 1.0, 1.0))
 BLACK = (0.0, 0.0, 0.0, 1.0)
 QUAD = (0, 1, 2, 0, 2, 3)
-#: the probe x of strip i (the middle of its third) and the probe y
-PROBE_X, PROBE_Y = (SIZE // 6, SIZE // 2, 5 * SIZE // 6), SIZE // 2
+#: the probe x of strip i (the middle of its third) and the probe rows (a quarter and a half up)
+PROBE_X, PROBE_Y = (SIZE // 6, SIZE // 2, 5 * SIZE // 6), (SIZE // 4, SIZE // 2)
 
 
 def strips() -> list[float]:
@@ -57,9 +57,9 @@ def _frame(c: Client) -> None:
 
 
 def _probes(image: int, lit: tuple[bool, bool, bool], what: str) -> list[Probe]:
-    return [Probe(image, PROBE_X[i], PROBE_Y, px(COLORS[i] if on else BLACK), 0,
+    return [Probe(image, PROBE_X[i], y, px(COLORS[i] if on else BLACK), 0,
                   f"{what}: strip {i} {'drawn' if on else 'empty'}")
-            for i, on in enumerate(lit)]  # fmt: skip
+            for i, on in enumerate(lit) for y in PROBE_Y]  # fmt: skip
 
 
 def _words(*cmds: tuple[int, ...], stride: int = 0) -> bytes:
