@@ -40,6 +40,11 @@ _REWRITE_MEMO = 8
 FIXED_RESTART = 0xFFFFFFFF  # the 32-bit restart index a rewrite maps to  # rewritten index lists kept (one GL buffer each)
 
 
+def _state_only(ctx: Any, d: Any) -> None:
+    """The applier already holds what this record says; the next indirect draw reads it."""
+    return None
+
+
 def _flag(name: str) -> int:
     return int(_t.enum("MGPDrawFlagBit")[name])
 
@@ -53,10 +58,9 @@ class GlesDrawsMixin:
     binder: Any
     draws: int
 
-    def SetIndirectBuffers(self, ctx: Any, d: Any) -> None:
-        """The buffers are resolved by the applier; each draw names its own in its tail."""
-        self._ready()  # type: ignore[attr-defined]
-        self._draws_state()
+    #: the applier holds the bound buffers; each indirect draw names its own command
+    #: buffer in its MGPDrawIndirect tail, which is what the draw reads
+    SetIndirectBuffers = staticmethod(_state_only)
 
     def _draws_state(self) -> None:
         if not hasattr(self, "_user_ib"):

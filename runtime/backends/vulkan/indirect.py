@@ -37,6 +37,11 @@ _REWRITE_MEMO = 8
 FIXED_RESTART = 0xFFFFFFFF  # the 32-bit restart index a rewrite maps to
 
 
+def _state_only(ctx: Any, d: Any) -> None:
+    """The applier already holds what this record says; the next indirect draw reads it."""
+    return None
+
+
 def _flag(name: str) -> int:
     return int(_t.enum("MGPDrawFlagBit")[name])
 
@@ -69,9 +74,9 @@ class VulkanDrawsMixin:
     dev: Any
     r: Any
 
-    def SetIndirectBuffers(self, ctx: Any, d: Any) -> None:
-        """The applier resolved the buffers; each draw names its own in its tail."""
-        self._draws_state()
+    #: the applier holds the bound buffers; each indirect draw names its own command
+    #: buffer in its MGPDrawIndirect tail, which is what the draw reads
+    SetIndirectBuffers = staticmethod(_state_only)
 
     def _draws_state(self) -> None:
         if not hasattr(self, "_user_ib"):
@@ -102,8 +107,10 @@ class VulkanDrawsMixin:
         buf = self._user_ib
         if buf is None or buf.size < max(len(data), 4):
             if buf is not None:
+                self._drop(buf)  # type: ignore[attr-defined]
                 buf._retire()
-            buf = self._user_ib = VkBufferResource(self.dev, self.r.ring.defer)
+            buf = self._user_ib = self._keep(  # type: ignore[attr-defined]
+                VkBufferResource(self.dev, self.r.ring.defer))  # destroyed at close if still live
             buf.respecify(max(len(data), 4))
         buf.write(0, data, self.r.ring.completed)  # renamed if a recorded draw still reads it
         self.user_index_bytes += len(data)
@@ -127,8 +134,10 @@ class VulkanDrawsMixin:
         wide = src.astype(np.uint32)
         wide[src == restart] = FIXED_RESTART
         if len(self._rewrites) >= _REWRITE_MEMO:
-            self._rewrites.pop(next(iter(self._rewrites)))._retire()
-        buf = VkBufferResource(self.dev, self.r.ring.defer)
+            old = self._rewrites.pop(next(iter(self._rewrites)))
+            self._drop(old)  # type: ignore[attr-defined]
+            old._retire()
+        buf = self._keep(VkBufferResource(self.dev, self.r.ring.defer))  # type: ignore[attr-defined]
         buf.respecify(max(wide.nbytes, 4))
         buf.write(0, wide.tobytes(), self.r.ring.completed)
         self._rewrites[key] = buf
