@@ -222,9 +222,11 @@ def test_set_index_buffer_offset_is_honoured() -> None:
     assert second == (0, 255, 0, 255)
 
 
-def test_an_indirect_draw_is_refused_by_name() -> None:
-    """An indirect DrawVbo (kDrawIsIndirect): GLES would read its parameters from a buffer
-    this backend does not bind; refused at the record, never drawn from the ranges."""
+def test_an_indirect_draw_naming_a_parameter_buffer_is_refused_by_name() -> None:
+    """An indirect DrawVbo (kDrawIsIndirect) whose MGPDrawIndirect names a parameter buffer:
+    the count of *IndirectCount is resolved on the client (seed 001 §5.7), so the server
+    never reads one; refused at the record (the indirect draws themselves:
+    tests/test_issue19_draws.py)."""
     from mgpipe.runtime.schema import tables as _t
 
     flag = int(_t.enum("MGPDrawFlagBit")["kDrawIsIndirect"])
@@ -237,7 +239,7 @@ def test_an_indirect_draw_is_refused_by_name() -> None:
                       ([{"Buffer": buf, "ParameterBuffer": buf, "DrawCount": 1,
                          "Stride": 20}],))  # fmt: skip
             c.present()
-    assert info.value.reason == "DrawVbo.Indirect"
+    assert info.value.reason == "DrawVbo.MGPDrawIndirect.ParameterBuffer"
 
 
 def test_a_texture_upload_between_draws_leaves_the_units_true() -> None:

@@ -28,6 +28,7 @@ from ..wire.handle import NULL, Handle, default_framebuffer
 from ..wire.stage import StageSegment
 from .answers import AnswersMixin
 from .compute import ComputeCalls
+from .draws import DrawsMixin
 from .emitter import Emitter
 from .reverse import link_for
 from .sampler_cache import SamplerCache
@@ -82,11 +83,12 @@ class ClientError(ValueError):
     a wire record."""
 
 
-class Client(AnswersMixin, ComputeCalls):
+class Client(AnswersMixin, ComputeCalls, DrawsMixin):
     """One context, one flow: GL-like calls in, MGPipe records out (answers: the mixin,
     runtime/client/answers.py; ``present_credit``: presents in flight, seed default 1;
     issue 19's compute, image, barrier, transform-feedback and patch calls:
-    :class:`~.compute.ComputeCalls`)."""
+    :class:`~.compute.ComputeCalls`; indirect and client-memory draws:
+    :class:`~.draws.DrawsMixin`)."""
 
     def __init__(
         self,
@@ -136,6 +138,7 @@ class Client(AnswersMixin, ComputeCalls):
         self._restart_flag = _t.enum("MGPDrawFlagBit")["kDrawPrimitiveRestart"]
         self.draws = 0
         self.frame_serial = 0
+        self._draws_init()  # indirect and client-memory draws (draws.py)
 
     # -- counters -----------------------------------------------------------
     @property
@@ -231,6 +234,7 @@ class Client(AnswersMixin, ComputeCalls):
         buf.size = len(data) if defined else data
         if buf.size < 0:
             raise ValueError(f"buffer_data: negative size {buf.size}")
+        self._shadow_respecify(buf, buf.size)  # the client's copy of the bytes (draws.py)
         self.em.emit("ResourceRespecify", {"Resource": buf.handle, "StorageKind": 1,
                                            "Width": buf.size, "Target": self._target("Buffer"),
                                            "HasDefinedContent": int(defined)})  # fmt: skip
@@ -240,6 +244,7 @@ class Client(AnswersMixin, ComputeCalls):
     def buffer_sub_data(self, buf: Buffer, offset: int, data: bytes) -> None:
         if offset < 0 or offset + len(data) > buf.size:
             raise ValueError(f"buffer_sub_data [{offset}, {offset + len(data)}) outside {buf.size}")
+        self._shadow_write(buf, offset, data)
         self.em.emit("ResourceSubData", {"Res": buf.handle, "Target": self._target("Buffer"),
                                          "UnionBox": {"X": offset, "W": len(data), "H": 1, "D": 1},
                                          "RegionCount": 0}, ((),), blob=bytes(data))  # fmt: skip
@@ -609,10 +614,15 @@ class Client(AnswersMixin, ComputeCalls):
             self.tr.touch("program")
 
     # -- vertex input --------------------------------------------------------
-    def vertex_attrib_pointer(self, index: int, buf: Buffer, size: int, gl_type: int = GL_FLOAT,
+    def vertex_attrib_pointer(self, index: int, buf: Any, size: int, gl_type: int = GL_FLOAT,
                               normalized: bool = False, stride: int = 0, offset: int = 0,
                               divisor: int = 0) -> None:  # fmt: skip
-        """``glVertexAttribPointer`` (+ ``glVertexAttribDivisor``: 0 per vertex, n per n instances)."""
+        """``glVertexAttribPointer`` (+ ``glVertexAttribDivisor``: 0 per vertex, n per n instances);
+        ``buf`` a Buffer, or client memory (bytes / an array: a client vertex array, draws.py)."""
+        if not isinstance(buf, Buffer):
+            return self._client_array_pointer(index, buf, size, gl_type, normalized, stride,
+                                              offset, divisor)  # fmt: skip
+        self._forget_client_array(index)
         self.tr.attribs[index] = Attrib(buf.handle, size, gl_type, normalized, stride, offset,
                                         divisor)  # fmt: skip
         self.tr.touch("vertex")
@@ -636,6 +646,7 @@ class Client(AnswersMixin, ComputeCalls):
         self.tr.touch("attrib_defaults")
 
     def disable_vertex_attrib(self, index: int) -> None:
+        self._forget_client_array(index)
         self.tr.attribs.pop(index, None)
         self.tr.touch("vertex")
 
@@ -745,6 +756,8 @@ class Client(AnswersMixin, ComputeCalls):
     # -- verbs -----------------------------------------------------------------
     def draw_arrays(self, mode: int, first: int, count: int, instances: int = 1,
                     base_instance: int = 0) -> None:  # fmt: skip
+        if self._client_arrays:  # client vertex arrays: their bytes ship first (draws.py)
+            return self._draw_client(mode, first, count, instances, base_instance)
         tr = self.tr
         if self._persistent:  # live persistent maps push their blocks at validate (§12)
             self.push_persistent()
@@ -759,7 +772,12 @@ class Client(AnswersMixin, ComputeCalls):
 
     def draw_elements(self, mode: int, count: int, index_size: int, offset: int = 0,
                       instances: int = 1, base_vertex: int = 0,
-                      base_instance: int = 0) -> None:  # fmt: skip
+                      base_instance: int = 0, indices: Any = None) -> None:  # fmt: skip
+        """``glDrawElements``: from the bound index buffer at byte ``offset``, or from a user
+        index array ``indices`` (client memory, byte ``offset`` into it; draws.py)."""
+        if indices is not None or self._client_arrays:
+            return self._draw_elements_client(mode, count, index_size, offset, indices,
+                                              instances, base_vertex, base_instance)  # fmt: skip
         tr = self.tr
         if tr.index_buffer is None:
             raise ValueError("draw_elements with no index buffer bound")

@@ -47,6 +47,7 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 _IMAGE_VIEW = "MGPImageView"
+_HOST_SPAN = "MGHostSpan"  # seed 001 §17.1 R-2: never a pointer, bytes in SEG_STAGE
 _ACCESS = "Access"
 _HEADER = "MGPWireRecHeader"
 
@@ -101,6 +102,15 @@ def _tail_source(spec: CallSpec, k: int, t: TailSpec) -> list[str]:
         lines.append(f"{ind}    t{k} = ({one},)")
         lines.append(f"{ind}else:")
         lines.append(f"{ind}    t{k} = tuple([{one} for x in _EI{k}(raw[c:e])])")
+        if t.element == _HOST_SPAN:  # Ptr null; the bytes named in SEG_STAGE or the
+            # server's index mirror (kMGHostSpanSegFromServerIndexMirror: no bytes travel)
+            mirror = _t.constant("kMGHostSpanSegFromServerIndexMirror")
+            lines.append(f"{ind}for x in t{k}:")
+            lines.append(f"{ind}    if x.Ptr:")
+            lines.append(f"{ind}        raise _PC({spec.name + '.MGHostSpan.Ptr'!r})")
+            lines.append(f"{ind}    if x.Seg != {mirror}:")
+            lines.append(f"{ind}        _view((x.Offset, x.Size, x.Seg), "
+                         f"{spec.name + '.MGHostSpan'!r})")
         if t.element == _IMAGE_VIEW:
             lines.append(f"{ind}for x in t{k}:")
             lines.append(f"{ind}    if x.{_ACCESS} > {image_access_max()}:")

@@ -27,6 +27,7 @@ from .framebuffer import Framebuffers, GlFramebuffer
 from .gl import GL, CountedGL, gl_string, has_entry
 from .answers import GlesAnswers
 from .gpu_timer import GlesGpuTimer
+from .indirect import GlesDrawsMixin
 from .bindings import Binder, GlSampler, GlSamplerView, apply_texture_params, make_sampler
 from .compute import ComputeEntries
 from .program import GlProgram, build_program
@@ -54,10 +55,11 @@ def _state_only(ctx: Any, d: Any) -> None:
     return None
 
 
-class GlesBackend(GlesAnswers, ComputeEntries):
+class GlesBackend(GlesAnswers, ComputeEntries, GlesDrawsMixin):
     """One context's GLES backend (see the module docstring; the answers:
     :class:`~.answers.GlesAnswers`; issue 19's compute, image, barrier, transform-feedback
-    and patch entries: :class:`~.compute.ComputeEntries`)."""
+    and patch entries: :class:`~.compute.ComputeEntries`; indirect and client-memory draws:
+    :class:`~.indirect.GlesDrawsMixin`)."""
 
     # state the applier keeps; the verbs read it
     CreateRenderState = staticmethod(_state_only)
@@ -81,6 +83,7 @@ class GlesBackend(GlesAnswers, ComputeEntries):
         self.draws = 0
         self._restart_flag = int(_t.enum("MGPDrawFlagBit")["kDrawPrimitiveRestart"])
         self._indirect_flag = int(_t.enum("MGPDrawFlagBit")["kDrawIsIndirect"])
+        self._user_flag = int(_t.enum("MGPDrawFlagBit")["kDrawHasUserIndices"])
         self._clear_whole = _t.constant("kMGPipeClearKindWhole")  # glClear(mask)
         self._program = 0
         self._bound_program: GlProgram | None = None
@@ -523,9 +526,6 @@ class GlesBackend(GlesAnswers, ComputeEntries):
             self._open_frame()
         p = d.payload
         what = d.name
-        if int(p.Flags) & self._indirect_flag:
-            raise DriverRefused(f"{what}.Indirect", "an indirect draw (the gles backend "
-                                "draws from the record's ranges only)")  # fmt: skip
         prog = self._bound_program
         if prog is None:
             raise DriverRefused(f"{what}.ShaderCso", "a draw with no linked program bound")
@@ -538,29 +538,32 @@ class GlesBackend(GlesAnswers, ComputeEntries):
         self.vtx.apply(what, base_instance)  # instanced attributes start base_instance in
         if prog.binds:
             self.binder.bind(ctx, self._bound_handle, prog, self.res.epoch, base_instance, what)
+        if int(p.Flags) & self._indirect_flag:  # MGPDrawIndirect commands (indirect.py)
+            return self.draw_indirect(ctx, d, prog)
         mode, instances = int(p.Mode), max(int(p.InstanceCount), 1)
         size = int(p.IndexSize)
         ranges = d.tails[0] if d.tails else ()
         if size:
-            ib = getattr(ctx.resolved.get("IndexResource"), "backend", None)
+            ib = (self.user_index_buffer(ctx, d, what) if int(p.Flags) & self._user_flag
+                  else getattr(ctx.resolved.get("IndexResource"), "backend", None))  # fmt: skip
             if not isinstance(ib, GlBuffer) or size not in INDEX_DTYPES:
                 raise DriverRefused(f"{what}.IndexResource", f"an indexed draw ({size}-byte indices) "
                                     "with no index buffer")  # fmt: skip
             restart = None
             if int(p.Flags) & self._restart_flag:
                 restart = int(p.RestartIndex)
-                if restart != (1 << (8 * size)) - 1:
-                    raise DriverRefused(f"{what}.RestartIndex", f"GLES restarts at the fixed index "
-                                        f"0x{(1 << (8 * size)) - 1:x}, not 0x{restart:x}")  # fmt: skip
-            self.vtx.bind_index_buffer(ib)
-            gl_type = INDEX_DTYPES[size][0]
-            ibs = ctx.last.get("SetIndexBuffer")
+            ibs = None if int(p.Flags) & self._user_flag else ctx.last.get("SetIndexBuffer")
             base = int(ibs.Offset) if ibs is not None else 0  # SetIndexBuffer.Offset, bytes
             if base % size:
                 raise DriverRefused("SetIndexBuffer.Offset", f"{base} bytes is not a multiple "
                                     f"of the {size}-byte index")  # fmt: skip
+            base //= size  # in indices: the same after a rewrite to 32 bits
+            if restart is not None and restart != (1 << (8 * size)) - 1:  # GLES: fixed only
+                ib, size, restart = self.restart_rewrite(ib, size, restart, what), 4, 0xFFFFFFFF
+            self.vtx.bind_index_buffer(ib)
+            gl_type = INDEX_DTYPES[size][0]
             for r in ranges:
-                start, count, bias = int(r.Start) + base // size, int(r.Count), int(r.IndexBias)
+                start, count, bias = int(r.Start) + base, int(r.Count), int(r.IndexBias)
                 top = self.vtx.max_index(ib, size, start, count, restart, what)
                 if top >= 0 and top + bias < 0:
                     raise DriverRefused(f"{what}.IndexBias", f"index {top} + base vertex {bias} "

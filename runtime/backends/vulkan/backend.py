@@ -50,6 +50,7 @@ from .descriptors import (ATOMIC_BLOCK, DescriptorAllocator, SamplerObject, Unif
                           default_parameters)  # fmt: skip
 from .memory import GpuBuffer
 from .formats import vk_info
+from .indirect import VulkanDrawsMixin
 from .renderer import IntColor
 from .resources import (
     BUFFER_USAGE,
@@ -85,7 +86,8 @@ def _floats(bits: tuple[int, ...]) -> tuple[float, ...]:
     return struct.unpack(f"<{len(bits)}f", struct.pack(f"<{len(bits)}I", *bits))
 
 
-class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, ComputeEntries):
+class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, ComputeEntries,
+                    VulkanDrawsMixin):
     """The backend object the applier builds its table from (see the module)."""
 
     def __init__(self, *, width: int = 640, height: int = 480, device: str | int | None = None,
@@ -528,8 +530,13 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
         buffers = [(i, res.use(serial), off) for i, res, off in self._vbufs]
         index = None
         size = p.IndexSize
+        restart = bool(size) and bool(p.Flags & _draw_flag("kDrawPrimitiveRestart"))
         if size:
-            ib = _obj(ctx, "Buffer", p.IndexResource, "DrawVbo.IndexResource").backend
+            ib = (self.user_index_buffer(ctx, d, "DrawVbo")
+                  if p.Flags & _draw_flag("kDrawHasUserIndices")
+                  else _obj(ctx, "Buffer", p.IndexResource, "DrawVbo.IndexResource").backend)  # fmt: skip
+            if restart and size in (1, 2, 4) and p.RestartIndex != (1 << (8 * size)) - 1:
+                ib, size = self.restart_rewrite(ib, size, int(p.RestartIndex), "DrawVbo"), 4
             if size == 1:  # Vulkan 1.0 has no 8-bit indices: widened to 16 bits, once per content
                 index = (self._u8_indices(ib, serial), 2)
             elif size in (2, 4):
@@ -537,13 +544,12 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
             else:
                 raise VulkanRefused("DrawVbo.IndexSize", f"{size}: indices are 1, 2 or 4 bytes")
         block = ctx.render_state.view()
-        restart = bool(size) and bool(p.Flags & _draw_flag("kDrawPrimitiveRestart"))
-        if p.Flags & _draw_flag("kDrawIsIndirect"):  # MGPDrawIndirect rows, no MGPDrawRange
-            raise VulkanRefused(
-                "DrawVbo.Flags", f"{p.Flags:#x}: indirect draws are not implemented"
-            )
-        ranges = [(r.Start, r.Count, r.IndexBias) for r in d.tails[0]]  # the first present tail
+        indirect = bool(p.Flags & _draw_flag("kDrawIsIndirect"))  # MGPDrawIndirect, no ranges
+        ranges = [] if indirect else [(r.Start, r.Count, r.IndexBias) for r in d.tails[0]]
         mode = int(p.Mode)
+        if mode == GL.LINE_LOOP and indirect:
+            raise VulkanRefused("DrawVbo.Mode", "an indirect line loop (its strip's indices "
+                                "would be made from commands the GPU reads)")  # fmt: skip
         if mode == GL.LINE_LOOP:  # no Vulkan line loop: a strip back to the first vertex
             if restart:
                 raise VulkanRefused("DrawVbo.Mode", "a line loop with primitive restart")
@@ -552,6 +558,8 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
         dc = DrawCall(ctx.render_state_cso, shader_h, shader, vertex, buffers, index,
                       topology(mode), restart, ranges, max(p.InstanceCount, 1),
                       int(p.StartInstance))  # fmt: skip
+        if indirect:  # indirect.py
+            dc = self.indirect_call(ctx, d, dc, serial)
         bound = self._descriptor_sets(ctx, shader_h, shader)
         bind = None
         if bound is not None:

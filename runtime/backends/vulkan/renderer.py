@@ -310,8 +310,14 @@ class VulkanRenderer:
             if self._bound.get("ib") != (buf, itype):
                 vk.vkCmdBindIndexBuffer(cmd, buf, 0, itype)
                 self._bound["ib"] = (buf, itype)
-            for start, count, bias in dc.ranges:
-                _lib.vkCmdDrawIndexed(cmd, count, dc.instances, start, bias, dc.first_instance)
+            if dc.ranges is None:  # an indirect draw (indirect.py)
+                dc.record(_lib, cmd)  # type: ignore[attr-defined]
+            else:
+                for start, count, bias in dc.ranges:
+                    _lib.vkCmdDrawIndexed(cmd, count, dc.instances, start, bias,
+                                          dc.first_instance)  # fmt: skip
+        elif dc.ranges is None:
+            dc.record(_lib, cmd)  # type: ignore[attr-defined]
         else:
             for start, count, _ in dc.ranges:
                 _lib.vkCmdDraw(cmd, count, dc.instances, start, dc.first_instance)

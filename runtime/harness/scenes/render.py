@@ -764,3 +764,7 @@ def _minecraft() -> tuple[Any, Any]:
 
 
 SCENE_FNS["minecraft-frame"] = _minecraft()
+
+from . import draws as _draws  # noqa: E402  (issue 19's draw scenes: indirect, client memory)
+
+SCENE_FNS.update(_draws.SCENE_FNS)

@@ -1,0 +1,263 @@
+"""Issue 19's draws: indirect draws (SetIndirectBuffers, kDrawIsIndirect, *IndirectCount
+resolved on the client), client vertex arrays and user index arrays (MGHostSpan bytes in
+SEG_STAGE, never a pointer), primitive restart at a non-fixed index (the server's rewrite).
+
+Every scene of :mod:`mgpipe.runtime.harness.scenes.draws` runs on gles and vulkan through
+monolith, inproc and spawn: every first-principles probe holds, each image equals its
+direct twin pixel for pixel, the Vulkan validation layer reports nothing. Each check has a
+control that plants the defect and asserts the named failure.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from _vk_support import assert_clean  # noqa: F401  (sets MGPIPE_VK_VALIDATION=on)
+from mgpipe.runtime.backends.vulkan.device import validation_mode
+from mgpipe.runtime.errors import PipeFatal, ProtocolCorruption
+from mgpipe.runtime.harness.runner import STAGE_CAPACITY, run_scene
+from mgpipe.runtime.harness.scenes import RENDER_SCENES
+from mgpipe.runtime.harness.scenes.draws import STRIDE, TWINS, strips, triangles
+from mgpipe.runtime.harness.scenes.kit import GL, Image
+from mgpipe.runtime.schema import tables as _t
+from mgpipe.runtime.wire.codec import Decoder, Encoder
+from mgpipe.runtime.wire.handle import NULL
+from mgpipe.runtime.wire.stage import StageSegment
+
+NAMES = list(TWINS)
+BACKENDS = ("gles", "vulkan")
+TRANSPORTS = ("monolith", "inproc", "spawn")
+
+
+def _flag(name: str) -> int:
+    return int(_t.enum("MGPDrawFlagBit")[name])
+
+
+def _failures(name: str, images: list[Image]) -> list[str]:
+    """Every probe that does not hold, and every image unequal to its direct twin."""
+    scene = RENDER_SCENES[name]
+    out = [m for p in scene.probes(scene.default_n) if (m := p.check(images))]
+    for a, b in TWINS[name]:
+        if images[a].rgba != images[b].rgba:
+            diff = sum(x != y for x, y in zip(images[a].rgba, images[b].rgba))
+            out.append(f"image {a} differs from its direct twin {b} in {diff} bytes")
+    return out
+
+
+def _validation_messages(res, backend: str, transport: str) -> int:
+    if backend != "vulkan":
+        return 0
+    if transport == "spawn":
+        return int(res.backend.stats()["validation_messages"])
+    assert res.backend.dev.validation or validation_mode() != "on"
+    return len(res.backend.dev.take_messages())
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", NAMES)
+def test_scene_draws_its_probes_and_equals_its_direct_twin(name, backend, transport) -> None:
+    res = run_scene(name, backend, transport)
+    assert not res.lost, res.client.transport.lost_reason
+    assert _failures(name, res.images) == []
+    assert _validation_messages(res, backend, transport) == 0
+
+
+def test_negative_control_a_planted_pixel_fails_the_twin_and_the_probes() -> None:
+    res = run_scene("indirect-arrays", "gles", "monolith")
+    assert _failures("indirect-arrays", res.images) == []
+    imgs = list(res.images)
+    raw = bytearray(imgs[1].rgba)
+    x, y = 5 * 64 // 6, 32  # one of strip 2's probes
+    raw[(y * 64 + x) * 4 : (y * 64 + x) * 4 + 4] = bytes((0, 0, 0, 255))
+    imgs[1] = Image(64, 64, bytes(raw))
+    bad = _failures("indirect-arrays", imgs)
+    assert any("strip 2 drawn" in m for m in bad)
+    assert any("image 1 differs from its direct twin 0" in m for m in bad)
+
+
+# -- the client's count resolve ----------------------------------------------------------------
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_control_an_unresolved_count_draws_every_command(backend, monkeypatch) -> None:
+    """Plant: the client sends maxdrawcount instead of the parameter buffer's count -> the
+    picture of image 3 has strip 2 drawn, and the probe names it."""
+    from mgpipe.runtime.client.draws import DrawsMixin
+
+    monkeypatch.setattr(DrawsMixin, "_resolve_count", lambda self, what, at, mx: mx)
+    res = run_scene("indirect-arrays", backend, "monolith")
+    bad = _failures("indirect-arrays", res.images)
+    assert any("arrays image 3: strip 2 empty" in m for m in bad), bad
+
+
+# -- client arrays: the max-index scan sizes the span ------------------------------------------
+def test_client_arrays_ship_exactly_the_vertex_span_the_draws_fetch() -> None:
+    """Two draws of 6 vertices (6..11, then the scanned indices 12..17): each attribute's
+    span is 5 strides plus its own size -- position 12 bytes, colour 16 -- per draw."""
+    res = run_scene("client-arrays", "gles", "monolith")
+    assert res.client.vertex_bytes_shipped == 2 * ((5 * STRIDE + 12) + (5 * STRIDE + 16))
+
+
+def test_control_a_short_max_index_scan_is_a_named_range_refusal(monkeypatch) -> None:
+    """Plant: the scan reports one index fewer -> the last vertex never ships and the
+    server refuses the fetch by name (never a picture with a vertex missing)."""
+    from mgpipe.runtime.client import draws
+
+    real = draws.DrawsMixin._ship_client_arrays
+
+    def short(self, lo, hi, *a):
+        return real(self, lo, hi - 1 if lo >= 12 else hi, *a)
+
+    monkeypatch.setattr(draws.DrawsMixin, "_ship_client_arrays", short)
+    with pytest.raises(PipeFatal) as info:
+        run_scene("client-arrays", "gles", "monolith")
+    assert info.value.reason == "DrawVbo.VertexRange"
+
+
+# -- user indices: bytes in SEG_STAGE, never a pointer (R-2) ---------------------------------
+def _user_draw(stage: StageSegment, ptr: int, seg: int | None = None) -> bytes:
+    off, size, s = stage.stage(struct.pack("<6H", 0, 1, 2, 0, 2, 3))
+    return Encoder(stage).encode(
+        "DrawVbo", {"Mode": int(GL.TRIANGLES), "IndexSize": 2, "InstanceCount": 1,
+                    "Flags": _flag("kDrawHasUserIndices"), "NumDraws": 1},
+        ([{"Start": 0, "Count": 6, "IndexBias": 0}],
+         [{"Ptr": ptr, "Seg": s if seg is None else seg, "Size": size, "Offset": off}]))  # fmt: skip
+
+
+def test_decoder_refuses_a_host_span_pointer_and_a_span_outside_the_stage() -> None:
+    stage = StageSegment(1 << 12)
+    dec = Decoder(stage)
+    ok = dec.decode(_user_draw(stage, 0))  # control: the staged shape decodes
+    assert ok.tails[1][0].Size == 12 and bytes(stage.view(
+        (ok.tails[1][0].Offset, 12, ok.tails[1][0].Seg))) == struct.pack("<6H", 0, 1, 2, 0, 2, 3)
+    with pytest.raises(ProtocolCorruption) as info:
+        dec.decode(_user_draw(stage, 0x7F0000001000))
+    assert info.value.reason == "DrawVbo.MGHostSpan.Ptr"
+    with pytest.raises(ProtocolCorruption) as info:
+        dec.decode(_user_draw(stage, 0, seg=int(_t.constant("kMGHostSpanSegNone"))))
+    assert info.value.reason == "DrawVbo.MGHostSpan"
+
+
+@pytest.mark.parametrize("transport", ("inproc", "spawn"))
+def test_a_split_transport_refuses_a_pointer_on_the_wire(transport) -> None:
+    """Under a split transport a record carrying a pointer is Fatal{ProtocolCorruption} at
+    the server's decoder, before any backend (the recorder here); control: the same record
+    with Ptr null is applied."""
+    from mgpipe.runtime.client.api import Client
+    from mgpipe.runtime.harness.scenes.kit import setup
+
+    for ptr, want in ((0, None), (0x7F0000001000, "DrawVbo.MGHostSpan.Ptr")):
+        if transport == "spawn":
+            from mgpipe.runtime.transport.spawn import SpawnTransport
+
+            t = SpawnTransport("recorder", stage_capacity=STAGE_CAPACITY)
+            c = Client(None, t.stage, transport=t, width=64, height=64)
+        else:
+            from mgpipe.runtime.backends.registry import make_backend
+            from mgpipe.runtime.server.applier import Applier
+
+            stage = StageSegment(STAGE_CAPACITY)
+            be = make_backend("recorder")
+            c = Client(Applier(be, stage).apply, stage, transport="inproc", width=64, height=64)
+        setup(c, strips())
+        c.draw_elements(GL.TRIANGLES, 6, 2, indices=struct.pack("<6H", 0, 1, 2, 0, 2, 3))
+        c.em.transport.submit(_user_draw(c.em.stage, ptr))
+        try:
+            c.em.transport.wait_applied()
+            got = None
+        except PipeFatal as exc:
+            got = exc.reason
+        if transport == "spawn":
+            t.close()
+            if t.lost:
+                got = str(t.lost_reason)
+        else:
+            try:
+                c.close()
+            except PipeFatal as exc:
+                got = got or exc.reason
+        if want is None:
+            assert got is None
+        else:
+            assert got is not None and want in got
+
+
+def test_user_indices_ship_exactly_the_indices_drawn() -> None:
+    res = run_scene("user-indices", "gles", "monolith")
+    assert res.client.index_bytes_shipped == 6 * 1 + 6 * 2 + 6 * 4
+
+
+# -- restart at a non-fixed index ----------------------------------------------------------------
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_control_a_rewrite_that_maps_the_restart_index_to_a_vertex_bridges_the_gap(
+        backend, monkeypatch) -> None:  # fmt: skip
+    """Plant: the server's rewrite maps index 9 to vertex 0 instead of the fixed restart
+    index -> one strip runs into the next across strip 1, and the probes say so."""
+    mod = __import__(f"mgpipe.runtime.backends.{backend}.indirect", fromlist=["x"])
+    monkeypatch.setattr(mod, "FIXED_RESTART", 0)
+    res = run_scene("restart-index", backend, "monolith")
+    bad = _failures("restart-index", res.images)
+    assert any("restart 9, index buffer: strip 1 empty" in m for m in bad), bad
+    assert not any("fixed" in m for m in bad)  # the twin (no rewrite) is unchanged
+
+
+# -- named refusals at the record --------------------------------------------------------------
+def _client(backend: str):
+    from mgpipe.runtime.backends.registry import make_backend
+    from mgpipe.runtime.client.api import Client
+    from mgpipe.runtime.harness.scenes.kit import setup
+    from mgpipe.runtime.server.applier import Applier
+
+    stage = StageSegment(STAGE_CAPACITY)
+    be = make_backend(backend)
+    c = Client(Applier(be, stage).apply, stage, width=64, height=64)
+    setup(c, triangles())
+    return c, be
+
+
+@pytest.mark.parametrize("row, reason", (
+    ({"DrawCount": 1}, None),  # control: one command inside the buffer draws
+    ({"DrawCount": 2}, "DrawVbo.MGPDrawIndirect.DrawCount"),
+    ({"DrawCount": 1, "Stride": 8}, "DrawVbo.MGPDrawIndirect.Offset"),
+    ({"DrawCount": 1, "ParameterBuffer": True}, "DrawVbo.MGPDrawIndirect.ParameterBuffer"),
+))  # fmt: skip
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_server_refuses_a_bad_indirect_tail_by_name(backend, row, reason) -> None:
+    c, be = _client(backend)
+    try:
+        buf = c.create_buffer(struct.pack("<4I", 6, 1, 0, 0))
+        c.bind_indirect_buffer(buf)
+        c.draw_arrays_indirect(GL.TRIANGLES, 0)  # SetIndirectBuffers and the draw's state
+        tail = dict({"Buffer": buf.handle, "ParameterBuffer": NULL}, **row)
+        if row.get("ParameterBuffer"):
+            tail["ParameterBuffer"] = buf.handle
+        got = None
+        try:
+            c.em.emit("DrawVbo", {"Mode": int(GL.TRIANGLES), "InstanceCount": 1,
+                                  "Flags": _flag("kDrawIsIndirect")}, ([tail],))  # fmt: skip
+            c.present()
+        except PipeFatal as exc:
+            got = exc.reason
+        assert got == reason
+    finally:
+        be.close()
+
+
+def test_client_refuses_indirect_misuse_by_name() -> None:
+    from mgpipe.runtime.client.api import ClientError
+
+    c, be = _client("gles")
+    try:
+        with pytest.raises(ClientError, match="no buffer bound to GL_DRAW_INDIRECT_BUFFER"):
+            c.draw_arrays_indirect(GL.TRIANGLES, 0)
+        c.bind_indirect_buffer(c.create_buffer(bytes(16)))
+        with pytest.raises(ClientError, match="pass the indirect buffer's 16 bytes"):
+            c.multi_draw_arrays_indirect(GL.TRIANGLES, 0, 2)
+        with pytest.raises(ClientError, match="no buffer bound to GL_PARAMETER_BUFFER"):
+            c.multi_draw_arrays_indirect_count(GL.TRIANGLES, 0, 0, 1)
+        c.vertex_attrib_pointer(2, bytes(64), 4)
+        with pytest.raises(ClientError, match="reads no client vertex arrays"):
+            c.draw_arrays_indirect(GL.TRIANGLES, 0)
+    finally:
+        be.close()
