@@ -38,6 +38,7 @@ from ...schema import tables as _t
 from ...server.handle_fields import table_of
 from ...wire.handle import Handle
 from .compute import ComputeEntries
+from .stream_output import GL_PATCHES, StreamOutputEntries
 from .counters import Counters
 from .errors import VulkanRefused
 from .pipelines import VertexLayout
@@ -61,6 +62,8 @@ from .vk_enums import GL, UnsupportedEnum, topology, vertex_format
 
 __all__ = ["VulkanBackend"]
 
+_PATCH_LIST = vk.VK_PRIMITIVE_TOPOLOGY_PATCH_LIST
+
 _TYPE_SIZE = {GL.FLOAT: 4, GL.UNSIGNED_BYTE: 1, GL.BYTE: 1, GL.SHORT: 2, GL.UNSIGNED_SHORT: 2,
               GL.INT: 4, GL.UNSIGNED_INT: 4, GL.HALF_FLOAT: 2}  # fmt: skip
 _STATE_ONLY = (
@@ -81,7 +84,7 @@ def _floats(bits: tuple[int, ...]) -> tuple[float, ...]:
     return struct.unpack(f"<{len(bits)}f", struct.pack(f"<{len(bits)}I", *bits))
 
 
-class VulkanBackend(ComputeEntries):
+class VulkanBackend(ComputeEntries, StreamOutputEntries):
     """The backend object the applier builds its table from (see the module)."""
 
     def __init__(self, *, width: int = 640, height: int = 480, device: str | int | None = None,
@@ -540,14 +543,20 @@ class VulkanBackend(ComputeEntries):
             )
         ranges = [(r.Start, r.Count, r.IndexBias) for r in d.tails[0]]  # the first present tail
         mode = int(p.Mode)
+        patch = self.patch_vertices(ctx) if mode == GL_PATCHES else 0
+        if shader.tessellated != bool(patch):
+            raise VulkanRefused("DrawVbo.Mode", f"{mode:#x} with a program that "
+                                f"{'has' if shader.tessellated else 'has no'} tessellation stages "
+                                "(GL: GL_PATCHES exactly when it has)")  # fmt: skip
         if mode == GL.LINE_LOOP:  # no Vulkan line loop: a strip back to the first vertex
             if restart:
                 raise VulkanRefused("DrawVbo.Mode", "a line loop with primitive restart")
             index, ranges = self._line_loop(ib if size else None, size, ranges, serial)
             mode = GL.LINE_STRIP
         dc = DrawCall(ctx.render_state_cso, shader_h, shader, vertex, buffers, index,
-                      topology(mode), restart, ranges, max(p.InstanceCount, 1),
-                      int(p.StartInstance))  # fmt: skip
+                      _PATCH_LIST if patch else topology(mode), restart, ranges,
+                      max(p.InstanceCount, 1), int(p.StartInstance))  # fmt: skip
+        dc.patch = patch
         bound = self._descriptor_sets(ctx, shader_h, shader)
         bind = None
         if bound is not None:
@@ -557,7 +566,7 @@ class VulkanBackend(ComputeEntries):
                 vk.vkCmdBindDescriptorSets(cmd, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, program.layout,
                                            0, len(sets), sets, len(dyn), dyn or None)  # fmt: skip
 
-        self.r.draw(dc, block, ctx.render_state.version, bind)
+        self.r.draw(dc, block, ctx.render_state.version, bind, self.xfb_before_pass(ctx))
         if bound is not None:
             self.mark_gpu_writes(ctx, shader_h, shader, serial)
 
@@ -898,6 +907,7 @@ class VulkanBackend(ComputeEntries):
         self._targets.clear()
         self.r.finish()
         self.close_compute()
+        self.close_stream_output()
         self.descriptors.destroy()
         self.uniforms.destroy()
         for thing in list(self._live.values()):  # what the client never deleted
