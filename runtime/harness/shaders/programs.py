@@ -54,8 +54,8 @@ PROGRAMS: dict[str, tuple[str, ...]] = {
     "imgfill": ("imgfill.comp",),
     "imgcopy": ("imgcopy.comp",),
     "count": ("color.vert", "count.frag"),
-    "xfb": ("xfb.vert", "color.frag"),
-    "xfbskip": ("xfbskip.vert", "color.frag"),
+    "xfb": ("xfb.vert", "xfb.frag"),
+    "xfbskip": ("xfbskip.vert", "xfb.frag"),
     "tess": ("tess.vert", "tess.tesc", "tess.tese", "color.frag"),
 }
 
