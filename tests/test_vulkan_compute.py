@@ -282,3 +282,40 @@ def test_barrier_bits_map_to_the_stages_and_accesses_they_name():
         barrier_masks(0x0800, xfb=False)
     all_stages, _ = barrier_masks(0xFFFFFFFF, xfb=False)  # ALL_BARRIER_BITS without XFB
     assert all_stages & vk.VK_PIPELINE_STAGE_HOST_BIT
+
+
+def _xfb_span(c, buf, offset, draws):
+    from mgpipe.runtime.harness.scenes import compute as scenes
+    from mgpipe.runtime.harness.scenes.kit import setup
+
+    setup(c, scenes._xfb_vertices(), "xfb")
+    xfb = c.create_transform_feedback()
+    c.bind_transform_feedback(xfb)
+    c.bind_buffer_range("transform_feedback", 0, buf, offset, buf.size - offset)
+    c.viewport(0, 0, 64, 48)
+    c.begin_transform_feedback(scenes.GL_TRIANGLES)
+    for first in draws:
+        c.draw_arrays(scenes.GL_TRIANGLES, first, 3)
+    got = c.end_transform_feedback()
+    c.read_pixels(0, 0, 1, 1)  # every record applied
+    return scenes, got
+
+
+def test_a_capture_into_a_range_appends_its_draws_from_the_range_start():
+    """Triangles 1 then 0 captured into a range at byte 32 of a sentinel buffer: words 0..7
+    keep the sentinel, then triangle 1's 24 words, then triangle 0's (the counter resumes
+    relative to the range), then the sentinel again."""
+    with vk_client() as (c, be):
+        words = 8 + 48 + 8
+        buf = c.create_buffer(struct.pack(f"<{words}I", *[FILL] * words))
+        scenes, got = _xfb_span(c, buf, 32, (3, 0))
+        assert got == (6, 2)
+        be.r.finish()
+        out = struct.unpack(f"<{words}I", backend_of(be, VkBufferResource, words * 4).gpu.read())
+        want = [FILL] * 8
+        for t in (1, 0):
+            for x, y, col in scenes.XFB_TRIS[t]:
+                want += scenes.xfb_record(x, y, col)
+        want += [FILL] * 8
+        assert list(out) == want
+        assert be.stream_output_stats()["primitives_written"] == 2
