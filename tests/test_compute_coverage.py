@@ -343,3 +343,65 @@ def test_a_program_without_capture_cannot_begin(client: Client) -> None:
     _use(client, "color")
     with pytest.raises(ClientError, match="no compute stage"):
         client.dispatch_compute(1)
+
+
+def test_a_draw_inside_a_capture_keeps_its_mode_and_program(client: Client) -> None:
+    from mgpipe.runtime.harness.scenes.kit import setup
+
+    setup(client, scenes._xfb_vertices(), "xfb")
+    client.bind_buffer_base("transform_feedback", 0, client.create_buffer(bytes(512)))
+    client.begin_transform_feedback(4)
+    before = len(client.log.seen)  # type: ignore[attr-defined]
+    with pytest.raises(ClientError, match="draw mode 0x1 inside a capture begun with 0x4"):
+        client.draw_arrays(1, 0, 2)
+    draws = [n for n, _p, _t in client.log.seen[before:] if n == "DrawVbo"]  # type: ignore[attr-defined]
+    assert draws == []
+    _use(client, "color")
+    with pytest.raises(ClientError, match="another program than the capture's"):
+        client.draw_arrays(4, 0, 3)
+    client.pause_transform_feedback()
+    client.draw_arrays(4, 0, 3)  # paused: any program, any mode
+    assert client.transform_feedback_primitives_written() == 0
+
+
+# -- the SPIR-V capture layout -------------------------------------------------------------
+def test_xfb_layout_is_read_from_the_spirv_and_stripped_for_essl() -> None:
+    from mgpipe.runtime.backends.spirv_xfb import SpirvError, strip_xfb, xfb_layout
+
+    packed = xfb_layout(load("xfb").spirv[0])
+    holes = xfb_layout(load("xfbskip").spirv[0])
+    assert [(v.name, v.buffer, v.offset, v.components) for v in packed.varyings] == [
+        ("v_color", 0, 0, 4), ("v_twice", 0, 16, 4)]
+    assert packed.strides == {0: 32} and packed.packed()
+    assert [v.offset for v in holes.varyings] == [0, 32] and holes.strides == {0: 48}
+    assert not holes.packed()  # the control: a hole is seen
+    assert xfb_layout(load("color").spirv[0]) is None  # no Xfb execution mode
+    stripped = strip_xfb(load("xfb").spirv[0])
+    assert xfb_layout(stripped) is None and len(stripped) < len(load("xfb").spirv[0])
+    assert strip_xfb(load("color").spirv[0]) == load("color").spirv[0]  # nothing to strip
+    with pytest.raises(SpirvError, match="magic"):
+        xfb_layout(b"\0" * 20)
+
+
+# -- GLES refusals: named, and only where the driver cannot --------------------------------
+def test_gles_refuses_stages_the_driver_lacks_by_name() -> None:
+    from mgpipe.runtime.backends.gles.errors import DriverRefused
+    from mgpipe.runtime.backends.gles.program import build_program
+
+    tess = load("tess")
+    with pytest.raises(DriverRefused, match=r'CreateShaderState\.StageMask.*GL_EXT_tessellation_shader'):
+        build_program(None, tess.spirv, tess.reflection, "CreateShaderState", version=31)  # type: ignore[arg-type]
+    fill = load("fill")
+    with pytest.raises(DriverRefused, match=r"compute stage needs GLES 3\.1"):
+        build_program(None, fill.spirv, fill.reflection, "CreateShaderState", version=30)  # type: ignore[arg-type]
+    with pytest.raises(DriverRefused, match=r"StageMask.*stages \[0, 5\]"):
+        build_program(None, {0: tess.spirv[0], 5: fill.spirv[5]}, fill.reflection,  # type: ignore[arg-type]
+                      "CreateShaderState", version=32)
+
+
+def test_gles_holds_the_launch_block_to_the_shader_s(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = client_compute.ComputeCalls._workgroup
+    monkeypatch.setattr(client_compute.ComputeCalls, "_workgroup",
+                        lambda self, what: (4,) + real(self, what)[1:])  # fmt: skip
+    with pytest.raises(PipeFatal, match=r'Fatal\{DriverRefused, "LaunchGrid\.Block"\}.*\(8, 1, 1\)'):
+        run_scene("compute-fill", "gles", "monolith")

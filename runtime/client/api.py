@@ -735,6 +735,8 @@ class Client(ComputeCalls):
             tr.validate("DrawVbo")
         else:  # no binding moved since the last draw: only the render state can have
             tr.cso.validate(tr.rs)
+        if tr.xfb is not None and tr.xfb.active:
+            self._xfb_check(mode)
         self._draw_vbo(mode, 0, instances, base_instance, tr.rs.restart_index, 0, 0, 1,
                        first, count, 0)  # fmt: skip
         self.draws += 1
@@ -754,6 +756,8 @@ class Client(ComputeCalls):
             tr.validate("DrawVbo")
         else:
             tr.cso.validate(tr.rs)
+        if tr.xfb is not None and tr.xfb.active:
+            self._xfb_check(mode)
         ib = tr.index_buffer.handle
         p, restart, flags = tr.rs.p, tr.rs.restart_index, 0
         if p["PrimitiveRestartFixedIndexEnabled"]:  # GL: the index type's maximum

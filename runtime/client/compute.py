@@ -391,15 +391,25 @@ class ComputeCalls:
         """The primitives the object's current or last span wrote."""
         return (xfb or self._compute_state()["xfb"]).primitives
 
+    def _xfb_check(self, mode: int) -> None:
+        """A draw inside a running capture must use the capture's mode and program (GL's
+        INVALID_OPERATION, raised before the draw's record)."""
+        xfb = self.tr.xfb
+        if xfb.paused:
+            return
+        if mode != xfb.mode:
+            raise _client_error(f"draw mode {mode:#x} inside a capture begun with "
+                                f"{xfb.mode:#x}")  # fmt: skip
+        if self.tr.program is not xfb.program:
+            raise _client_error("a draw inside a capture with another program than the "
+                                "capture's (pause it first)")  # fmt: skip
+
     def _xfb_count(self, mode: int, count: int, instances: int) -> None:
         """A draw inside a running span: add the primitives that fit (GL stops a capture
         at the first primitive some target has no room for) and the targets they wrote."""
         xfb = self.tr.xfb
         if xfb is None or not xfb.active or xfb.paused:
             return
-        if mode != xfb.mode:
-            raise _client_error(f"draw mode {mode:#x} inside a capture begun with "
-                                f"{xfb.mode:#x}")  # fmt: skip
         per = _XFB_MODES[xfb.mode]
         strides = _xfb_strides(xfb.program)
         prims = count // per * max(instances, 1)
