@@ -27,6 +27,7 @@ framebuffer.
 from __future__ import annotations
 
 import struct
+from collections import OrderedDict
 from functools import lru_cache
 from typing import Any
 
@@ -60,7 +61,10 @@ from .shaders import ShaderProgram
 from .targets import GENERAL, RenderTarget, full_barrier, init_general, with_layout
 from .vk_enums import GL, UnsupportedEnum, topology, vertex_format
 
-__all__ = ["VulkanBackend"]
+__all__ = ["VulkanBackend", "SET_CACHE"]
+
+#: descriptor sets kept per program, by resolved bindings (least recently drawn with leaves)
+SET_CACHE = 16
 
 _PATCH_LIST = vk.VK_PRIMITIVE_TOPOLOGY_PATCH_LIST
 
@@ -108,6 +112,10 @@ class VulkanBackend(ComputeEntries, StreamOutputEntries):
         self._read_target: RenderTarget | None = None  # None: the default framebuffer
         self._bind_serial = 0  # bumped by every record that moves a shader-resource binding
         self._sets: dict[Handle, tuple[Any, ...]] = {}  # program -> (serial, epoch, key, sets)
+        # program -> its recent sets by resolved key (a binding that alternates between a few
+        # values reuses its sets: no allocation, no write), valid for (program, epoch, deaths)
+        self._set_cache: dict[Handle, tuple[tuple, OrderedDict]] = {}
+        self._deaths = 0  # bumped when an object a set may name is destroyed
 
     @property
     def dev(self) -> Any:
@@ -190,6 +198,7 @@ class VulkanBackend(ComputeEntries, StreamOutputEntries):
     def ResourceDestroy(self, ctx: Any, d: Any) -> None:
         obj = ctx.resolved["Handle"]
         self._bind_serial += 1  # no memoised set may name what dies here
+        self._deaths += 1
         if obj.backend is not None:
             self._forget_targets_of(obj.backend)
             self.forget_storage_views(obj.backend)
@@ -213,10 +222,8 @@ class VulkanBackend(ComputeEntries, StreamOutputEntries):
     def _retire_program(self, handle: Handle, program: ShaderProgram) -> None:
         self.r.memo.retire(handle)
         self._retire_compute(handle)
-        memo = self._sets.pop(handle, None)
-        if memo is not None:
-            for pool, dset in memo[5]:
-                self.descriptors.free(pool, dset)
+        self._sets.pop(handle, None)
+        self._drop_set_cache(handle)
         self._programs.pop(handle, None)
         self._drop(program)
         self.r.ring.defer(program.destroy)
@@ -264,6 +271,7 @@ class VulkanBackend(ComputeEntries, StreamOutputEntries):
         self._bind_serial += 1
 
     def _retire(self, thing: Any) -> None:
+        self._deaths += 1  # no cached set may name it
         self._drop(thing)
         self.r.ring.defer(thing.destroy)
 
@@ -338,9 +346,13 @@ class VulkanBackend(ComputeEntries, StreamOutputEntries):
         if memo is not None and memo[2] == key and memo[4] is program:
             self._sets[handle] = (self._bind_serial, _epoch()) + memo[2:]
             return memo[3], dyn
-        if memo is not None:
-            for pool, dset in memo[5]:
-                self.descriptors.free(pool, dset)
+        cache = self._cached_sets(handle, program)
+        hit = cache.get(key)
+        if hit is not None:  # these bindings were drawn with lately: their sets still hold
+            cache.move_to_end(key)
+            self.descriptors.reused += 1
+            self._sets[handle] = (self._bind_serial, _epoch(), key, hit[0], program) + hit[1:]
+            return hit[0], dyn
         allocated = [self.descriptors.allocate(layout) for layout in program.set_layouts]
         sets = [s for _, s in allocated]
         infos = []
@@ -357,7 +369,29 @@ class VulkanBackend(ComputeEntries, StreamOutputEntries):
             vk.vkUpdateDescriptorSets(self.dev.device, len(infos), infos, 0, None)
             self.descriptors.updates += 1
         self._sets[handle] = (self._bind_serial, _epoch(), key, sets, program, allocated, keep)
+        cache[key] = (sets, allocated, keep)
+        if len(cache) > SET_CACHE:  # the least recently drawn with (never the memo's)
+            _, (_, old, _) = cache.popitem(last=False)
+            for pool, dset in old:
+                self.descriptors.free(pool, dset)
         return sets, dyn
+
+    def _cached_sets(self, handle: Handle, program: ShaderProgram) -> OrderedDict:
+        valid = (id(program), _epoch(), self._deaths)
+        have = self._set_cache.get(handle)
+        if have is not None and have[0] == valid:
+            return have[1]
+        self._drop_set_cache(handle)
+        cache: OrderedDict = OrderedDict()
+        self._set_cache[handle] = (valid, cache)
+        return cache
+
+    def _drop_set_cache(self, handle: Handle) -> None:
+        have = self._set_cache.pop(handle, None)
+        if have is not None:
+            for _, allocated, _ in have[1].values():
+                for pool, dset in allocated:
+                    self.descriptors.free(pool, dset)
 
     def _resolve(
         self, ctx: Any, handle: Handle, program: ShaderProgram

@@ -35,7 +35,7 @@ import vulkan as vk
 from ...schema import tables as _t
 from ...server.handle_fields import table_of
 from .errors import VulkanRefused
-from .resources import VkBufferResource, VkTextureResource
+from .resources import EPOCH, VkBufferResource, VkTextureResource
 from .shaders import ShaderProgram, local_size
 
 __all__ = ["ComputeEntries", "GL_BARRIER_BITS", "barrier_masks", "local_size"]
@@ -336,6 +336,7 @@ class ComputeEntries:
         for ident in tex.__dict__.pop("_storage_view_keys", []):
             v = views.pop(ident, None)
             if v is not None:
+                EPOCH[0] += 1  # no descriptor set may keep naming the view
                 self.r.ring.defer(lambda v=v: vk.vkDestroyImageView(dev, v, None))
 
     def close_compute(self) -> None:

@@ -166,6 +166,7 @@ class DescriptorAllocator:
         self.attempts = 0  # vkAllocateDescriptorSets calls
         self.recycled = 0
         self.updates = 0  # vkUpdateDescriptorSets calls
+        self.reused = 0  # draws answered by a cached set (the backend's per-program cache)
 
     def _pool(self) -> Any:
         n = self.POOL_SETS

@@ -390,6 +390,7 @@ class SamplerView:
 
     def _retire(self) -> None:
         if self._view is not None:
+            EPOCH[0] += 1  # no set may keep naming the view (its handle may come back)
             v, self._view = self._view[1], None
             self.defer(lambda: vk.vkDestroyImageView(self.dev.device, v, None))
 
