@@ -58,7 +58,7 @@ def _failures(name: str, images: list[Image]) -> list[str]:
 
 
 def test_every_issue_19_family_has_a_scene_run_by_name() -> None:
-    assert set(NAMES) == {"compute-fill", "compute-indirect", "image-load-store",
+    assert set(NAMES) == {"compute-fill", "compute-indirect", "compute-indices", "image-load-store",
                           "atomic-counter", "xfb-capture", "xfb-skip", "tess-patch"}  # fmt: skip
     for name in NAMES:
         assert name in SCENES and SCENES[name] is COMPUTE_SCENES[name]
@@ -127,6 +127,17 @@ def test_control_an_indirect_grid_read_at_the_wrong_offset(monkeypatch: pytest.M
     res = run_scene("compute-indirect", "gles", "monolith")
     bad = _failures("compute-indirect", res.images)
     assert bad and all(re.search(r"compute-indirect word (8|9|1\d|2[0-3]) ", m) for m in bad), bad
+
+
+def test_control_a_stale_index_mirror_is_what_the_refresh_prevents(
+        monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """With the GPU-written buffer's mirror not re-read, the index check reads the 0xEEEE the
+    client uploaded and refuses a draw that is correct."""
+    from mgpipe.runtime.backends.gles import vertex
+
+    monkeypatch.setattr(vertex, "refresh_mirror", lambda gl, buf: setattr(buf, "gpu_dirty", False))
+    with pytest.raises(PipeFatal, match=r'DrawVbo\.VertexRange.*element 61166'):
+        run_scene("compute-indices", "gles", "monolith")
 
 
 def test_control_a_scatter_that_packs_overwrites_the_holes(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -139,6 +139,40 @@ def probes_compute_indirect(n: int) -> list[Probe]:
                        "compute-indirect")
 
 
+# -- a GPU-written index buffer ---------------------------------------------------------------------
+INDEX_STALE = 0xEEEE  # what the index buffer held before the launch: no vertex has it
+INDEX_COLOR = (1.0, 0.5, 0.0, 1.0)
+
+
+def compute_indices(c: Client, n: int) -> list[Image]:
+    """A compute shader writes 0 1 2 0 2 3 (u16) into a buffer that held 0xEEEE everywhere;
+    the buffer is then the index buffer of a full-screen quad of 4 vertices. The server's
+    index-range check must read what the GPU wrote, not the bytes the client uploaded."""
+    from .kit import setup
+
+    idx = c.create_buffer(struct.pack("<6H", *([INDEX_STALE] * 6)))
+    _program(c, "indices")
+    c.bind_buffer_base("storage", 1, idx)
+    need(c, "dispatch_compute")(3, 1, 1)
+    c.bind_buffer_base("storage", 1, None)
+    need(c, "memory_barrier")("element_array")
+    quad_verts: list[float] = []
+    for x, y in ((-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)):
+        quad_verts += [x, y, 0.0, *INDEX_COLOR]
+    setup(c, quad_verts)
+    c.bind_index_buffer(idx)
+    c.viewport(0, 0, SIZE, SIZE)
+    c.clear_color(0.0, 0.0, 0.0, 1.0)
+    c.clear()
+    c.draw_elements(GL_TRIANGLES, 6, 2)
+    return _finish(c, [capture(c, SIZE, SIZE)])
+
+
+def probes_compute_indices(n: int) -> list[Probe]:
+    return [Probe(0, x, y, px(INDEX_COLOR), 0, f"the quad the GPU's indices draw ({x},{y})")
+            for x, y in ((1, 1), (62, 1), (62, 62), (1, 62), (32, 32))]  # fmt: skip
+
+
 # -- image load / store -------------------------------------------------------------------------
 IMG = 8  # the images are 8 x 8 RGBA8
 GL_RGBA8, GL_READ_ONLY, GL_WRITE_ONLY = 0x8058, 0x88B8, 0x88B9
@@ -382,6 +416,7 @@ def probes_tess_patch(n: int) -> list[Probe]:
 SCENE_FNS: dict[str, tuple[Any, Any]] = {
     "compute-fill": (compute_fill, probes_compute_fill),
     "compute-indirect": (compute_indirect, probes_compute_indirect),
+    "compute-indices": (compute_indices, probes_compute_indices),
     "image-load-store": (image_load_store, probes_image_load_store),
     "atomic-counter": (atomic_counter, probes_atomic_counter),
     "xfb-capture": (xfb_capture, probes_xfb_capture),

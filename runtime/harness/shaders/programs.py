@@ -51,6 +51,7 @@ PROGRAMS: dict[str, tuple[str, ...]] = {
     # issue 19's scenes (runtime/harness/scenes/compute.py)
     "fill": ("fill.comp",),
     "dump": ("dump.vert", "dump.frag"),
+    "indices": ("indices.comp",),
     "imgfill": ("imgfill.comp",),
     "imgcopy": ("imgcopy.comp",),
     "count": ("color.vert", "count.frag"),
