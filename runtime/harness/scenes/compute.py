@@ -146,7 +146,7 @@ INDEX_COLOR = (1.0, 0.5, 0.0, 1.0)
 
 def compute_indices(c: Client, n: int) -> list[Image]:
     """A compute shader writes 0 1 2 0 2 3 (u16) into a buffer that held 0xEEEE everywhere;
-    the buffer is then the index buffer of a full-screen quad of 4 vertices. The server's
+    the buffer is then the index buffer of a quad of 4 vertices over pixels x < 48. The server's
     index-range check must read what the GPU wrote, not the bytes the client uploaded."""
     from .kit import setup
 
@@ -157,7 +157,7 @@ def compute_indices(c: Client, n: int) -> list[Image]:
     c.bind_buffer_base("storage", 1, None)
     need(c, "memory_barrier")("element_array")
     quad_verts: list[float] = []
-    for x, y in ((-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)):
+    for x, y in ((-1.0, -1.0), (0.5, -1.0), (0.5, 1.0), (-1.0, 1.0)):
         quad_verts += [x, y, 0.0, *INDEX_COLOR]
     setup(c, quad_verts)
     c.bind_index_buffer(idx)
@@ -170,7 +170,8 @@ def compute_indices(c: Client, n: int) -> list[Image]:
 
 def probes_compute_indices(n: int) -> list[Probe]:
     return [Probe(0, x, y, px(INDEX_COLOR), 0, f"the quad the GPU's indices draw ({x},{y})")
-            for x, y in ((1, 1), (62, 1), (62, 62), (1, 62), (32, 32))]  # fmt: skip
+            for x, y in ((1, 1), (47, 1), (47, 62), (1, 62), (32, 32))] + [
+        Probe(0, 48, 32, (0, 0, 0, 255), 0, "right of the quad")]  # fmt: skip
 
 
 # -- image load / store -------------------------------------------------------------------------
