@@ -130,7 +130,12 @@ class ComputeCalls:
             default = TransformFeedback(0, 0)
             st = self.__dict__["_c19"] = {
                 "dispatch_indirect": None, "default_xfb": default, "xfb": default,
-                "next_xfb": 1, "next_lifetime": 1, "dispatches": 0,
+                "next_xfb": 1, "next_lifetime": 1, "dispatches": 0, "gen": -1,
+                #: LaunchGrid packed straight into the transport (MGPGridInfo's memory order)
+                "launch": self.em.fast("LaunchGrid", (
+                    "GridX", "GridY", "GridZ", "BlockX", "BlockY", "BlockZ",
+                    "IndirectBuffer.Slot", "IndirectBuffer.Gen", "IndirectOffset",
+                    "IsIndirect")),
             }
             self.tr.xfb = default
         return st
@@ -156,6 +161,9 @@ class ComputeCalls:
         prog = self.tr.program
         if prog is None:
             raise _client_error(f"{what}: no program in use")
+        hit = prog.__dict__.get("_workgroup")
+        if hit is not None:
+            return hit
         if 5 not in prog.spirv:
             raise _client_error(f"{what}: the program in use has no compute stage")
         try:
@@ -164,20 +172,29 @@ class ComputeCalls:
             wg = None
         if not wg or len(wg) != 3:
             raise _client_error(f"{what}: the program's reflection names no workgroup size")
-        return int(wg[0]), int(wg[1]), int(wg[2])
+        out = prog.__dict__["_workgroup"] = (int(wg[0]), int(wg[1]), int(wg[2]))
+        return out
+
+    def _launch(self, grid: tuple[int, int, int], block: tuple[int, int, int],
+                indirect: Any, offset: int) -> None:
+        """Validate (skipped when no binding moved since the last launch), note the pending
+        set, send LaunchGrid."""
+        st = self._compute_state()
+        tr = self.tr
+        if tr.gen != st["gen"] or tr.textures_pending:
+            tr.validate("LaunchGrid")
+            st["gen"] = tr.gen
+        if tr.buffer_bindings:
+            tr.note_gpu_writes()
+        h = indirect.handle if indirect is not None else NULL
+        st["launch"](*grid, *block, h[0], h[1], offset, int(indirect is not None))
+        st["dispatches"] += 1
 
     def dispatch_compute(self, x: int, y: int = 1, z: int = 1) -> None:
         """``glDispatchCompute(x, y, z)``: ``LaunchGrid`` of x * y * z workgroups."""
         if min(x, y, z) < 0:
             raise _client_error(f"dispatch_compute: negative grid {x}, {y}, {z}")
-        block = self._workgroup("dispatch_compute")
-        self.tr.validate("LaunchGrid")
-        self._note_gpu_writes()
-        self.em.emit("LaunchGrid", {"GridX": x, "GridY": y, "GridZ": z, "BlockX": block[0],
-                                    "BlockY": block[1], "BlockZ": block[2],
-                                    "IndirectBuffer": NULL, "IndirectOffset": 0,
-                                    "IsIndirect": 0})  # fmt: skip
-        self._compute_state()["dispatches"] += 1
+        self._launch((x, y, z), self._workgroup("dispatch_compute"), None, 0)
 
     def bind_dispatch_indirect_buffer(self, buf: Buffer | None) -> None:
         """``glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, buf)``."""
@@ -194,14 +211,7 @@ class ComputeCalls:
         if offset + 12 > buf.size:
             raise _client_error(f"dispatch_compute_indirect: [{offset}, {offset + 12}) outside "
                                 f"the buffer's {buf.size} bytes")  # fmt: skip
-        block = self._workgroup("dispatch_compute_indirect")
-        self.tr.validate("LaunchGrid")
-        self._note_gpu_writes()
-        self.em.emit("LaunchGrid", {"GridX": 0, "GridY": 0, "GridZ": 0, "BlockX": block[0],
-                                    "BlockY": block[1], "BlockZ": block[2],
-                                    "IndirectBuffer": buf.handle, "IndirectOffset": offset,
-                                    "IsIndirect": 1})  # fmt: skip
-        self._compute_state()["dispatches"] += 1
+        self._launch((0, 0, 0), self._workgroup("dispatch_compute_indirect"), buf, offset)
 
     @property
     def dispatches(self) -> int:
