@@ -62,8 +62,12 @@ def retype_atomic_values(code: bytes) -> bytes:
             consts[words[at + 2]] = (words[at + 1], words[at + 3], at)
         elif op in (234, 235) and n == 7:  # OpAtomicIAdd / ISub type id ptr scope sem value
             rtype, c = words[at + 1], consts.get(words[at + 6])
-            if c is not None and ints.get(c[0], (0, 0))[0] == 1 and rtype in ints \
-                    and ints[rtype][0] == 0:
+            if (
+                c is not None
+                and ints.get(c[0], (0, 0))[0] == 1
+                and rtype in ints
+                and ints[rtype][0] == 0
+            ):
                 key = (rtype, c[1])
                 if key not in twins:
                     twins[key] = words[3]
@@ -256,7 +260,9 @@ def test_image_store_writes_every_texel_read_back_through_a_framebuffer(tmp_path
 
 def test_negative_control_no_image_bound_is_refused_by_name(tmp_path):
     spirv, refl = compute_program(tmp_path, "store", STORE)
-    with pytest.raises(Exception, match=r"LaunchGrid\.image 'img' \(unit 3\)\"\}: no image is bound"):
+    with pytest.raises(
+        Exception, match=r"LaunchGrid\.image 'img' \(unit 3\)\"\}: no image is bound"
+    ):
         with vk_client() as (c, be):
             prog = c.create_program(spirv, refl)
             tex = c.create_texture("2d", 8, 8)

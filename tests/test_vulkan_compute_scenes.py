@@ -77,3 +77,14 @@ def test_stream_output_and_compute_counters_are_what_the_scenes_ran():
     assert be.stream_output_stats() == {"spans": 1, "captured_draws": 2, "primitives_written": 2}
     res = run_scene("compute-indirect", "vulkan", "monolith")
     assert res.backend.compute_stats()["indirect_dispatches"] == 1
+
+
+def test_a_device_without_transform_feedback_refuses_the_capture_by_name(monkeypatch):
+    from mgpipe.runtime.backends.vulkan import device
+
+    real = device.VulkanDevice._device_extensions
+    monkeypatch.setattr(device.VulkanDevice, "_device_extensions",
+                        lambda self: real(self) - {"VK_EXT_transform_feedback"})  # fmt: skip
+    with pytest.raises(PipeFatal, match=r'"BindStreamOutput"\}: the device has no '
+                       "VK_EXT_transform_feedback"):  # fmt: skip
+        run_scene("xfb-capture", "vulkan", "monolith")

@@ -14,6 +14,11 @@ CSOs, a respecify) bumps the bindings serial, and a draw rebuilds its program's
 descriptor sets only when that serial or the resources' epoch (a buffer renamed, an image
 replaced or flipped) moved -- and writes new sets only when the resolved handles differ.
 The default block (``SetGlobalConstants``) lives in the uniform ring at a dynamic offset.
+A program keeps its recent sets by resolved bindings (:data:`SET_CACHE`): bindings that
+alternate between a few values (a texture rebind per draw) reuse their sets, never
+allocating or writing one per draw. Compute, storage buffers and images, memory barriers
+(:mod:`.compute`) and transform feedback and tessellation (:mod:`.stream_output`) are
+mixins of the backend class.
 Textures (:mod:`.resources`, :mod:`.formats`): every target and the formats of the
 format table with their texel sizes; ``GenerateMipmap`` blits; multisampled
 renderbuffers resolve by ``Blit``. What cannot be executed is a named refusal at the

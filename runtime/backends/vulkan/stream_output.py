@@ -197,8 +197,16 @@ class StreamOutputEntries:
                 continue
             size = used * 2 * 8
             raw = vk.ffi.new(f"uint64_t[{used * 2}]")
-            vk.vkGetQueryPoolResults(self.dev.device, pool, 0, used, size, raw, 16,
-                                     vk.VK_QUERY_RESULT_64_BIT | vk.VK_QUERY_RESULT_WAIT_BIT)
+            vk.vkGetQueryPoolResults(
+                self.dev.device,
+                pool,
+                0,
+                used,
+                size,
+                raw,
+                16,
+                vk.VK_QUERY_RESULT_64_BIT | vk.VK_QUERY_RESULT_WAIT_BIT,
+            )
             total += sum(int(raw[2 * i]) for i in range(used))  # primitivesWritten, ...Needed
         return total
 
