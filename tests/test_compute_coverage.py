@@ -176,6 +176,15 @@ def test_control_more_fragments_move_the_counter(monkeypatch: pytest.MonkeyPatch
     assert any("counter (512 fragments) word 0" in m for m in bad), bad
 
 
+def test_control_a_patch_one_column_wider_fails_its_coverage(monkeypatch: pytest.MonkeyPatch) -> None:
+    want = scenes.probes_tess_patch(1)
+    x0, y0, x1, y1 = scenes.PATCH_RECT
+    monkeypatch.setattr(scenes, "PATCH_RECT", (x0, y0, x1 + 1, y1))
+    res = run_scene("tess-patch", "gles", "monolith")
+    bad = [m for p in want if (m := p.check(res.images))]
+    assert any(f"({x1},{y0})" in m and "outside the patch" in m for m in bad), bad[:3]
+
+
 def test_control_an_image_format_unlike_the_shader_s_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     real = client_compute.ComputeCalls.bind_image_texture
 

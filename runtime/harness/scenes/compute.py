@@ -403,14 +403,20 @@ def tess_patch(c: Client, n: int) -> list[Image]:
 
 
 def probes_tess_patch(n: int) -> list[Probe]:
+    """Every pixel of the surface: the (x1 - x0) * (y1 - y0) inside the rectangle show their
+    domain coordinate ((px + 0.5 - x0) / w, (py + 0.5 - y0) / h), every other one the clear
+    colour -- the patch's coverage, pixel for pixel."""
     x0, y0, x1, y1 = PATCH_RECT
     w, h = x1 - x0, y1 - y0
     out = []
-    for px_, py_ in ((x0, y0), (x1 - 1, y0), (x0, y1 - 1), (x1 - 1, y1 - 1), (24, 40), (40, 20)):
-        u, v = (px_ + 0.5 - x0) / w, (py_ + 0.5 - y0) / h
-        out.append(Probe(0, px_, py_, px((u, v, 0.0, 1.0)), 2, f"domain ({u:.3f}, {v:.3f})"))
-    for px_, py_ in ((x0 - 1, y0), (x1, y0), (x0, y0 - 1), (x0, y1)):
-        out.append(Probe(0, px_, py_, (0, 0, 0, 255), 0, "outside the patch"))
+    for py_ in range(SIZE):
+        for px_ in range(SIZE):
+            if x0 <= px_ < x1 and y0 <= py_ < y1:
+                u, v = (px_ + 0.5 - x0) / w, (py_ + 0.5 - y0) / h
+                out.append(Probe(0, px_, py_, px((u, v, 0.0, 1.0)), 2,
+                                 f"domain ({u:.3f}, {v:.3f})"))  # fmt: skip
+            else:
+                out.append(Probe(0, px_, py_, (0, 0, 0, 255), 0, "outside the patch"))
     return out
 
 
