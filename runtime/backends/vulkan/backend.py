@@ -615,6 +615,8 @@ class VulkanBackend(ComputeEntries, StreamOutputEntries):
         vertex at its end (the indices read from ``ib`` when the draw is indexed); the
         index buffer lives until this submission retires."""
         dtype = {1: np.uint8, 2: np.uint16, 4: np.uint32}.get(size)
+        if ib is not None:
+            self._gpu_written_ready(ib)
         src = np.frombuffer(ib.gpu.read(), dtype) if ib is not None and ib.gpu is not None else None
         parts, out = [], []
         at = 0
@@ -637,11 +639,19 @@ class VulkanBackend(ComputeEntries, StreamOutputEntries):
         self.line_loops += 1
         return (buf.buffer, 4), out
 
+    def _gpu_written_ready(self, buf: VkBufferResource) -> None:
+        """A shader may have written ``buf`` in a submission not yet retired (or still being
+        recorded): finish it before the host reads the bytes."""
+        if buf.gpu_written > self.r.ring.completed:
+            self.r.finish()
+
     def _u8_indices(self, ib: VkBufferResource, serial: int) -> Any:
         """The 16-bit copy of an 8-bit index buffer (the restart index 0xFF -> 0xFFFF),
-        made again only when the buffer's bytes changed (a write or a rename)."""
+        made again only when the buffer's bytes changed (a write, a rename, or a shader's
+        write: then its submission is waited for before the bytes are read)."""
         assert ib.gpu is not None
-        ident = (ib.gpu.buffer, ib.writes)
+        self._gpu_written_ready(ib)
+        ident = (ib.gpu.buffer, ib.writes, ib.gpu_written)
         memo = getattr(ib, "_u16", None)
         if memo is None or memo[0] != ident:
             wide = np.frombuffer(ib.gpu.read(), np.uint8).astype(np.uint16)
