@@ -438,3 +438,21 @@ def test_word_dumps_are_the_same_bytes_on_both_backends(name: str) -> None:
     assert gles[0] == "ok" and vk[0] == "ok", (gles[1], vk[1])  # both devices have these
     i = DUMPS[name]
     assert gles[1].images[i].rgba == vk[1].images[i].rgba
+
+
+def test_a_dead_buffer_or_texture_is_unbound_everywhere_issue_19_binds_it(client: Client) -> None:
+    buf = client.create_buffer(bytes(64))
+    tex = client.create_texture_2d(8, 8)
+    _use(client, "fill")
+    client.bind_buffer_base("storage", 1, buf)
+    client.bind_dispatch_indirect_buffer(buf)
+    client.bind_buffer_base("transform_feedback", 0, buf)
+    client.bind_image_texture(4, tex, 0, False, 0, "write_only", 0x8058)
+    client.dispatch_compute(1)
+    assert buf.handle in client.gpu_pending and client.tr.images
+    client.delete_buffer(buf)
+    client.delete_texture(tex)
+    assert client.gpu_pending == {} and client.tr.images == {}
+    assert client.tr.xfb.targets == {}
+    with pytest.raises(ClientError, match="no dispatch-indirect buffer"):
+        client.dispatch_compute_indirect(0)

@@ -268,6 +268,7 @@ class Client(ComputeCalls):
                 del self.tr.buffer_bindings[key]
         if self.tr.index_buffer is buf:
             self.tr.index_buffer = None
+        self._forget_for_issue_19(buf)
         self.tr.death("Buffer", buf.handle, "ResourceDestroy")
 
     # -- textures ------------------------------------------------------------
@@ -409,6 +410,7 @@ class Client(ComputeCalls):
         if not tex.view.is_null:  # the view dies before its storage owner
             self.tr.death("SamplerViewCso", tex.view, "DeleteSamplerView")
         self._samplers.release(tex.sampler, builtin=True)
+        self._forget_for_issue_19(tex)
         kind = "Renderbuffer" if tex.target == "Renderbuffer" else "Texture"
         self.tr.death(kind, tex.handle, "ResourceDestroy")
 

@@ -280,6 +280,7 @@ class ComputeCalls:
         """``glGenTransformFeedbacks`` (+ the first bind's object creation): no record."""
         st = self._compute_state()
         xfb = TransformFeedback(st["next_xfb"], st["next_lifetime"])
+        st.setdefault("objects", []).append(xfb)
         st["next_xfb"] += 1
         st["next_lifetime"] += 1
         return xfb
@@ -309,6 +310,8 @@ class ComputeCalls:
         if st["xfb"] is xfb:
             self.bind_transform_feedback(None)
         xfb.deleted = True
+        st.setdefault("objects", [])
+        st["objects"] = [o for o in st["objects"] if o is not xfb]
         self.tr.validate("DeleteStreamOutput")
         self.em.emit("DeleteStreamOutput", {"GlName": xfb.name, "LifetimeId": xfb.lifetime})
 
@@ -448,6 +451,27 @@ class ComputeCalls:
         self.tr.rs.set_patch_vertices(value)
         self.tr.validate("PatchParameter")
         self.em.emit("PatchParameter", {"Pname": pname, "Value": value})
+
+    # -- deaths --------------------------------------------------------------------------
+    def _forget_for_issue_19(self, res: Buffer | Texture) -> None:
+        """A buffer or texture dies: GL unbinds it everywhere it is bound (dispatch-indirect,
+        transform-feedback targets, image units) and no GPU write of it is pending."""
+        st = self._compute_state()
+        tr = self.tr
+        tr.gpu_pending.pop(res.handle, None)
+        if isinstance(res, Buffer):
+            if st["dispatch_indirect"] is res:
+                st["dispatch_indirect"] = None
+            for obj in [st["default_xfb"], *st.get("objects", [])]:
+                for i, (b, _o, _s) in list(obj.targets.items()):
+                    if b is res:
+                        del obj.targets[i]
+                        tr.touch("stream_output")
+        else:
+            for unit, b in list(tr.images.items()):
+                if b[0] is res:
+                    del tr.images[unit]
+                    tr.touch("images")
 
     # -- the pending set ---------------------------------------------------------------
     def _after_draw(self, mode: int, count: int, instances: int) -> None:
