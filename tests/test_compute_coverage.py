@@ -59,7 +59,8 @@ def _failures(name: str, images: list[Image]) -> list[str]:
 
 def test_every_issue_19_family_has_a_scene_run_by_name() -> None:
     assert set(NAMES) == {"compute-fill", "compute-indirect", "compute-indices", "image-load-store",
-                          "atomic-counter", "xfb-capture", "xfb-skip", "tess-patch"}  # fmt: skip
+                          "atomic-counter", "xfb-capture", "xfb-skip", "xfb-separate",
+                          "tess-patch"}  # fmt: skip
     for name in NAMES:
         assert name in SCENES and SCENES[name] is COMPUTE_SCENES[name]
     assert not set(NAMES) & set(list(SCENES))  # by name, not in `all`
@@ -429,7 +430,7 @@ def test_gles_holds_the_launch_block_to_the_shader_s(monkeypatch: pytest.MonkeyP
 
 #: the read-back images that are word dumps: exact bytes, so equal on every backend
 DUMPS = {"compute-fill": 0, "compute-indirect": 0, "atomic-counter": 1, "xfb-capture": 1,
-         "xfb-skip": 0}  # fmt: skip
+         "xfb-skip": 0, "xfb-separate": 1}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", sorted(DUMPS))
@@ -456,3 +457,28 @@ def test_a_dead_buffer_or_texture_is_unbound_everywhere_issue_19_binds_it(client
     assert client.tr.xfb.targets == {}
     with pytest.raises(ClientError, match="no dispatch-indirect buffer"):
         client.dispatch_compute_indirect(0)
+
+
+def test_gles_refuses_a_capture_it_cannot_say_by_name(tmp_path: Any) -> None:
+    """Two varyings into buffer 0 and one into buffer 1: GLES interleaves into one buffer or
+    separates one varying per buffer (no gl_NextBuffer); the control is xfbsep, which it can."""
+    import subprocess
+
+    from mgpipe.runtime.backends.gles.errors import DriverRefused
+    from mgpipe.runtime.backends.gles.program import build_program
+
+    src = tmp_path / "mixed.vert"
+    src.write_text("""#version 450
+layout(location = 0, xfb_buffer = 0, xfb_offset = 0, xfb_stride = 32) out vec4 a;
+layout(location = 1, xfb_buffer = 0, xfb_offset = 16) out vec4 b;
+layout(location = 2, xfb_buffer = 1, xfb_offset = 0, xfb_stride = 16) out vec4 c;
+void main() { a = vec4(1.0); b = vec4(2.0); c = vec4(3.0); gl_Position = vec4(0.0); }
+""")
+    out = tmp_path / "mixed.vert.spv"
+    subprocess.run(["glslangValidator", "-V", "--target-env", "vulkan1.0", "-o", str(out), str(src)],
+                   check=True, capture_output=True)  # fmt: skip
+    frag = load("xfb").spirv[4]
+    with pytest.raises(DriverRefused, match=r"CreateShaderState\.Xfb.*\[2, 1\] varyings into buffers \[0, 1\]"):
+        build_program(None, {0: out.read_bytes(), 4: frag}, b"{}", "CreateShaderState", version=32)  # type: ignore[arg-type]
+    kind, _res = outcome("xfb-separate", "gles")
+    assert kind == "ok"

@@ -382,6 +382,39 @@ def probes_xfb_skip(n: int) -> list[Probe]:
     return word_probes(0, words, "captured with a hole")
 
 
+XFBSEP_WORDS = 16  # 3 vertices of 4 words in each buffer, then 4 of sentinel
+
+
+def xfb_separate(c: Client, n: int) -> list[Image]:
+    """Transform feedback into two buffers, one varying each: buffer 0 takes triangle 0's
+    colours, buffer 1 its (2x, 2y, 0, 1). Image 0: buffer 0's words; image 1: buffer 1's."""
+    from .kit import setup
+
+    setup(c, _xfb_vertices(), "xfbsep")
+    bufs = [_sentinel_buffer(c, XFBSEP_WORDS), _sentinel_buffer(c, XFBSEP_WORDS)]
+    xfb = need(c, "create_transform_feedback")()
+    need(c, "bind_transform_feedback")(xfb)
+    for i, b in enumerate(bufs):
+        c.bind_buffer_base("transform_feedback", i, b)
+    c.viewport(0, 0, SIZE, SIZE)
+    c.clear()
+    need(c, "begin_transform_feedback")(GL_TRIANGLES)
+    c.draw_arrays(GL_TRIANGLES, 0, 3)
+    need(c, "end_transform_feedback")()
+    need(c, "bind_transform_feedback")(None)
+    need(c, "memory_barrier")(("transform_feedback", "shader_storage"))
+    return _finish(c, [dump(c, b) for b in bufs])
+
+
+def probes_xfb_separate(n: int) -> list[Probe]:
+    out = []
+    for buf, part in ((0, slice(0, 4)), (1, slice(4, 8))):
+        words = [w for x, y, col in XFB_TRIS[0] for w in xfb_record(x, y, col)[part]]
+        words += [SENTINEL] * (XFBSEP_WORDS - len(words))
+        out += word_probes(buf, words, f"separate buffer {buf}")
+    return out
+
+
 # -- a tessellated patch -------------------------------------------------------------------------
 PATCH_RECT = (16, 16, 48, 48)  # pixels [x0, x1) x [y0, y1)
 
@@ -428,5 +461,6 @@ SCENE_FNS: dict[str, tuple[Any, Any]] = {
     "atomic-counter": (atomic_counter, probes_atomic_counter),
     "xfb-capture": (xfb_capture, probes_xfb_capture),
     "xfb-skip": (xfb_skip, probes_xfb_skip),
+    "xfb-separate": (xfb_separate, probes_xfb_separate),
     "tess-patch": (tess_patch, probes_tess_patch),
 }

@@ -57,6 +57,7 @@ PROGRAMS: dict[str, tuple[str, ...]] = {
     "count": ("color.vert", "count.frag"),
     "xfb": ("xfb.vert", "xfb.frag"),
     "xfbskip": ("xfbskip.vert", "xfb.frag"),
+    "xfbsep": ("xfbsep.vert", "xfb.frag"),
     "tess": ("tess.vert", "tess.tesc", "tess.tese", "color.frag"),
 }
 
