@@ -239,12 +239,15 @@ class StreamOutputEntries:
             pool = span.pools[-1]
             first, last = bound[0][0], bound[-1][0]
             n = last - first + 1
-            rows = [targets[i] for i in range(first, last + 1)]
+            at = [4 * i for i in range(first, last + 1)]
+            # a gap between bound targets has no buffer and no counter (VK_NULL_HANDLE)
+            mine = [counters if targets[i] is not None else vk.VK_NULL_HANDLE
+                    for i in range(first, last + 1)]  # fmt: skip
             if begin:
-                fns["vkCmdBindTransformFeedbackBuffersEXT"](
-                    cmd, first, n, [t[0].use(serial) for t in rows], [t[1] for t in rows],
-                    [t[2] for t in rows])  # fmt: skip
-                for i, t in bound:
+                for i, t in bound:  # one binding each: the bound targets need not be adjacent
+                    fns["vkCmdBindTransformFeedbackBuffersEXT"](
+                        cmd, i, 1, [t[0].use(serial)], [t[1]], [t[2]]
+                    )
                     t[0].gpu_written = serial
                 # the span's first draw starts at the ranges; later ones resume where the
                 # counters say each target stopped (GL: a span appends across its draws)
@@ -252,16 +255,15 @@ class StreamOutputEntries:
                 fns["vkCmdBeginQueryIndexedEXT"](cmd, pool[0], pool[1], 0, 0)
                 if any(resume):
                     fns["vkCmdBeginTransformFeedbackEXT"](
-                        cmd, first, n, [counters if r else vk.VK_NULL_HANDLE for r in resume],
-                        [4 * i for i in range(first, last + 1)])  # fmt: skip
+                        cmd, first, n, [c if r else vk.VK_NULL_HANDLE for c, r in zip(mine, resume)],
+                        at)  # fmt: skip
                 else:
                     fns["vkCmdBeginTransformFeedbackEXT"](cmd, 0, 0, None, None)
                 return
-            fns["vkCmdEndTransformFeedbackEXT"](cmd, first, n, [counters] * n,
-                                               [4 * i for i in range(first, last + 1)])  # fmt: skip
+            fns["vkCmdEndTransformFeedbackEXT"](cmd, first, n, mine, at)
             fns["vkCmdEndQueryIndexedEXT"](cmd, pool[0], pool[1], 0)
             pool[1] += 1
-            for i in range(first, last + 1):
+            for i, _ in bound:
                 span.counters_valid[i] = True
             span.draws += 1
             st["captured_draws"] += 1
