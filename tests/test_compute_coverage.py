@@ -482,3 +482,40 @@ void main() { a = vec4(1.0); b = vec4(2.0); c = vec4(3.0); gl_Position = vec4(0.
         build_program(None, {0: out.read_bytes(), 4: frag}, b"{}", "CreateShaderState", version=32)  # type: ignore[arg-type]
     kind, _res = outcome("xfb-separate", "gles")
     assert kind == "ok"
+
+
+def test_gles_marks_gpu_written_only_what_the_mask_says_may_be_written(
+        monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """A buffer bound at the dump program's readonly point is not marked GPU-written (its
+    mirror stays trusted); written by fill.comp it is. Control: a mask with every bit set
+    marks the read-only one too."""
+    from mgpipe.runtime.backends.registry import make_backend
+    from mgpipe.runtime.client import compute_tracker
+
+    def run(plant: bool) -> tuple[bool, bool]:
+        if plant:
+            monkeypatch.setattr(compute_tracker.TrackerCompute, "readonly_points",
+                                lambda self, cls: set())  # fmt: skip
+        be = make_backend("gles")
+        stage = StageSegment(1 << 22)
+        c = Client(Applier(be, stage).apply, stage, transport="monolith", width=64, height=64)
+        try:
+            read, written = c.create_buffer(bytes(64)), c.create_buffer(bytes(64))
+            c.bind_buffer_base("storage", 2, read)
+            _use(c, "dump")
+            c.vertex_attrib_pointer(0, read, 3, stride=12)
+            c.draw_arrays(4, 0, 3)
+            c.bind_buffer_base("storage", 1, written)
+            c.bind_buffer_base("storage", 2, None)
+            _use(c, "fill")
+            c.dispatch_compute(1)
+            c.transport.wait_applied()
+            dirty = {o.name: o.gpu_dirty for o in be.binder._objs.values()}
+            first, second = sorted(dirty)  # GL names in creation order: read, then written
+            return dirty[first], dirty[second]
+        finally:
+            c.close()
+            be.close()
+
+    assert run(False) == (False, True)
+    assert run(True) == (True, True)  # the planted all-writable mask

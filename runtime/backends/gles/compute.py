@@ -137,6 +137,13 @@ class ComputeEntries:
             self.binder.bound_image(unit, args)
         self.binder.serial += 1
 
+    def SetShaderBuffers(self, ctx: Any, d: Any) -> None:
+        """The window is the applier's; the class's WritableMask says which points a draw
+        or dispatch may write (what is marked GPU-written after it)."""
+        p = d.payload
+        self.binder.writable[int(p.Class)] = [int(w) for w in p.WritableMask]
+        self.binder.serial += 1
+
     def SetShaderImages(self, ctx: Any, d: Any) -> None:
         self.binder.serial += 1  # the window moved: the next bind re-checks every unit
 
