@@ -52,7 +52,11 @@ def test_reflection_records_inputs_outputs_and_resources() -> None:
 def test_programs_are_spirv_per_stage_slot() -> None:
     for name in PROGRAMS:
         prog = load(name)
-        assert set(prog.spirv) == {STAGE_SLOTS["vert"], STAGE_SLOTS["frag"]}
+        # a graphics program has vertex + fragment (issue 19: + tessellation), a compute
+        # program its compute stage alone; one slot per source, named by its suffix
+        assert set(prog.spirv) == {STAGE_SLOTS[Path(src).suffix[1:]] for src in PROGRAMS[name]}
+        assert set(prog.spirv) in ({STAGE_SLOTS["comp"]}, {STAGE_SLOTS["vert"], STAGE_SLOTS["frag"]},
+                                   {STAGE_SLOTS[s] for s in ("vert", "tesc", "tese", "frag")})
         assert all(code[:4] == b"\x03\x02\x23\x07" for code in prog.spirv.values())
         json.loads(prog.reflection)
 

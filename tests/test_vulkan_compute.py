@@ -62,8 +62,12 @@ def retype_atomic_values(code: bytes) -> bytes:
             consts[words[at + 2]] = (words[at + 1], words[at + 3], at)
         elif op in (234, 235) and n == 7:  # OpAtomicIAdd / ISub type id ptr scope sem value
             rtype, c = words[at + 1], consts.get(words[at + 6])
-            if c is not None and ints.get(c[0], (0, 0))[0] == 1 and rtype in ints \
-                    and ints[rtype][0] == 0:
+            if (
+                c is not None
+                and ints.get(c[0], (0, 0))[0] == 1
+                and rtype in ints
+                and ints[rtype][0] == 0
+            ):
                 key = (rtype, c[1])
                 if key not in twins:
                     twins[key] = words[3]
@@ -256,7 +260,9 @@ def test_image_store_writes_every_texel_read_back_through_a_framebuffer(tmp_path
 
 def test_negative_control_no_image_bound_is_refused_by_name(tmp_path):
     spirv, refl = compute_program(tmp_path, "store", STORE)
-    with pytest.raises(Exception, match=r"LaunchGrid\.image 'img' \(unit 3\)\"\}: no image is bound"):
+    with pytest.raises(
+        Exception, match=r"LaunchGrid\.image 'img' \(unit 3\)\"\}: no image is bound"
+    ):
         with vk_client() as (c, be):
             prog = c.create_program(spirv, refl)
             tex = c.create_texture("2d", 8, 8)
@@ -282,3 +288,79 @@ def test_barrier_bits_map_to_the_stages_and_accesses_they_name():
         barrier_masks(0x0800, xfb=False)
     all_stages, _ = barrier_masks(0xFFFFFFFF, xfb=False)  # ALL_BARRIER_BITS without XFB
     assert all_stages & vk.VK_PIPELINE_STAGE_HOST_BIT
+
+
+def _xfb_span(c, buf, offset, draws):
+    from mgpipe.runtime.harness.scenes import compute as scenes
+    from mgpipe.runtime.harness.scenes.kit import setup
+
+    setup(c, scenes._xfb_vertices(), "xfb")
+    xfb = c.create_transform_feedback()
+    c.bind_transform_feedback(xfb)
+    c.bind_buffer_range("transform_feedback", 0, buf, offset, buf.size - offset)
+    c.viewport(0, 0, 64, 48)
+    c.begin_transform_feedback(scenes.GL_TRIANGLES)
+    for first in draws:
+        c.draw_arrays(scenes.GL_TRIANGLES, first, 3)
+    got = c.end_transform_feedback()
+    c.read_pixels(0, 0, 1, 1)  # every record applied
+    return scenes, got
+
+
+def test_a_capture_into_a_range_appends_its_draws_from_the_range_start():
+    """Triangles 1 then 0 captured into a range at byte 32 of a sentinel buffer: words 0..7
+    keep the sentinel, then triangle 1's 24 words, then triangle 0's (the counter resumes
+    relative to the range), then the sentinel again."""
+    with vk_client() as (c, be):
+        words = 8 + 48 + 8
+        buf = c.create_buffer(struct.pack(f"<{words}I", *[FILL] * words))
+        scenes, got = _xfb_span(c, buf, 32, (3, 0))
+        assert got == (6, 2)
+        be.r.finish()
+        out = struct.unpack(f"<{words}I", backend_of(be, VkBufferResource, words * 4).gpu.read())
+        want = [FILL] * 8
+        for t in (1, 0):
+            for x, y, col in scenes.XFB_TRIS[t]:
+                want += scenes.xfb_record(x, y, col)
+        want += [FILL] * 8
+        assert list(out) == want
+        assert be.stream_output_stats()["primitives_written"] == 2
+
+
+BYTES = """#version 310 es
+layout(local_size_x = 1) in;
+layout(std430, binding = 1) buffer Out { uint v[]; } o;
+void main() { o.v[0] = 0x00020100u; }
+"""
+
+
+def _indices_from_compute(tmp_path):
+    """A compute shader writes the 8-bit indices 0, 1, 2 into a zeroed buffer, which then
+    indexes a red lower-left triangle (the 8-bit indices are widened on the host); returns
+    the pixel at (8, 8) -- inside the triangle."""
+    from mgpipe.runtime.harness.scenes.kit import setup
+
+    spirv, refl = compute_program(tmp_path, "bytes", BYTES)
+    with vk_client() as (c, be):
+        tri = [-1, -1, 0, 1, 0, 0, 1, 1, -1, 0, 1, 0, 0, 1, -1, 1, 0, 1, 0, 0, 1]
+        idx = c.create_buffer(bytes(4))
+        c.bind_buffer_base("storage", 1, idx)
+        c.use_program(c.create_program(spirv, refl))
+        c.dispatch_compute(1)
+        c.memory_barrier("element_array")
+        setup(c, [float(v) for v in tri])
+        c.viewport(0, 0, 64, 48)
+        c.bind_index_buffer(idx)
+        c.draw_elements(0x0004, 3, 1)
+        return tuple(c.read_pixels(8, 8, 1, 1))
+
+
+def test_indices_a_shader_wrote_are_read_after_its_submission(tmp_path):
+    assert _indices_from_compute(tmp_path) == (255, 0, 0, 255)
+
+
+def test_negative_control_reading_them_before_the_submission_draws_nothing(tmp_path, monkeypatch):
+    from mgpipe.runtime.backends.vulkan.backend import VulkanBackend
+
+    monkeypatch.setattr(VulkanBackend, "_gpu_written_ready", lambda self, buf: None)
+    assert _indices_from_compute(tmp_path) == (0, 0, 0, 0)  # indices 0, 0, 0: degenerate

@@ -166,3 +166,36 @@ def test_negative_control_without_recycling_the_pools_grow(dev, layout, monkeypa
         assert len(alloc.pools) >= 8 * 3 and alloc.recycled == 0
     finally:
         alloc.destroy()
+
+
+# -- the Minecraft-like frame: unit 0 alternates between two atlases every draw -------------
+def _minecraft(draws: int, frames: int):
+    from _vk_support import vk_client
+    from mgpipe.runtime.harness.bench.workloads import WORKLOADS
+
+    with vk_client(width=64, height=64) as (c, be):
+        wl = WORKLOADS["MinecraftFrame"](draws, 1)
+        wl.setup(c)
+        for i in range(frames):
+            wl.frame(c, i)
+            c.present()
+        c.read_pixels(0, 0, 1, 1)
+        d = be.descriptors
+        return d.allocated, d.updates, d.reused, be.r.draws
+
+
+def test_alternating_bindings_reuse_their_sets_no_allocation_per_draw():
+    """Two distinct bindings (atlas A or B at unit 0) over 3 frames of 200 draws: two sets
+    allocated and written, every other draw answered from the program's set cache."""
+    allocated, updates, reused, draws = _minecraft(200, 3)
+    assert draws == 600
+    assert (allocated, updates) == (2, 2)
+    assert reused == draws - 2
+
+
+def test_negative_control_a_one_entry_cache_allocates_every_draw(monkeypatch):
+    from mgpipe.runtime.backends.vulkan import backend
+
+    monkeypatch.setattr(backend, "SET_CACHE", 1)  # the planted defect: the old single memo
+    allocated, updates, reused, draws = _minecraft(200, 3)
+    assert allocated == updates == draws and reused == 0

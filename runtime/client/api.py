@@ -288,6 +288,7 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
                 del self.tr.buffer_bindings[key]
         if self.tr.index_buffer is buf:
             self.tr.index_buffer = None
+        self._forget_for_issue_19(buf)
         self.tr.death("Buffer", buf.handle, "ResourceDestroy")
 
     # -- textures ------------------------------------------------------------
@@ -429,6 +430,7 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
         if not tex.view.is_null:  # the view dies before its storage owner
             self.tr.death("SamplerViewCso", tex.view, "DeleteSamplerView")
         self._samplers.release(tex.sampler, builtin=True)
+        self._forget_for_issue_19(tex)
         kind = "Renderbuffer" if tex.target == "Renderbuffer" else "Texture"
         self.tr.death(kind, tex.handle, "ResourceDestroy")
 
@@ -765,6 +767,8 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
             tr.validate("DrawVbo")
         else:  # no binding moved since the last draw: only the render state can have
             tr.cso.validate(tr.rs)
+        if tr.xfb is not None and tr.xfb.active:
+            self._xfb_check(mode)
         self._draw_vbo(mode, 0, instances, base_instance, tr.rs.restart_index, 0, 0, 1,
                        first, count, 0)  # fmt: skip
         self.draws += 1
@@ -791,6 +795,8 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
             tr.validate("DrawVbo")
         else:
             tr.cso.validate(tr.rs)
+        if tr.xfb is not None and tr.xfb.active:
+            self._xfb_check(mode)
         ib = tr.index_buffer.handle
         p, restart, flags = tr.rs.p, tr.rs.restart_index, 0
         if p["PrimitiveRestartFixedIndexEnabled"]:  # GL: the index type's maximum

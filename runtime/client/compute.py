@@ -130,7 +130,12 @@ class ComputeCalls:
             default = TransformFeedback(0, 0)
             st = self.__dict__["_c19"] = {
                 "dispatch_indirect": None, "default_xfb": default, "xfb": default,
-                "next_xfb": 1, "next_lifetime": 1, "dispatches": 0,
+                "next_xfb": 1, "next_lifetime": 1, "dispatches": 0, "gen": -1,
+                #: LaunchGrid packed straight into the transport (MGPGridInfo's memory order)
+                "launch": self.em.fast("LaunchGrid", (
+                    "GridX", "GridY", "GridZ", "BlockX", "BlockY", "BlockZ",
+                    "IndirectBuffer.Slot", "IndirectBuffer.Gen", "IndirectOffset",
+                    "IsIndirect")),
             }
             self.tr.xfb = default
         return st
@@ -156,6 +161,9 @@ class ComputeCalls:
         prog = self.tr.program
         if prog is None:
             raise _client_error(f"{what}: no program in use")
+        hit = prog.__dict__.get("_workgroup")
+        if hit is not None:
+            return hit
         if 5 not in prog.spirv:
             raise _client_error(f"{what}: the program in use has no compute stage")
         try:
@@ -164,20 +172,29 @@ class ComputeCalls:
             wg = None
         if not wg or len(wg) != 3:
             raise _client_error(f"{what}: the program's reflection names no workgroup size")
-        return int(wg[0]), int(wg[1]), int(wg[2])
+        out = prog.__dict__["_workgroup"] = (int(wg[0]), int(wg[1]), int(wg[2]))
+        return out
+
+    def _launch(self, grid: tuple[int, int, int], block: tuple[int, int, int],
+                indirect: Any, offset: int) -> None:
+        """Validate (skipped when no binding moved since the last launch), note the pending
+        set, send LaunchGrid."""
+        st = self._compute_state()
+        tr = self.tr
+        if tr.gen != st["gen"] or tr.textures_pending:
+            tr.validate("LaunchGrid")
+            st["gen"] = tr.gen
+        if tr.buffer_bindings:
+            tr.note_gpu_writes()
+        h = indirect.handle if indirect is not None else NULL
+        st["launch"](*grid, *block, h[0], h[1], offset, int(indirect is not None))
+        st["dispatches"] += 1
 
     def dispatch_compute(self, x: int, y: int = 1, z: int = 1) -> None:
         """``glDispatchCompute(x, y, z)``: ``LaunchGrid`` of x * y * z workgroups."""
         if min(x, y, z) < 0:
             raise _client_error(f"dispatch_compute: negative grid {x}, {y}, {z}")
-        block = self._workgroup("dispatch_compute")
-        self.tr.validate("LaunchGrid")
-        self._note_gpu_writes()
-        self.em.emit("LaunchGrid", {"GridX": x, "GridY": y, "GridZ": z, "BlockX": block[0],
-                                    "BlockY": block[1], "BlockZ": block[2],
-                                    "IndirectBuffer": NULL, "IndirectOffset": 0,
-                                    "IsIndirect": 0})  # fmt: skip
-        self._compute_state()["dispatches"] += 1
+        self._launch((x, y, z), self._workgroup("dispatch_compute"), None, 0)
 
     def bind_dispatch_indirect_buffer(self, buf: Buffer | None) -> None:
         """``glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, buf)``."""
@@ -194,14 +211,7 @@ class ComputeCalls:
         if offset + 12 > buf.size:
             raise _client_error(f"dispatch_compute_indirect: [{offset}, {offset + 12}) outside "
                                 f"the buffer's {buf.size} bytes")  # fmt: skip
-        block = self._workgroup("dispatch_compute_indirect")
-        self.tr.validate("LaunchGrid")
-        self._note_gpu_writes()
-        self.em.emit("LaunchGrid", {"GridX": 0, "GridY": 0, "GridZ": 0, "BlockX": block[0],
-                                    "BlockY": block[1], "BlockZ": block[2],
-                                    "IndirectBuffer": buf.handle, "IndirectOffset": offset,
-                                    "IsIndirect": 1})  # fmt: skip
-        self._compute_state()["dispatches"] += 1
+        self._launch((0, 0, 0), self._workgroup("dispatch_compute_indirect"), buf, offset)
 
     @property
     def dispatches(self) -> int:
@@ -270,6 +280,7 @@ class ComputeCalls:
         """``glGenTransformFeedbacks`` (+ the first bind's object creation): no record."""
         st = self._compute_state()
         xfb = TransformFeedback(st["next_xfb"], st["next_lifetime"])
+        st.setdefault("objects", []).append(xfb)
         st["next_xfb"] += 1
         st["next_lifetime"] += 1
         return xfb
@@ -299,6 +310,8 @@ class ComputeCalls:
         if st["xfb"] is xfb:
             self.bind_transform_feedback(None)
         xfb.deleted = True
+        st.setdefault("objects", [])
+        st["objects"] = [o for o in st["objects"] if o is not xfb]
         self.tr.validate("DeleteStreamOutput")
         self.em.emit("DeleteStreamOutput", {"GlName": xfb.name, "LifetimeId": xfb.lifetime})
 
@@ -391,15 +404,25 @@ class ComputeCalls:
         """The primitives the object's current or last span wrote."""
         return (xfb or self._compute_state()["xfb"]).primitives
 
+    def _xfb_check(self, mode: int) -> None:
+        """A draw inside a running capture must use the capture's mode and program (GL's
+        INVALID_OPERATION, raised before the draw's record)."""
+        xfb = self.tr.xfb
+        if xfb.paused:
+            return
+        if mode != xfb.mode:
+            raise _client_error(f"draw mode {mode:#x} inside a capture begun with "
+                                f"{xfb.mode:#x}")  # fmt: skip
+        if self.tr.program is not xfb.program:
+            raise _client_error("a draw inside a capture with another program than the "
+                                "capture's (pause it first)")  # fmt: skip
+
     def _xfb_count(self, mode: int, count: int, instances: int) -> None:
         """A draw inside a running span: add the primitives that fit (GL stops a capture
         at the first primitive some target has no room for) and the targets they wrote."""
         xfb = self.tr.xfb
         if xfb is None or not xfb.active or xfb.paused:
             return
-        if mode != xfb.mode:
-            raise _client_error(f"draw mode {mode:#x} inside a capture begun with "
-                                f"{xfb.mode:#x}")  # fmt: skip
         per = _XFB_MODES[xfb.mode]
         strides = _xfb_strides(xfb.program)
         prims = count // per * max(instances, 1)
@@ -428,6 +451,27 @@ class ComputeCalls:
         self.tr.rs.set_patch_vertices(value)
         self.tr.validate("PatchParameter")
         self.em.emit("PatchParameter", {"Pname": pname, "Value": value})
+
+    # -- deaths --------------------------------------------------------------------------
+    def _forget_for_issue_19(self, res: Buffer | Texture) -> None:
+        """A buffer or texture dies: GL unbinds it everywhere it is bound (dispatch-indirect,
+        transform-feedback targets, image units) and no GPU write of it is pending."""
+        st = self._compute_state()
+        tr = self.tr
+        tr.gpu_pending.pop(res.handle, None)
+        if isinstance(res, Buffer):
+            if st["dispatch_indirect"] is res:
+                st["dispatch_indirect"] = None
+            for obj in [st["default_xfb"], *st.get("objects", [])]:
+                for i, (b, _o, _s) in list(obj.targets.items()):
+                    if b is res:
+                        del obj.targets[i]
+                        tr.touch("stream_output")
+        else:
+            for unit, b in list(tr.images.items()):
+                if b[0] is res:
+                    del tr.images[unit]
+                    tr.touch("images")
 
     # -- the pending set ---------------------------------------------------------------
     def _after_draw(self, mode: int, count: int, instances: int) -> None:

@@ -60,15 +60,25 @@ class TrackerCompute:
     def note_gpu_writes(self) -> None:
         """Every range bound at a writable storage / atomic-counter point joins the
         pending set (the client cannot tell what the shader writes: it says it may)."""
-        ro = self.readonly_points("storage")
+        key = (self.gen, self.program.handle if self.program is not None else None,
+               tuple(b[0].size for b in self.buffer_bindings.values()))
+        ranges = self._pushed.get("writable_ranges")
+        if ranges is None or ranges[0] != key:  # recomputed only when a binding moved
+            ro = self.readonly_points("storage")
+            rows = []
+            for (cls, i), (buf, off, size) in self.buffer_bindings.items():
+                if cls == "uniform" or (cls == "storage" and i in ro):
+                    continue
+                end = off + (size if size else max(buf.size - off, 0))
+                if end > off:
+                    rows.append((buf.handle, off, end))
+            ranges = self._pushed["writable_ranges"] = (key, rows)
         pend = self.gpu_pending
-        for (cls, i), (buf, off, size) in self.buffer_bindings.items():
-            if cls == "uniform" or (cls == "storage" and i in ro):
-                continue
-            end = off + (size if size else max(buf.size - off, 0))
-            if end > off:
-                old = pend.get(buf.handle, [])
-                pend[buf.handle] = _merge(old + [(off, end)])
+        for h, off, end in ranges[1]:
+            old = pend.get(h)
+            if old is not None and any(a <= off and end <= b for a, b in old):
+                continue  # already pending: the common repeated launch costs a compare
+            pend[h] = _merge((old or []) + [(off, end)])
 
     def clear_pending(self, res: Handle, start: int, end: int) -> None:
         """The client wrote ``[start, end)`` of ``res``: those bytes are known again."""

@@ -365,7 +365,6 @@ class GlesBackend(GlesAnswers, ComputeEntries, GlesDrawsMixin):
 
     SetSamplerViews = _binding_moved
     BindSamplerStates = _binding_moved
-    SetShaderBuffers = _binding_moved
     SetProgramBindings = _binding_moved
 
     def CreateSamplerState(self, ctx: Any, d: Any) -> None:

@@ -199,6 +199,8 @@ class Binder:
         self._images: dict[int, tuple] = {}  # image unit -> glBindImageTexture arguments
         self._access = {int(v): k for k, v in _t.enum_members("MGPipeImageAccess").items()}
         self._objs: dict[tuple[int, int], GlBuffer] = {}  # (target, point) -> its buffer
+        #: per shader-buffer class: the WritableMask words of its last SetShaderBuffers
+        self.writable: dict[int, list[int]] = {}
 
     def disturbed(self) -> None:
         """A texture was bound on the active unit outside the draw path (an upload, a
@@ -375,11 +377,19 @@ class Binder:
             self._images[unit] = args
 
     def writable_buffers(self, prog: GlProgram) -> list[GlBuffer]:
-        """GL names of the buffers bound at the program's storage and atomic-counter points
-        (what a draw or dispatch of it may write; conservative: a readonly block's too)."""
+        """The buffers bound at the program's storage and atomic-counter points whose
+        ``WritableMask`` bit is set (what a draw or dispatch of it may write)."""
         ssbo = int(GL.GL_SHADER_STORAGE_BUFFER)
-        points = [b for _n, b in prog.storage] + [b for _n, _p, b in prog.atomic]
-        return [self._objs[(ssbo, b)] for b in points if (ssbo, b) in self._objs]
+        out = []
+        for cls, points in ((self.cls_storage, [(b, b) for _n, b in prog.storage]),
+                            (self.cls_atomic, [(pt, b) for _n, pt, b in prog.atomic])):  # fmt: skip
+            words = self.writable.get(cls, [])
+            for point, binding in points:  # bit i = binding point i (MobileGL's mask helpers)
+                if 0 <= point < 32 * len(words) and words[point >> 5] >> (point & 31) & 1:
+                    buf = self._objs.get((ssbo, binding))
+                    if buf is not None:
+                        out.append(buf)
+        return out
 
     def forget_buffer(self, name: int) -> None:
         self._points = {k: v for k, v in self._points.items() if v[0] != name}

@@ -15,7 +15,8 @@ natively.
 * Transform feedback: ``BindStreamOutput`` / ``DeleteStreamOutput`` keep one GL object
   per lifetime id; ``BeginStreamOutput`` binds the snapshot's targets and the capture
   program, begins a ``GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN`` query and the capture;
-  ``Pause`` / ``Resume`` as GL; ``EndStreamOutput`` ends both and holds the driver's count
+  ``Pause`` / ``Resume`` as GL; one buffer takes every varying interleaved, several take
+  one varying each (GL_SEPARATE_ATTRIBS: what ESSL can say without gl_NextBuffer); ``EndStreamOutput`` ends both and holds the driver's count
   to the client's accounting (a difference is ``DriverRefused{EndStreamOutput.
   PrimitivesWritten}``). A layout with holes (what GL spells gl_SkipComponents; ESSL has no
   spelling for it) is captured packed into a scratch buffer and scattered into the target
@@ -136,6 +137,13 @@ class ComputeEntries:
             self.binder.bound_image(unit, args)
         self.binder.serial += 1
 
+    def SetShaderBuffers(self, ctx: Any, d: Any) -> None:
+        """The window is the applier's; the class's WritableMask says which points a draw
+        or dispatch may write (what is marked GPU-written after it)."""
+        p = d.payload
+        self.binder.writable[int(p.Class)] = [int(w) for w in p.WritableMask]
+        self.binder.serial += 1
+
     def SetShaderImages(self, ctx: Any, d: Any) -> None:
         self.binder.serial += 1  # the window moved: the next bind re-checks every unit
 
@@ -190,26 +198,37 @@ class ComputeEntries:
         if mode not in _VERTS_PER_PRIM:
             raise DriverRefused(f"{what}.PrimitiveMode", f"0x{mode:04x}")
         layout = prog.xfb
-        (index, stride), = layout.strides.items()
-        t = p.Targets[index]
-        buf = getattr(ctx.resolved.get(f"Targets[{index}].Res"), "backend", None)
-        if not isinstance(buf, GlBuffer):
-            raise DriverRefused(f"{what}.Targets[{index}].Res", "no buffer to capture into")
-        off, size = int(t.Offset), int(t.Size) or buf.size - int(t.Offset)
-        if off % 4 or off < 0 or off + size > buf.size:
-            raise DriverRefused(f"{what}.Targets[{index}]", f"[{off}, {off + size}) of a buffer "
-                                f"of {buf.size} bytes")  # fmt: skip
+        # one GL capture point per buffer the layout names, in buffer order (GL's point k
+        # takes the k-th varying group: all of them interleaved, or one when separate)
+        targets = []
+        for k, index in enumerate(sorted(layout.strides)):
+            stride = layout.strides[index]
+            vs = [v for v in layout.varyings if v.buffer == index]
+            t = p.Targets[index]
+            buf = getattr(ctx.resolved.get(f"Targets[{index}].Res"), "backend", None)
+            if not isinstance(buf, GlBuffer):
+                raise DriverRefused(f"{what}.Targets[{index}].Res", "no buffer to capture into")
+            off, size = int(t.Offset), int(t.Size) or buf.size - int(t.Offset)
+            if off % 4 or off < 0 or off + size > buf.size:
+                raise DriverRefused(f"{what}.Targets[{index}]", f"[{off}, {off + size}) of a "
+                                    f"buffer of {buf.size} bytes")  # fmt: skip
+            packed = sum(4 * v.components for v in vs)
+            tight = packed == stride and all(
+                v.offset == sum(4 * u.components for u in vs[:i]) for i, v in enumerate(vs))
+            targets.append({"point": k, "buf": buf, "off": off, "size": size, "stride": stride,
+                            "packed": packed, "varyings": vs, "scratch": 0 if tight else -1})  # fmt: skip
         gl.glBindTransformFeedback(GL.GL_TRANSFORM_FEEDBACK, self._xfb_name(int(p.LifetimeId)))
-        scratch = 0
-        packed = sum(4 * v.components for v in layout.varyings)
-        if prog.xfb_scratch:  # holes: capture packed, scatter at the end
-            scratch = int(gl.glGenBuffers(1))
-            room = (size // stride) * packed
-            gl.glBindBuffer(GL.GL_TRANSFORM_FEEDBACK_BUFFER, scratch)
-            gl.glBufferData(GL.GL_TRANSFORM_FEEDBACK_BUFFER, max(room, 4), None, GL.GL_STREAM_COPY)
-            gl.glBindBufferRange(GL.GL_TRANSFORM_FEEDBACK_BUFFER, 0, scratch, 0, max(room, 4))
-        else:
-            gl.glBindBufferRange(GL.GL_TRANSFORM_FEEDBACK_BUFFER, 0, buf.name, off, size)
+        for t in targets:
+            if t["scratch"]:  # holes: capture packed, scatter at the end
+                room = max((t["size"] // t["stride"]) * t["packed"], 4)
+                t["scratch"] = int(gl.glGenBuffers(1))
+                gl.glBindBuffer(GL.GL_TRANSFORM_FEEDBACK_BUFFER, t["scratch"])
+                gl.glBufferData(GL.GL_TRANSFORM_FEEDBACK_BUFFER, room, None, GL.GL_STREAM_COPY)
+                gl.glBindBufferRange(GL.GL_TRANSFORM_FEEDBACK_BUFFER, t["point"], t["scratch"], 0,
+                                     room)  # fmt: skip
+            else:
+                gl.glBindBufferRange(GL.GL_TRANSFORM_FEEDBACK_BUFFER, t["point"], t["buf"].name,
+                                     t["off"], t["size"])  # fmt: skip
         if prog.name != self._program:
             gl.glUseProgram(prog.name)
             self._program = prog.name
@@ -220,11 +239,11 @@ class ComputeEntries:
         if err:
             gl.glEndQuery(_XFB_PRIMS)
             gl.glDeleteQueries(1, [query])
-            if scratch:
-                gl.glDeleteBuffers(1, [scratch])
+            for t in targets:
+                if t["scratch"]:
+                    gl.glDeleteBuffers(1, [t["scratch"]])
             raise DriverRefused(what, f"glBeginTransformFeedback: GL error 0x{err:04x}")
-        st["span"] = {"prog": prog, "mode": mode, "query": query, "buf": buf, "off": off,
-                      "stride": stride, "packed": packed, "scratch": scratch}  # fmt: skip
+        st["span"] = {"prog": prog, "mode": mode, "query": query, "targets": targets}
 
     def PauseStreamOutput(self, ctx: Any, d: Any) -> None:
         self._ready()  # type: ignore[attr-defined]
@@ -260,34 +279,34 @@ class ComputeEntries:
         st["spans"].append({"client": int(p.PrimitivesWritten), "driver": written,
                             "vertices": int(p.CapturedVertices)})  # fmt: skip
         try:
-            if span["scratch"]:
-                self._scatter(span, written * per)
+            for t in span["targets"]:
+                if t["scratch"]:
+                    self._scatter(t, written * per)
         finally:
-            if span["scratch"]:
-                gl.glDeleteBuffers(1, [span["scratch"]])
-        span["buf"].gpu_dirty = True
+            for t in span["targets"]:
+                if t["scratch"]:
+                    gl.glDeleteBuffers(1, [t["scratch"]])
+                t["buf"].gpu_dirty = True
         if written != int(p.PrimitivesWritten) or written * per != int(p.CapturedVertices):
             raise DriverRefused(f"{what}.PrimitivesWritten", f"the client counted "
                                 f"{int(p.PrimitivesWritten)} primitives ({int(p.CapturedVertices)} "
                                 f"vertices), the driver wrote {written}")  # fmt: skip
 
-    def _scatter(self, span: dict, vertices: int) -> None:
-        """The packed scratch into the target at the layout's offsets: one copy per
+    def _scatter(self, t: dict, vertices: int) -> None:
+        """A target's packed scratch into the target at the layout's offsets: one copy per
         captured varying per vertex, so the holes keep the target's own bytes."""
         gl = self.gl
-        layout = span["prog"].xfb
-        gl.glBindBuffer(GL.GL_COPY_READ_BUFFER, span["scratch"])
-        gl.glBindBuffer(GL.GL_COPY_WRITE_BUFFER, span["buf"].name)
-        src = 0
-        spans = []
-        for v in layout.varyings:
+        gl.glBindBuffer(GL.GL_COPY_READ_BUFFER, t["scratch"])
+        gl.glBindBuffer(GL.GL_COPY_WRITE_BUFFER, t["buf"].name)
+        src, spans = 0, []
+        for v in t["varyings"]:
             spans.append((src, v.offset, 4 * v.components))
             src += 4 * v.components
         for i in range(vertices):
             for s_off, d_off, n in spans:
                 gl.glCopyBufferSubData(GL.GL_COPY_READ_BUFFER, GL.GL_COPY_WRITE_BUFFER,
-                                       i * span["packed"] + s_off,
-                                       span["off"] + i * span["stride"] + d_off, n)  # fmt: skip
+                                       i * t["packed"] + s_off, t["off"] + i * t["stride"] + d_off,
+                                       n)  # fmt: skip
         gl.glBindBuffer(GL.GL_COPY_READ_BUFFER, 0)
         gl.glBindBuffer(GL.GL_COPY_WRITE_BUFFER, 0)
         err = int(gl.glGetError())

@@ -73,7 +73,8 @@ class GlProgram:
         self.samplers: list[tuple[int, str, int, str]] = []
         self.compute = False
         self.xfb = None  # the capture layout (spirv_xfb.XfbLayout) or None
-        self.xfb_scratch = False  # GLES cannot say its holes: captured packed, scattered
+        #: GLES's capture mode: interleaved (one buffer) or separate (one varying a buffer)
+        self.xfb_mode = 0
         self.base_instance_loc = -1  # SPIRV-Cross's SPIRV_Cross_BaseInstance uniform
         self.base_instance = 0
         self.globals_version = -1  # the default-block bytes the UBO holds
@@ -210,11 +211,17 @@ def build_program(gl: CountedGL, stages: dict[int, bytes], reflection: bytes,
     except SpirvError as exc:
         raise DriverRefused(f"{what}.Spirv", f"transform feedback layout: {exc}") from None
     names: list[str] = []
+    xfb_mode = int(GL.GL_INTERLEAVED_ATTRIBS)
     if layout is not None:
-        if len(layout.strides) != 1:
-            raise DriverRefused(f"{what}.Xfb", f"captures into buffers {sorted(layout.strides)}: "
-                                "GLES interleaves into one buffer (no gl_NextBuffer)")  # fmt: skip
-        names = [v.name for v in layout.varyings]
+        per = {b: [v for v in layout.varyings if v.buffer == b] for b in layout.strides}
+        if len(per) > 1:
+            if any(len(vs) != 1 for vs in per.values()):
+                raise DriverRefused(f"{what}.Xfb", f"captures {[len(per[b]) for b in sorted(per)]} "
+                                    f"varyings into buffers {sorted(per)}: GLES interleaves into "
+                                    "one buffer or separates one varying per buffer "
+                                    "(no gl_NextBuffer)")  # fmt: skip
+            xfb_mode = int(GL.GL_SEPARATE_ATTRIBS)
+        names = [v.name for b in sorted(per) for v in per[b]]
     sources = {slot: spirv_to_essl(code, what) for slot, code in stages.items()}
     shaders: list[int] = []
     prog = 0
@@ -230,8 +237,7 @@ def build_program(gl: CountedGL, stages: dict[int, bytes], reflection: bytes,
         for sh in shaders:
             gl.glAttachShader(prog, sh)
         if names:
-            gl.glTransformFeedbackVaryings(prog, len(names), _c_strings(names),
-                                           GL.GL_INTERLEAVED_ATTRIBS)  # fmt: skip
+            gl.glTransformFeedbackVaryings(prog, len(names), _c_strings(names), xfb_mode)
         gl.glLinkProgram(prog)
         if not gl.glGetProgramiv(prog, GL.GL_LINK_STATUS):
             raise DriverRefused(f"{what}.Link", _log(gl, "glGetProgramInfoLog", prog))
@@ -246,7 +252,7 @@ def build_program(gl: CountedGL, stages: dict[int, bytes], reflection: bytes,
     out.compute = 5 in stages
     if layout is not None:
         out.xfb = layout
-        out.xfb_scratch = not layout.packed()
+        out.xfb_mode = xfb_mode
     out.base_instance_loc = int(gl.glGetUniformLocation(prog, "SPIRV_Cross_BaseInstance"))
     return out
 

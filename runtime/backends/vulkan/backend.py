@@ -14,6 +14,11 @@ CSOs, a respecify) bumps the bindings serial, and a draw rebuilds its program's
 descriptor sets only when that serial or the resources' epoch (a buffer renamed, an image
 replaced or flipped) moved -- and writes new sets only when the resolved handles differ.
 The default block (``SetGlobalConstants``) lives in the uniform ring at a dynamic offset.
+A program keeps its recent sets by resolved bindings (:data:`SET_CACHE`): bindings that
+alternate between a few values (a texture rebind per draw) reuse their sets, never
+allocating or writing one per draw. Compute, storage buffers and images, memory barriers
+(:mod:`.compute`) and transform feedback and tessellation (:mod:`.stream_output`) are
+mixins of the backend class.
 Textures (:mod:`.resources`, :mod:`.formats`): every target and the formats of the
 format table with their texel sizes; ``GenerateMipmap`` blits; multisampled
 renderbuffers resolve by ``Blit``. What cannot be executed is a named refusal at the
@@ -27,6 +32,7 @@ framebuffer.
 from __future__ import annotations
 
 import struct
+from collections import OrderedDict
 from functools import lru_cache
 from typing import Any
 
@@ -38,6 +44,7 @@ from ...schema import tables as _t
 from ...server.handle_fields import table_of
 from ...wire.handle import Handle
 from .compute import ComputeEntries
+from .stream_output import GL_PATCHES, StreamOutputEntries
 from .counters import Counters
 from .answers import AnswerEntries
 from .copies import CopyEntries
@@ -64,7 +71,12 @@ from .shaders import ShaderProgram
 from .targets import GENERAL, RenderTarget, full_barrier, init_general, with_layout
 from .vk_enums import GL, UnsupportedEnum, topology, vertex_format
 
-__all__ = ["VulkanBackend"]
+__all__ = ["VulkanBackend", "SET_CACHE"]
+
+#: descriptor sets kept per program, by resolved bindings (least recently drawn with leaves)
+SET_CACHE = 16
+
+_PATCH_LIST = vk.VK_PRIMITIVE_TOPOLOGY_PATCH_LIST
 
 _TYPE_SIZE = {GL.FLOAT: 4, GL.UNSIGNED_BYTE: 1, GL.BYTE: 1, GL.SHORT: 2, GL.UNSIGNED_SHORT: 2,
               GL.INT: 4, GL.UNSIGNED_INT: 4, GL.HALF_FLOAT: 2}  # fmt: skip
@@ -87,7 +99,7 @@ def _floats(bits: tuple[int, ...]) -> tuple[float, ...]:
 
 
 class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, ComputeEntries,
-                    VulkanDrawsMixin):
+                    StreamOutputEntries, VulkanDrawsMixin):
     """The backend object the applier builds its table from (see the module)."""
 
     def __init__(self, *, width: int = 640, height: int = 480, device: str | int | None = None,
@@ -112,6 +124,10 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
         self._bind_serial = 0  # bumped by every record that moves a shader-resource binding
         self._sets: dict[Handle, tuple[Any, ...]] = {}  # program -> (serial, epoch, key, sets)
         self._query_init()
+        # program -> its recent sets by resolved key (a binding that alternates between a few
+        # values reuses its sets: no allocation, no write), valid for (program, epoch, deaths)
+        self._set_cache: dict[Handle, tuple[tuple, OrderedDict]] = {}
+        self._deaths = 0  # bumped when an object a set may name is destroyed
 
     @property
     def dev(self) -> Any:
@@ -193,6 +209,7 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
     def ResourceDestroy(self, ctx: Any, d: Any) -> None:
         obj = ctx.resolved["Handle"]
         self._bind_serial += 1  # no memoised set may name what dies here
+        self._deaths += 1
         if obj.backend is not None:
             self._forget_targets_of(obj.backend)
             self.forget_storage_views(obj.backend)
@@ -216,10 +233,8 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
     def _retire_program(self, handle: Handle, program: ShaderProgram) -> None:
         self.r.memo.retire(handle)
         self._retire_compute(handle)
-        memo = self._sets.pop(handle, None)
-        if memo is not None:
-            for pool, dset in memo[5]:
-                self.descriptors.free(pool, dset)
+        self._sets.pop(handle, None)
+        self._drop_set_cache(handle)
         self._programs.pop(handle, None)
         self._drop(program)
         self.r.ring.defer(program.destroy)
@@ -267,6 +282,7 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
         self._bind_serial += 1
 
     def _retire(self, thing: Any) -> None:
+        self._deaths += 1  # no cached set may name it
         self._drop(thing)
         self.r.ring.defer(thing.destroy)
 
@@ -341,9 +357,13 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
         if memo is not None and memo[2] == key and memo[4] is program:
             self._sets[handle] = (self._bind_serial, _epoch()) + memo[2:]
             return memo[3], dyn
-        if memo is not None:
-            for pool, dset in memo[5]:
-                self.descriptors.free(pool, dset)
+        cache = self._cached_sets(handle, program)
+        hit = cache.get(key)
+        if hit is not None:  # these bindings were drawn with lately: their sets still hold
+            cache.move_to_end(key)
+            self.descriptors.reused += 1
+            self._sets[handle] = (self._bind_serial, _epoch(), key, hit[0], program) + hit[1:]
+            return hit[0], dyn
         allocated = [self.descriptors.allocate(layout) for layout in program.set_layouts]
         sets = [s for _, s in allocated]
         infos = []
@@ -360,7 +380,29 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
             vk.vkUpdateDescriptorSets(self.dev.device, len(infos), infos, 0, None)
             self.descriptors.updates += 1
         self._sets[handle] = (self._bind_serial, _epoch(), key, sets, program, allocated, keep)
+        cache[key] = (sets, allocated, keep)
+        if len(cache) > SET_CACHE:  # the least recently drawn with (never the memo's)
+            _, (_, old, _) = cache.popitem(last=False)
+            for pool, dset in old:
+                self.descriptors.free(pool, dset)
         return sets, dyn
+
+    def _cached_sets(self, handle: Handle, program: ShaderProgram) -> OrderedDict:
+        valid = (id(program), _epoch(), self._deaths)
+        have = self._set_cache.get(handle)
+        if have is not None and have[0] == valid:
+            return have[1]
+        self._drop_set_cache(handle)
+        cache: OrderedDict = OrderedDict()
+        self._set_cache[handle] = (valid, cache)
+        return cache
+
+    def _drop_set_cache(self, handle: Handle) -> None:
+        have = self._set_cache.pop(handle, None)
+        if have is not None:
+            for _, allocated, _ in have[1].values():
+                for pool, dset in allocated:
+                    self.descriptors.free(pool, dset)
 
     def _resolve(
         self, ctx: Any, handle: Handle, program: ShaderProgram
@@ -550,14 +592,20 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
         if mode == GL.LINE_LOOP and indirect:
             raise VulkanRefused("DrawVbo.Mode", "an indirect line loop (its strip's indices "
                                 "would be made from commands the GPU reads)")  # fmt: skip
+        patch = self.patch_vertices(ctx) if mode == GL_PATCHES else 0
+        if shader.tessellated != bool(patch):
+            raise VulkanRefused("DrawVbo.Mode", f"{mode:#x} with a program that "
+                                f"{'has' if shader.tessellated else 'has no'} tessellation stages "
+                                "(GL: GL_PATCHES exactly when it has)")  # fmt: skip
         if mode == GL.LINE_LOOP:  # no Vulkan line loop: a strip back to the first vertex
             if restart:
                 raise VulkanRefused("DrawVbo.Mode", "a line loop with primitive restart")
             index, ranges = self._line_loop(ib if size else None, size, ranges, serial)
             mode = GL.LINE_STRIP
         dc = DrawCall(ctx.render_state_cso, shader_h, shader, vertex, buffers, index,
-                      topology(mode), restart, ranges, max(p.InstanceCount, 1),
-                      int(p.StartInstance))  # fmt: skip
+                      _PATCH_LIST if patch else topology(mode), restart, ranges,
+                      max(p.InstanceCount, 1), int(p.StartInstance))  # fmt: skip
+        dc.patch = patch
         if indirect:  # indirect.py
             dc = self.indirect_call(ctx, d, dc, serial)
         bound = self._descriptor_sets(ctx, shader_h, shader)
@@ -569,7 +617,7 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
                 vk.vkCmdBindDescriptorSets(cmd, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, program.layout,
                                            0, len(sets), sets, len(dyn), dyn or None)  # fmt: skip
 
-        self.r.draw(dc, block, ctx.render_state.version, bind)
+        self.r.draw(dc, block, ctx.render_state.version, bind, self.xfb_before_pass(ctx))
         if bound is not None:
             self.mark_gpu_writes(ctx, shader_h, shader, serial)
 
@@ -579,6 +627,8 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
         vertex at its end (the indices read from ``ib`` when the draw is indexed); the
         index buffer lives until this submission retires."""
         dtype = {1: np.uint8, 2: np.uint16, 4: np.uint32}.get(size)
+        if ib is not None:
+            self._gpu_written_ready(ib)
         src = np.frombuffer(ib.gpu.read(), dtype) if ib is not None and ib.gpu is not None else None
         parts, out = [], []
         at = 0
@@ -601,11 +651,19 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
         self.line_loops += 1
         return (buf.buffer, 4), out
 
+    def _gpu_written_ready(self, buf: VkBufferResource) -> None:
+        """A shader may have written ``buf`` in a submission not yet retired (or still being
+        recorded): finish it before the host reads the bytes."""
+        if buf.gpu_written > self.r.ring.completed:
+            self.r.finish()
+
     def _u8_indices(self, ib: VkBufferResource, serial: int) -> Any:
         """The 16-bit copy of an 8-bit index buffer (the restart index 0xFF -> 0xFFFF),
-        made again only when the buffer's bytes changed (a write or a rename)."""
+        made again only when the buffer's bytes changed (a write, a rename, or a shader's
+        write: then its submission is waited for before the bytes are read)."""
         assert ib.gpu is not None
-        ident = (ib.gpu.buffer, ib.writes)
+        self._gpu_written_ready(ib)
+        ident = (ib.gpu.buffer, ib.writes, ib.gpu_written)
         memo = getattr(ib, "_u16", None)
         if memo is None or memo[0] != ident:
             wide = np.frombuffer(ib.gpu.read(), np.uint8).astype(np.uint16)
@@ -874,6 +932,7 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
         self.r.finish()
         self._query_close()
         self.close_compute()
+        self.close_stream_output()
         self.descriptors.destroy()
         self.uniforms.destroy()
         for thing in list(self._live.values()):  # what the client never deleted

@@ -35,13 +35,15 @@ import vulkan as vk
 from ...schema import tables as _t
 from ...server.handle_fields import table_of
 from .errors import VulkanRefused
-from .resources import VkBufferResource, VkTextureResource
+from .resources import EPOCH, VkBufferResource, VkTextureResource
 from .shaders import ShaderProgram, local_size
 
 __all__ = ["ComputeEntries", "GL_BARRIER_BITS", "barrier_masks", "local_size"]
 
-_S = vk.VK_PIPELINE_STAGE_VERTEX_SHADER_BIT | vk.VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT | (
-    vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT
+_S = (
+    vk.VK_PIPELINE_STAGE_VERTEX_SHADER_BIT
+    | vk.VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT
+    | (vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
 )
 _RW = vk.VK_ACCESS_SHADER_READ_BIT | vk.VK_ACCESS_SHADER_WRITE_BIT
 _XFB_STAGE = 0x01000000  # VK_PIPELINE_STAGE_TRANSFORM_FEEDBACK_BIT_EXT
@@ -336,6 +338,7 @@ class ComputeEntries:
         for ident in tex.__dict__.pop("_storage_view_keys", []):
             v = views.pop(ident, None)
             if v is not None:
+                EPOCH[0] += 1  # no descriptor set may keep naming the view
                 self.r.ring.defer(lambda v=v: vk.vkDestroyImageView(dev, v, None))
 
     def close_compute(self) -> None:

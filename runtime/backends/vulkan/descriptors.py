@@ -8,12 +8,16 @@ sampler views, the default-block uniform ring and descriptor sets memoised per p
 bytes ``SetGlobalConstants`` brings (:class:`UniformRing`). A uniform block's binding is
 its GL binding point (``SetShaderBuffers`` class ``Uniform`` window, overridden by
 ``SetProgramBindings``' block bindings in reflection order); a storage block's its
-``ShaderStorage`` point; a sampler's its texture unit (``SetSamplerViews`` /
-``BindSamplerStates`` windows, overridden by ``SetProgramBindings``' sampler units).
+``ShaderStorage`` point; an atomic-counter block (glslang's ``gl_AtomicCounterBlock_N``)
+the ``AtomicCounter`` point N, whatever its descriptor binding; a storage image's (reflection
+``images``, ``STORAGE_IMAGE``) its image unit; a sampler's its texture unit
+(``SetSamplerViews`` / ``BindSamplerStates`` windows, overridden by ``SetProgramBindings``'
+sampler units).
 
 :class:`DescriptorAllocator` hands out sets from pools it grows; a set is never written
 while a submission may read it: a changed binding takes a new set, the old one is freed
-when its frame's fence has signalled.
+when its frame's fence has signalled; the allocator asks only its current pool (O(1)
+amortised, full pools reused once their sets have retired).
 """
 
 from __future__ import annotations
@@ -166,6 +170,7 @@ class DescriptorAllocator:
         self.attempts = 0  # vkAllocateDescriptorSets calls
         self.recycled = 0
         self.updates = 0  # vkUpdateDescriptorSets calls
+        self.reused = 0  # draws answered by a cached set (the backend's per-program cache)
 
     def _pool(self) -> Any:
         n = self.POOL_SETS

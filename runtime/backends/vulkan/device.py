@@ -223,7 +223,16 @@ class VulkanDevice:
             e.extensionName for e in vk.vkEnumerateDeviceExtensionProperties(self.physical, None)
         }
         # GL clip-space depth [-1, 1] without rewriting the SPIR-V (where the device has it).
-        return {e for e in ("VK_EXT_depth_clip_control",) if e in have}
+        # Transform feedback (GL ES 3.0's capture) where the device has the extension and
+        # its transformFeedback feature.
+        out = {e for e in ("VK_EXT_depth_clip_control",) if e in have}
+        if "VK_EXT_transform_feedback" in have:
+            probe = vk.VkPhysicalDeviceTransformFeedbackFeaturesEXT()
+            feats = vk.VkPhysicalDeviceFeatures2(pNext=probe)
+            vk.vkGetPhysicalDeviceFeatures2(self.physical, feats)
+            if probe.transformFeedback:
+                out.add("VK_EXT_transform_feedback")
+        return out
 
     def _make_device(self) -> Any:
         queue = vk.VkDeviceQueueCreateInfo(
@@ -234,7 +243,9 @@ class VulkanDevice:
         wanted = ("fillModeNonSolid", "wideLines", "sampleRateShading", "logicOp",
                   "independentBlend", "depthClamp", "depthBiasClamp", "dualSrcBlend",
                   "samplerAnisotropy", "occlusionQueryPrecise",
-                  "multiDrawIndirect", "drawIndirectFirstInstance")  # fmt: skip  # indirect.py
+                  "multiDrawIndirect", "drawIndirectFirstInstance",  # indirect.py
+                  "fragmentStoresAndAtomics", "vertexPipelineStoresAndAtomics",
+                  "tessellationShader")  # fmt: skip
         self.features = {f: bool(getattr(have, f)) for f in wanted}
         feats = vk.VkPhysicalDeviceFeatures(
             **{f: vk.VK_TRUE for f, on in self.features.items() if on}
@@ -242,6 +253,10 @@ class VulkanDevice:
         chain = None
         if "VK_EXT_depth_clip_control" in self.extensions:
             chain = vk.VkPhysicalDeviceDepthClipControlFeaturesEXT(depthClipControl=vk.VK_TRUE)
+        if "VK_EXT_transform_feedback" in self.extensions:
+            chain = vk.VkPhysicalDeviceTransformFeedbackFeaturesEXT(
+                pNext=chain, transformFeedback=vk.VK_TRUE
+            )
         exts = sorted(self.extensions)
         info = vk.VkDeviceCreateInfo(
             pNext=chain, queueCreateInfoCount=1, pQueueCreateInfos=[queue],

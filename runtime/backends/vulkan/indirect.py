@@ -183,6 +183,7 @@ class VulkanDrawsMixin:
                               base.buffers, base.index, base.topology, base.restart, [],
                               1, 0)  # fmt: skip
         dc.ranges = None  # type: ignore[assignment]  # the renderer calls record()
+        dc.patch = base.patch  # a patch list drawn indirectly keeps its control points
         dc.buffer, dc.offset, dc.step, dc.count = buf.use(serial), offset, step, n
         dc.multi, dc.direct = bool(feats.get("multiDrawIndirect")), direct
         self.indirect_draws += n - len(direct)

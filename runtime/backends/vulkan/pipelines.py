@@ -95,6 +95,7 @@ class PipelineKey(NamedTuple):
     render_pass: RenderPassKey  # compatible key (no load ops)
     topology: int
     restart: bool
+    patch: int = 0  # a patch list's control points (tessellation), else 0
 
 
 def create_info(desc: PipelineDesc, key: PipelineKey, shader: ShaderProgram,
@@ -157,8 +158,11 @@ def create_info(desc: PipelineDesc, key: PipelineKey, shader: ShaderProgram,
     dynamic = vk.VkPipelineDynamicStateCreateInfo(
         dynamicStateCount=len(DYNAMIC_STATES), pDynamicStates=list(DYNAMIC_STATES)
     )
+    tess = None
+    if key.patch:
+        tess = vk.VkPipelineTessellationStateCreateInfo(patchControlPoints=key.patch)
     return vk.VkGraphicsPipelineCreateInfo(
-        stageCount=len(shader.modules), pStages=shader.stage_infos(),
+        stageCount=len(shader.modules), pStages=shader.stage_infos(), pTessellationState=tess,
         pVertexInputState=vertex, pInputAssemblyState=assembly, pViewportState=viewport,
         pRasterizationState=raster, pMultisampleState=multisample,
         pDepthStencilState=depth, pColorBlendState=blend, pDynamicState=dynamic,

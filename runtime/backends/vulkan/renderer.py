@@ -68,13 +68,14 @@ class DrawCall:
     """One draw's inputs (what the backend resolved from the pushed state)."""
 
     __slots__ = ("cso", "shader_handle", "shader", "vertex", "buffers", "index", "topology",
-                 "restart", "ranges", "instances", "first_instance")  # fmt: skip
+                 "restart", "ranges", "instances", "first_instance", "patch")  # fmt: skip
 
     def __init__(self, cso: Any, shader_handle: Any, shader: ShaderProgram, vertex: VertexLayout,
                  buffers: list[tuple[int, Any, int]], index: tuple[Any, int] | None,
                  topology: int, restart: bool, ranges: list[tuple[int, int, int]],
                  instances: int, first_instance: int = 0) -> None:  # fmt: skip
         self.first_instance = first_instance
+        self.patch = 0  # a patch list's control points
         self.cso, self.shader_handle, self.shader, self.vertex = cso, shader_handle, shader, vertex
         self.buffers, self.index, self.topology, self.restart = buffers, index, topology, restart
         self.ranges, self.instances = ranges, instances
@@ -274,13 +275,16 @@ class VulkanRenderer:
 
     # -- draw -------------------------------------------------------------------
     def draw(self, dc: DrawCall, block: np.void, version: int,
-             bind_descriptors: Callable[[Any, ShaderProgram], None] | None = None) -> None:  # fmt: skip
+             bind_descriptors: Callable[[Any, ShaderProgram], None] | None = None,
+             around: Callable[[Any, bool], None] | None = None) -> None:  # fmt: skip
+        """``around(cmd, True / False)``: called inside the pass just before / after the
+        draw commands (a transform feedback capture)."""
         t = self.target
         cmd = self._begin_pass()
         rp_key = t.key()
         key = PipelineKey(dc.cso, dc.shader_handle,
                           dc.vertex.for_shader(dc.shader.inputs, self.defaults_binding),
-                          rp_key, dc.topology, dc.restart)  # fmt: skip
+                          rp_key, dc.topology, dc.restart, dc.patch)  # fmt: skip
         has_stencil = t.depth is not None and t.depth.aspect & vk.VK_IMAGE_ASPECT_STENCIL_BIT
         pipe = self.memo.get(
             key,
@@ -304,6 +308,8 @@ class VulkanRenderer:
             if binding in used and self._bound.get(("vb", binding)) != (buf, offset):
                 vk.vkCmdBindVertexBuffers(cmd, binding, 1, [buf], [offset])
                 self._bound[("vb", binding)] = (buf, offset)
+        if around is not None:
+            around(cmd, True)
         if dc.index is not None:
             buf, size = dc.index
             itype = vk.VK_INDEX_TYPE_UINT16 if size == 2 else vk.VK_INDEX_TYPE_UINT32
@@ -321,6 +327,8 @@ class VulkanRenderer:
         else:
             for start, count, _ in dc.ranges:
                 _lib.vkCmdDraw(cmd, count, dc.instances, start, dc.first_instance)
+        if around is not None:
+            around(cmd, False)
         self.draws += 1
 
     # -- readback / present ------------------------------------------------------

@@ -34,6 +34,13 @@ BUFFER_USAGE = (
 )  # fmt: skip
 
 
+def buffer_usage(dev: VulkanDevice) -> int:
+    """:data:`BUFFER_USAGE`, plus transform-feedback capture where the device has it."""
+    if "VK_EXT_transform_feedback" in dev.extensions:
+        return BUFFER_USAGE | vk.VK_BUFFER_USAGE_TRANSFORM_FEEDBACK_BUFFER_BIT_EXT
+    return BUFFER_USAGE
+
+
 class VkBufferResource:
     def __init__(self, dev: VulkanDevice, defer: Callable[[Callable[[], None]], None]) -> None:
         self.dev = dev
@@ -50,7 +57,7 @@ class VkBufferResource:
         EPOCH[0] += 1
         self.writes += 1
         self.size = size
-        self.gpu = GpuBuffer(self.dev, size, BUFFER_USAGE)
+        self.gpu = GpuBuffer(self.dev, size, buffer_usage(self.dev))
 
     def write(self, offset: int, data: bytes, completed: int) -> None:
         if self.gpu is None:
@@ -58,7 +65,7 @@ class VkBufferResource:
         assert self.gpu is not None
         if self.used_serial > completed:  # a recorded / in-flight draw may still read it
             old = self.gpu
-            self.gpu = GpuBuffer(self.dev, old.size, BUFFER_USAGE)
+            self.gpu = GpuBuffer(self.dev, old.size, buffer_usage(self.dev))
             self.gpu.write(0, old.read())
             self.defer(old.destroy)
             self.renames += 1
@@ -383,6 +390,7 @@ class SamplerView:
 
     def _retire(self) -> None:
         if self._view is not None:
+            EPOCH[0] += 1  # no set may keep naming the view (its handle may come back)
             v, self._view = self._view[1], None
             self.defer(lambda: vk.vkDestroyImageView(self.dev.device, v, None))
 

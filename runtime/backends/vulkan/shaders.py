@@ -89,6 +89,10 @@ class ShaderProgram:
             )
         self.resources = ProgramResources(self.reflection)
         self.local_size = local_size(spirv[5]) if self.compute else None
+        self.tessellated = 1 in spirv or 2 in spirv
+        if self.tessellated and not dev.features.get("tessellationShader"):
+            raise ShaderRefused("CreateShaderState.Spirv", "tessellation stages: the device "
+                                "has no tessellationShader")  # fmt: skip
         self.modules: dict[int, Any] = {}
         self.layout = None
         self.set_layouts: list[Any] = []

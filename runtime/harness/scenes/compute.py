@@ -139,6 +139,41 @@ def probes_compute_indirect(n: int) -> list[Probe]:
                        "compute-indirect")
 
 
+# -- a GPU-written index buffer ---------------------------------------------------------------------
+INDEX_STALE = 0xEEEE  # what the index buffer held before the launch: no vertex has it
+INDEX_COLOR = (1.0, 0.5, 0.0, 1.0)
+
+
+def compute_indices(c: Client, n: int) -> list[Image]:
+    """A compute shader writes 0 1 2 0 2 3 (u16) into a buffer that held 0xEEEE everywhere;
+    the buffer is then the index buffer of a quad of 4 vertices over pixels x < 48. The server's
+    index-range check must read what the GPU wrote, not the bytes the client uploaded."""
+    from .kit import setup
+
+    idx = c.create_buffer(struct.pack("<6H", *([INDEX_STALE] * 6)))
+    _program(c, "indices")
+    c.bind_buffer_base("storage", 1, idx)
+    need(c, "dispatch_compute")(3, 1, 1)
+    c.bind_buffer_base("storage", 1, None)
+    need(c, "memory_barrier")("element_array")
+    quad_verts: list[float] = []
+    for x, y in ((-1.0, -1.0), (0.5, -1.0), (0.5, 1.0), (-1.0, 1.0)):
+        quad_verts += [x, y, 0.0, *INDEX_COLOR]
+    setup(c, quad_verts)
+    c.bind_index_buffer(idx)
+    c.viewport(0, 0, SIZE, SIZE)
+    c.clear_color(0.0, 0.0, 0.0, 1.0)
+    c.clear()
+    c.draw_elements(GL_TRIANGLES, 6, 2)
+    return _finish(c, [capture(c, SIZE, SIZE)])
+
+
+def probes_compute_indices(n: int) -> list[Probe]:
+    return [Probe(0, x, y, px(INDEX_COLOR), 0, f"the quad the GPU's indices draw ({x},{y})")
+            for x, y in ((1, 1), (47, 1), (47, 62), (1, 62), (32, 32))] + [
+        Probe(0, 48, 32, (0, 0, 0, 255), 0, "right of the quad")]  # fmt: skip
+
+
 # -- image load / store -------------------------------------------------------------------------
 IMG = 8  # the images are 8 x 8 RGBA8
 GL_RGBA8, GL_READ_ONLY, GL_WRITE_ONLY = 0x8058, 0x88B8, 0x88B9
@@ -347,6 +382,39 @@ def probes_xfb_skip(n: int) -> list[Probe]:
     return word_probes(0, words, "captured with a hole")
 
 
+XFBSEP_WORDS = 16  # 3 vertices of 4 words in each buffer, then 4 of sentinel
+
+
+def xfb_separate(c: Client, n: int) -> list[Image]:
+    """Transform feedback into two buffers, one varying each: buffer 0 takes triangle 0's
+    colours, buffer 1 its (2x, 2y, 0, 1). Image 0: buffer 0's words; image 1: buffer 1's."""
+    from .kit import setup
+
+    setup(c, _xfb_vertices(), "xfbsep")
+    bufs = [_sentinel_buffer(c, XFBSEP_WORDS), _sentinel_buffer(c, XFBSEP_WORDS)]
+    xfb = need(c, "create_transform_feedback")()
+    need(c, "bind_transform_feedback")(xfb)
+    for i, b in enumerate(bufs):
+        c.bind_buffer_base("transform_feedback", i, b)
+    c.viewport(0, 0, SIZE, SIZE)
+    c.clear()
+    need(c, "begin_transform_feedback")(GL_TRIANGLES)
+    c.draw_arrays(GL_TRIANGLES, 0, 3)
+    need(c, "end_transform_feedback")()
+    need(c, "bind_transform_feedback")(None)
+    need(c, "memory_barrier")(("transform_feedback", "shader_storage"))
+    return _finish(c, [dump(c, b) for b in bufs])
+
+
+def probes_xfb_separate(n: int) -> list[Probe]:
+    out = []
+    for buf, part in ((0, slice(0, 4)), (1, slice(4, 8))):
+        words = [w for x, y, col in XFB_TRIS[0] for w in xfb_record(x, y, col)[part]]
+        words += [SENTINEL] * (XFBSEP_WORDS - len(words))
+        out += word_probes(buf, words, f"separate buffer {buf}")
+    return out
+
+
 # -- a tessellated patch -------------------------------------------------------------------------
 PATCH_RECT = (16, 16, 48, 48)  # pixels [x0, x1) x [y0, y1)
 
@@ -368,23 +436,31 @@ def tess_patch(c: Client, n: int) -> list[Image]:
 
 
 def probes_tess_patch(n: int) -> list[Probe]:
+    """Every pixel of the surface: the (x1 - x0) * (y1 - y0) inside the rectangle show their
+    domain coordinate ((px + 0.5 - x0) / w, (py + 0.5 - y0) / h), every other one the clear
+    colour -- the patch's coverage, pixel for pixel."""
     x0, y0, x1, y1 = PATCH_RECT
     w, h = x1 - x0, y1 - y0
     out = []
-    for px_, py_ in ((x0, y0), (x1 - 1, y0), (x0, y1 - 1), (x1 - 1, y1 - 1), (24, 40), (40, 20)):
-        u, v = (px_ + 0.5 - x0) / w, (py_ + 0.5 - y0) / h
-        out.append(Probe(0, px_, py_, px((u, v, 0.0, 1.0)), 2, f"domain ({u:.3f}, {v:.3f})"))
-    for px_, py_ in ((x0 - 1, y0), (x1, y0), (x0, y0 - 1), (x0, y1)):
-        out.append(Probe(0, px_, py_, (0, 0, 0, 255), 0, "outside the patch"))
+    for py_ in range(SIZE):
+        for px_ in range(SIZE):
+            if x0 <= px_ < x1 and y0 <= py_ < y1:
+                u, v = (px_ + 0.5 - x0) / w, (py_ + 0.5 - y0) / h
+                out.append(Probe(0, px_, py_, px((u, v, 0.0, 1.0)), 2,
+                                 f"domain ({u:.3f}, {v:.3f})"))  # fmt: skip
+            else:
+                out.append(Probe(0, px_, py_, (0, 0, 0, 255), 0, "outside the patch"))
     return out
 
 
 SCENE_FNS: dict[str, tuple[Any, Any]] = {
     "compute-fill": (compute_fill, probes_compute_fill),
     "compute-indirect": (compute_indirect, probes_compute_indirect),
+    "compute-indices": (compute_indices, probes_compute_indices),
     "image-load-store": (image_load_store, probes_image_load_store),
     "atomic-counter": (atomic_counter, probes_atomic_counter),
     "xfb-capture": (xfb_capture, probes_xfb_capture),
     "xfb-skip": (xfb_skip, probes_xfb_skip),
+    "xfb-separate": (xfb_separate, probes_xfb_separate),
     "tess-patch": (tess_patch, probes_tess_patch),
 }

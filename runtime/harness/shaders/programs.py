@@ -51,11 +51,13 @@ PROGRAMS: dict[str, tuple[str, ...]] = {
     # issue 19's scenes (runtime/harness/scenes/compute.py)
     "fill": ("fill.comp",),
     "dump": ("dump.vert", "dump.frag"),
+    "indices": ("indices.comp",),
     "imgfill": ("imgfill.comp",),
     "imgcopy": ("imgcopy.comp",),
     "count": ("color.vert", "count.frag"),
-    "xfb": ("xfb.vert", "color.frag"),
-    "xfbskip": ("xfbskip.vert", "color.frag"),
+    "xfb": ("xfb.vert", "xfb.frag"),
+    "xfbskip": ("xfbskip.vert", "xfb.frag"),
+    "xfbsep": ("xfbsep.vert", "xfb.frag"),
     "tess": ("tess.vert", "tess.tesc", "tess.tese", "color.frag"),
 }
 
