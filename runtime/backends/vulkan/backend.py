@@ -36,6 +36,7 @@ import vulkan as vk
 from ...schema import layouts
 from ...schema import tables as _t
 from ...server.handle_fields import table_of
+from ...server.program_bindings import program_overrides
 from ...wire.handle import Handle
 from .counters import Counters
 from .errors import VulkanRefused
@@ -359,7 +360,7 @@ class VulkanBackend:
         self, ctx: Any, handle: Handle, program: ShaderProgram
     ) -> tuple[list, tuple, list]:
         res = program.resources
-        blocks, units = _program_overrides(ctx, handle)
+        blocks, units = program_overrides(ctx, handle, "DrawVbo.Program")
         cso = ctx.tables[table_of("ShaderCso")].resolve(handle, "DrawVbo.Program")
         storage = cso.data.get("storage_blocks", {})  # SetStorageBlockBinding: name -> point
         views, states = ctx.windows["SetSamplerViews"], ctx.windows["BindSamplerStates"]
@@ -1032,27 +1033,6 @@ def _check_texture_params(params: Any, where: str) -> None:
     if swizzle != tuple(range(len(swizzle))):
         raise VulkanRefused(f"{where}.Swizzle", f"{swizzle}: no swizzle enum in the tables to "
                             "map to a VkComponentMapping (identity only)")  # fmt: skip
-
-
-def _program_overrides(ctx: Any, handle: Handle) -> tuple[dict[int, int], dict[int, int]]:
-    """``SetProgramBindings`` of the program: block index -> binding point, sampler index
-    (``MGPProgramSamplerUnit.Location``) -> unit (``-1``: unchanged)."""
-    obj = ctx.tables[table_of("ShaderCso")].resolve(handle, "DrawVbo.Program")
-    pushed = obj.data.get("bindings")
-    blocks: dict[int, int] = {}
-    units: dict[int, int] = {}
-    if pushed is None:
-        return blocks, units
-    _, tails = pushed
-    if tails:
-        for i, v in enumerate(tails[0]):
-            if int(v) >= 0:
-                blocks[i] = int(v)
-        if len(tails) > 1:
-            for row in tails[1]:
-                if int(row.Unit) >= 0:
-                    units[int(row.Location)] = int(row.Unit)
-    return blocks, units
 
 
 def _state_only(self: VulkanBackend, ctx: Any, d: Any) -> None:
