@@ -409,7 +409,7 @@ def test_a_generic_attribute_value_feeds_a_disabled_array():
         assert _pixel(c, 2, 2) == (0, 0, 0, 255)  # never written: GL's (0, 0, 0, 1)
         green = list(struct.unpack("<4I", struct.pack("<4f", 0, 1, 0, 1)))
         c.em.emit("SetVertexAttribDefaults", {"Mask": 1 << 1, "Count": 1}, ([{
-            "Location": 1, "ValueClass": _t.constant("kMGPipeClearValueClassFloat"),
+            "Location": 1, "ValueClass": _t.constant("kMGPipeAttribValueClassFloat"),
             "FloatView": green}],))  # fmt: skip
         c.draw_arrays(GL_TRIANGLES, 0, 3)
         assert _pixel(c, 2, 2) == (0, 255, 0, 255)

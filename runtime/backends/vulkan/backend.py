@@ -920,9 +920,9 @@ def _value_classes() -> dict[str, int]:
 
 @lru_cache(maxsize=None)
 def _attrib_views() -> dict[int, str]:
-    """``MGPAttribValue.ValueClass`` -> the member holding the value (MobileGL numbers the
-    value class as ``kMGPipeClearValueClass*``)."""
-    return {_t.constant(f"kMGPipeClearValueClass{c}"): f"{c}View" for c in ("Float", "Int", "Uint")}
+    """``MGPAttribValue.ValueClass`` (``kMGPipeAttribValueClass*``) -> the member holding
+    the value."""
+    return {_t.constant(f"kMGPipeAttribValueClass{c}"): f"{c}View" for c in ("Float", "Int", "Uint")}
 
 
 @lru_cache(maxsize=None)
