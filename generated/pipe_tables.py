@@ -11,7 +11,7 @@
 #   MG_Pipe/MGPipe.h e75e37b76501d2fd
 #   MG_Pipe/MGPipeHandles.h b0b867eaac3252e7
 #   MG_Pipe/MGPipeHostSpan.h 7d739de83557671d
-#   MG_Pipe/MGPipeOverlay.h 182320173e2f32e0
+#   MG_Pipe/MGPipeOverlay.h 854c5eb5d76255f9
 #   MG_Pipe/MGPipeRenderStateSpans.h 23e2b15cfe42da80
 #   MG_Pipe/MGPipeTypes.h 87c25cc66f6ecab4
 #   MG_Pipe/MGPipeValueTypes.h 2ccdaad35b2d9bab
@@ -24,7 +24,7 @@
 """MGPipe tables, generated: the runtime's only source of layouts, opcodes and chunks."""
 
 CATALOGUE_FINGERPRINT = "eacc94cea9206913"
-INPUT_FINGERPRINT = "b9ddede48e3185cf"
+INPUT_FINGERPRINT = "133eea988c8ab974"
 
 CALLS = (
     {
@@ -832,6 +832,13 @@ ENUMS = {
     },
     "TextureSwizzleParam": {"Red": 0, "Green": 1, "Blue": 2, "Alpha": 3, "Zero": 4, "One": 5},
     "TextureStorageType": {"Mipmap": 0, "Buffer": 1},
+    "MGPipeRouteEscape": {
+        "ResourceRespecify": 0,
+        "ResourceFlushRange": 1,
+        "MapPersistent": 2,
+        "CreateShaderState": 3,
+        "SetProgramBindings": 4,
+    },
     "HintTarget": {
         "LineSmooth": 0,
         "PolygonSmooth": 1,

@@ -6,6 +6,8 @@ import re
 import struct
 from typing import Any
 
+import pytest
+
 from test_applier import ALL, PIPE, Pipe, _gather, _reference_block
 
 from mgpipe.runtime.backends.recorder_golden import (
@@ -125,6 +127,28 @@ def test_an_escape_carries_its_payload_alone() -> None:
     assert got[0].hash == fnv1a64(bytes(p0) + _u64(1) + struct.pack("<I", 0))  # one linked stage: 0
     tails = struct.pack("<ii", 3, 4) + layouts.from_dict("MGPProgramSamplerUnit", {"Location": 1}).tobytes()
     assert got[1].hash == fnv1a64(_payload(cap, 1) + tails)  # the tails' bytes, no count prefix
+
+
+def test_the_escapes_are_the_tables_list_of_mobilegl_s_route_escapes() -> None:
+    """The five rows of MobileGL's ``MGPipeRouteEscapes`` (MG_Pipe/PipeRoute.h), read from the
+    tables (the overlay's ``MGPipeRouteEscape``), never typed in the runtime."""
+    from mgpipe.runtime.backends import recorder_golden as rg
+
+    want = {"ResourceRespecify", "ResourceFlushRange", "MapPersistent", "CreateShaderState",
+            "SetProgramBindings"}  # fmt: skip
+    assert rg.route_escapes() == want == rg.ESCAPES
+    assert set(tables.enum(rg.ESCAPE_ENUM)) == want  # no sentinel members either
+
+
+def test_negative_control_an_escape_that_names_no_call_is_a_named_table_error(monkeypatch) -> None:
+    from mgpipe.runtime.backends import recorder_golden as rg
+
+    real = tables.enum_members
+    monkeypatch.setattr(tables, "enum_members", lambda name: (
+        {**real(name), "ResourceRespecifyy": 5} if name == rg.ESCAPE_ENUM else real(name)))
+    with pytest.raises(tables.TablesError, match="MGPipeRouteEscape: ResourceRespecifyy name no "
+                                                 "call of CALLS"):  # fmt: skip
+        rg.route_escapes()
 
 
 def test_a_table_call_hashes_an_empty_blob_and_an_empty_tail_as_a_zero_count() -> None:

@@ -409,7 +409,7 @@ def test_a_generic_attribute_value_feeds_a_disabled_array():
         assert _pixel(c, 2, 2) == (0, 0, 0, 255)  # never written: GL's (0, 0, 0, 1)
         green = list(struct.unpack("<4I", struct.pack("<4f", 0, 1, 0, 1)))
         c.em.emit("SetVertexAttribDefaults", {"Mask": 1 << 1, "Count": 1}, ([{
-            "Location": 1, "ValueClass": _t.constant("kMGPipeClearValueClassFloat"),
+            "Location": 1, "ValueClass": _t.constant("kMGPipeAttribValueClassFloat"),
             "FloatView": green}],))  # fmt: skip
         c.draw_arrays(GL_TRIANGLES, 0, 3)
         assert _pixel(c, 2, 2) == (0, 255, 0, 255)
@@ -480,23 +480,27 @@ def test_descriptor_sets_are_memoised_on_the_bindings_not_rebuilt_per_draw():
         c.present()
 
 
+def _white_quad(c, prog):
+    """``prog`` (a harness program: position vec3 + colour vec4) in use over a full-surface
+    white quad (two triangles), the viewport the surface; returns the program."""
+    p = c.create_program(prog.spirv, prog.reflection)
+    c.use_program(p)
+    corners = ((-1, -1), (1, -1), (-1, 1), (1, 1))
+    data = b"".join(struct.pack("<7f", *corners[i], 0.0, 1, 1, 1, 1) for i in (0, 1, 2, 2, 1, 3))
+    vb = c.create_buffer(data)
+    c.vertex_attrib_pointer(0, vb, 3, stride=28)
+    c.vertex_attrib_pointer(1, vb, 4, stride=28, offset=12)
+    c.viewport(0, 0, c.tr.width, c.tr.height)
+    return p
+
+
 def test_default_block_uniforms_feed_each_draw_its_own_version():
     """Two draws of the ``umat`` program, each with its own matrix and tint: the uniform
     ring holds both versions (one write each) and each quad shows its tint."""
     from mgpipe.runtime.harness.shaders.programs import load
 
     with vk_client(width=64, height=64) as (c, be):
-        prog = load("umat")
-        p = c.create_program(prog.spirv, prog.reflection)
-        c.use_program(p)
-        corners = ((-1, -1), (1, -1), (-1, 1), (1, 1))
-        data = b"".join(
-            struct.pack("<7f", *corners[i], 0.0, 1, 1, 1, 1) for i in (0, 1, 2, 2, 1, 3)
-        )
-        vb = c.create_buffer(data)
-        c.vertex_attrib_pointer(0, vb, 3, stride=28)
-        c.vertex_attrib_pointer(1, vb, 4, stride=28, offset=12)
-        c.viewport(0, 0, 64, 64)
+        p = _white_quad(c, load("umat"))
         c.clear_color(0, 0, 0, 1)
         c.clear()
         writes = be.uniforms.writes
@@ -526,16 +530,7 @@ def test_a_uniform_block_reads_the_buffer_bound_at_its_binding_point():
     refl = json.loads(prog.reflection)
     size = refl["uniforms"][0]["block_size"]
     with vk_client() as (c, be):
-        p = c.create_program(prog.spirv, prog.reflection)
-        c.use_program(p)
-        corners = ((-1, -1), (1, -1), (-1, 1), (1, 1))
-        data = b"".join(
-            struct.pack("<7f", *corners[i], 0.0, 1, 1, 1, 1) for i in (0, 1, 2, 2, 1, 3)
-        )
-        vb = c.create_buffer(data)
-        c.vertex_attrib_pointer(0, vb, 3, stride=28)
-        c.vertex_attrib_pointer(1, vb, 4, stride=28, offset=12)
-        c.viewport(0, 0, 64, 48)
+        _white_quad(c, prog)
         ubo = c.create_buffer(bytes(size))
         c.bind_buffer_base("uniform", 0, ubo)
         c.draw_arrays(GL_TRIANGLES, 0, 6)

@@ -74,6 +74,15 @@ namespace MobileGL {
     // (MG_State/GLState/TextureState/TextureEnum.h, outside MG_Pipe), in its order.
     enum class TextureStorageType : Uint8 { Mipmap = 0, Buffer = 1 };
 
+    // The calls MobileGL's monolith routes around its interface tables (its route escapes:
+    // the rows of MG_Pipe/PipeRoute.h's MGPipeRouteEscapes, in their order), one member per
+    // call of PipeCalls.def. The recorder golden hashes them in the escape form (the payload,
+    // then what the escape adds), not as table rows.
+    enum class MGPipeRouteEscape : Uint8 {
+        ResourceRespecify = 0, ResourceFlushRange = 1, MapPersistent = 2, CreateShaderState = 3,
+        SetProgramBindings = 4,
+    };
+
     // The targets glHint names, in the order RenderStateSetters.def's SetHint rows use as
     // their selector (MobileGL's frontend keeps hints in its own state, not in MG_Pipe).
     enum class HintTarget : Uint32 {

@@ -19,7 +19,8 @@ MobileGL's frontend decides it:
   each tail present with its size IN BYTES as the 64-bit prefix (the session sees tails as
   byte spans, not element arrays). A blob a verb names is staged by the session first: that is
   a line of its own, ``StageBytes`` (its size, the hash of its bytes), before the verb's line.
-* **the route escapes** (:data:`ESCAPES`: the calls MobileGL's monolith hands past the tables).
+* **the route escapes** (:func:`route_escapes`, the tables' ``MGPipeRouteEscape``: the calls
+  MobileGL's monolith hands past the tables).
   Bytes: the payload alone. Hash: the payload normalised, then what the escape hashes beside
   it: ``ResourceRespecify`` its respecified level (the desc's two scope members when
   ``HasRespecifiedLevel``, else a 64-bit zero) and whether it carried initial bytes (64-bit
@@ -34,9 +35,10 @@ has no carrier for them). So a buffer respecify with defined content followed at
 sub-data of the same buffer covering the whole of it, in one region, is one line: the
 respecify's, with "initial bytes" set (:func:`golden_lines` ``fold_initial_bytes``).
 
-Every layout, flag and class is the tables' (``STRUCTS``, ``TAILS``, ``CALLS``); the call names
-of the escapes are MobileGL's routing, which the tables do not state. The record header and its
-padding are not hashed. The comment lines that open a golden file say what the file is.
+Every layout, flag and class is the tables' (``STRUCTS``, ``TAILS``, ``CALLS``), and so are the
+escapes' call names (``ENUMS["MGPipeRouteEscape"]``, the catalogue overlay's list of MobileGL's
+routing). The record header and its padding are not hashed. The comment lines that open a
+golden file say what the file is.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ from ..wire.header import header_size
 from ..wire.spec import CallSpec, align8, spec_for_opcode
 
 __all__ = [
-    "ESCAPES", "FNV_OFFSET", "FNV_PRIME", "STAGE_BYTES", "VERB_CLASS", "GoldenLine",
+    "ESCAPES", "ESCAPE_ENUM", "route_escapes", "FNV_OFFSET", "FNV_PRIME", "STAGE_BYTES", "VERB_CLASS", "GoldenLine",
     "fnv1a64", "golden_lines", "golden_records", "golden_text", "parse_golden",
 ]  # fmt: skip
 
@@ -64,10 +66,33 @@ _SEG_NONE = "kMGHostSpanSegNone"
 VERB_CLASS = "kCtxVerb"
 #: the line the verb session writes for a blob it stages
 STAGE_BYTES = "StageBytes"
-#: the calls MobileGL's monolith routes around its interface tables (its route escapes)
-ESCAPES = frozenset(
-    {"ResourceRespecify", "ResourceFlushRange", "MapPersistent", "CreateShaderState", "SetProgramBindings"}
-)
+#: the enum naming the calls MobileGL's monolith routes around its interface tables
+ESCAPE_ENUM = "MGPipeRouteEscape"
+
+
+def route_escapes() -> frozenset[str]:
+    """The route escapes: the members of the tables' ``MGPipeRouteEscape`` (the overlay's
+    list of MobileGL's ``MGPipeRouteEscapes`` rows), each a call of ``CALLS``; a member
+    that names no call is a named table error. Tables that declare no such enum (the
+    original-shape catalogue, which predates MobileGL's routing) route no call around
+    their rows: every record is a table or verb line there."""
+    calls = {str(row["name"]) for row in _t.tables().CALLS}
+    if ESCAPE_ENUM not in _t.tables().ENUMS:
+        return frozenset()
+    names = frozenset(_t.enum_members(ESCAPE_ENUM))
+    stray = sorted(names - calls)
+    if stray:
+        raise _t.TablesError(f"{ESCAPE_ENUM}: {', '.join(stray)} name no call of CALLS")
+    return names
+
+
+def __getattr__(name: str) -> object:
+    # ESCAPES: read from the tables on first use, never at import
+    if name == "ESCAPES":
+        return route_escapes()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 HEADER = ("# mgpipe recorder golden, in MobileGL's recorder golden format. One record per line:\n"
           "# index call bytes hash (FNV-1a 64 over the normalised payload, its blobs and tails).\n")
 
@@ -252,10 +277,11 @@ def golden_records(recorder, *, fold_initial_bytes: bool = True) -> list[GoldenL
     parsed = [_parse(i, raw, recorder.blobs.get(i, [])) for i, raw in enumerate(recorder.raw)]
     out: list[GoldenLine] = []
     skip = -1
+    escapes = route_escapes()
     for i, r in enumerate(parsed):
         if i == skip:
             continue
-        if r.spec.name in ESCAPES:
+        if r.spec.name in escapes:
             initial = (fold_initial_bytes and r.spec.name == "ResourceRespecify" and i + 1 < len(parsed)
                        and _folds_into(r, parsed[i + 1]))  # fmt: skip
             if initial:

@@ -220,7 +220,7 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
     # -- buffers (pushed at GL-call time, seed 001 §5.1) ---------------------
     def create_buffer(self, data: bytes | None = None, bind_mask: int = 0) -> Buffer:
         buf = Buffer(self.tr.alloc["Buffer"].alloc())
-        self.em.emit("ResourceCreate", {"Resource": buf.handle, "StorageKind": 1,
+        self.em.emit("ResourceCreate", {"Resource": buf.handle, "StorageKind": _storage("Buffer"),
                                         "BindMask": bind_mask,
                                         "Target": self._target("Buffer")})  # fmt: skip
         if data is not None:
@@ -235,7 +235,7 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
         if buf.size < 0:
             raise ValueError(f"buffer_data: negative size {buf.size}")
         self._shadow_respecify(buf, buf.size)  # the client's copy of the bytes (draws.py)
-        self.em.emit("ResourceRespecify", {"Resource": buf.handle, "StorageKind": 1,
+        self.em.emit("ResourceRespecify", {"Resource": buf.handle, "StorageKind": _storage("Buffer"),
                                            "Width": buf.size, "Target": self._target("Buffer"),
                                            "HasDefinedContent": int(defined)})  # fmt: skip
         if defined:
@@ -644,7 +644,7 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
         full = list(values) + list(fill[len(values):])
         dt = {"float": np.float32, "int": np.int32, "uint": np.uint32}[value_class]
         bits = tuple(np.array(full, dt).view(np.uint32).tolist())
-        self.tr.attrib_values[index] = (classes.index(value_class), bits)
+        self.tr.attrib_values[index] = (value_class.title(), bits)
         self.tr.touch("attrib_defaults")
 
     def disable_vertex_attrib(self, index: int) -> None:
@@ -815,7 +815,8 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
         color = p["ClearColor"]  # a FloatVec4: its components' bits go as ColorValue
         self.em.emit("Clear", {
             "Kind": _t.constant("kMGPipeClearKindWhole"), "BufferMask": mask,
-            "DrawBufferIndex": -1,  # a whole clear names no one draw buffer (glClearBuffer does)
+            # a whole clear names no one draw buffer (glClearBuffer does)
+            "DrawBufferIndex": _t.constant("kMGPipeClearDrawBufferAll"),
             "ValueClass": _t.constant("kMGPipeClearValueClassFloat"),
             "ColorValue": np.array([color[c] for c in color.dtype.names],
                                    np.float32).view(np.uint32).tolist(),
@@ -918,6 +919,11 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
     @staticmethod
     def _target(name: str) -> int:
         return _t.enum("MGPipeResourceTarget")[name]
+
+
+def _storage(name: str) -> int:
+    """``MGPResourceDesc.StorageKind``: the tables' ``TextureStorageType`` (Mipmap, Buffer)."""
+    return _t.enum("TextureStorageType")[name]
 
 
 def _sampler_dtype() -> np.dtype:

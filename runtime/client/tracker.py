@@ -163,8 +163,8 @@ class Tracker(TrackerCompute):
         self._sent_units: dict[int, tuple[Any, Handle]] = {}  # unit -> (view row, state) sent
         self.active_unit = 0
         self.attribs: dict[int, Attrib] = {}
-        #: glVertexAttrib* current values: index -> (MGPAttribValue ValueClass, 4 u32 bits)
-        self.attrib_values: dict[int, tuple[int, tuple[int, int, int, int]]] = {}
+        #: glVertexAttrib* current values: index -> (value class Float / Int / Uint, 4 u32 bits)
+        self.attrib_values: dict[int, tuple[str, tuple[int, int, int, int]]] = {}
         self.index_buffer: Buffer | None = None
         #: (class name, index) -> (buffer, offset, size): glBindBufferBase / Range
         self.buffer_bindings: dict[tuple[str, int], tuple[Buffer, int, int]] = {}
@@ -212,7 +212,8 @@ class Tracker(TrackerCompute):
     def texture_desc(self, tex: Texture, *, storage: bool = True) -> dict[str, Any]:
         """The texture's ``MGPResourceDesc`` (``storage`` False: the constructor's, no extent)."""
         desc: dict[str, Any] = {"Resource": tex.handle, "Target": self._targets[tex.target],
-                                "StorageKind": 0, "BindMask": tex.bind_mask}  # fmt: skip
+                                "StorageKind": _t.enum("TextureStorageType")["Mipmap"],
+                                "BindMask": tex.bind_mask}  # fmt: skip
         if storage:
             desc |= {"InternalFormat": tex.internal_format, "Width": tex.width,
                      "Height": tex.height, "Depth": tex.depth, "ArrayLayers": tex.layers,
@@ -507,11 +508,10 @@ class Tracker(TrackerCompute):
     def _push_attrib_defaults(self) -> None:
         n = self._max_attribs
         one = _struct.unpack("<I", _struct.pack("<f", 1.0))[0]
-        values = tuple(self.attrib_values.get(i, (0, (0, 0, 0, one))) for i in range(n))
+        values = tuple(self.attrib_values.get(i, ("Float", (0, 0, 0, one))) for i in range(n))
         if self._pushed.get("attrib_defaults") == values:
             return
-        views = ("FloatView", "IntView", "UintView")
-        rows = [{"Location": i, "ValueClass": cls, views[cls]: list(bits)}
+        rows = [{"Location": i, "ValueClass": attrib_class(cls), f"{cls}View": list(bits)}
                 for i, (cls, bits) in enumerate(values)]  # fmt: skip
         # every attribute's current value is carried: Mask names them all (Count = its bits)
         self.em.emit("SetVertexAttribDefaults", {"Mask": (1 << n) - 1, "Count": n}, (rows,))
@@ -580,6 +580,12 @@ class Tracker(TrackerCompute):
         self.mark_units()
         self.touch()  # ... so every group offers its set again
         self.alloc[kind].free(handle)
+
+
+def attrib_class(name: str) -> int:
+    """``MGPAttribValue.ValueClass`` of value class ``name`` (``Float``, ``Int``, ``Uint``):
+    the tables' ``kMGPipeAttribValueClass<name>``."""
+    return int(_t.constant(f"kMGPipeAttribValueClass{name}"))
 
 
 def _no_surface() -> dict[str, Any]:

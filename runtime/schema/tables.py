@@ -30,6 +30,7 @@ __all__ = [
     "packer",
     "enum",
     "enum_members",
+    "image_access_max",
     "constant",
     "call_name",
 ]
@@ -220,6 +221,13 @@ def enum_members(name: str) -> dict[str, int]:
         for k, v in values.items()
         if not (k.endswith("Count") and v == top) and not (k == "Unknown" and v < 0)
     }
+
+
+def image_access_max() -> int:
+    """The largest legal ``MGPImageView::Access``: the last ``MGPipeImageAccess`` member
+    (``ReadOnly``, ``WriteOnly``, ``ReadWrite``; seed 002 §1). The compiled decoder and the
+    reference decoder both refuse a larger value (ProtocolCorruption)."""
+    return max(enum_members("MGPipeImageAccess").values())
 
 
 def constant(name: str) -> int:

@@ -47,7 +47,8 @@ import numpy as np
 
 from ..errors import ProtocolCorruption
 from ..schema import layouts
-from .compiled import decoder_for, image_access_max
+from ..schema.tables import image_access_max
+from .compiled import decoder_for
 from .header import PAD_OP, record_align, header_size, pack_header
 from .records import is_record, layout, make, pack_record, unpack_record
 from .spec import TailSpec, align8, call_spec, spec_for_opcode

@@ -41,11 +41,7 @@ __all__ = ["ReferenceDecoder", "RefDecoded", "IMAGE_ACCESS_MAX", "image_access_m
 
 
 
-@lru_cache(maxsize=None)
-def image_access_max() -> int:
-    """The largest legal ``MGPImageView::Access``: the last ``MGPipeImageAccess`` member
-    (``ReadOnly``, ``WriteOnly``, ``ReadWrite``; seed 002 §1), from the tables."""
-    return max(_t.enum_members("MGPipeImageAccess").values())
+image_access_max = _t.image_access_max  # the one helper (runtime/schema/tables.py)
 
 
 def __getattr__(name: str) -> object:

@@ -325,8 +325,7 @@ class GlesBackend(GlesAnswers, ComputeEntries, GlesDrawsMixin):
     def SetVertexAttribDefaults(self, ctx: Any, d: Any) -> None:
         """Generic attribute values (glVertexAttrib{4f,I4i,I4ui}v): what a program input
         reads when no array feeds it. GL keeps them per context, so they are set here.
-        ``ValueClass`` has no name of its own in the tables: read as the
-        ``kMGPipeClearValueClass*`` constants (Float / Int / Uint, the views' order)."""
+        ``ValueClass`` is one of the tables' ``kMGPipeAttribValueClass*``."""
         self._ready()
         c = _t.constant
         gl = self.gl
@@ -336,13 +335,13 @@ class GlesBackend(GlesAnswers, ComputeEntries, GlesDrawsMixin):
             loc, vc = int(r.Location), int(r.ValueClass)
             if loc >= self.limits.max_vertex_attribs:
                 continue  # beyond the driver's attributes: no program can read it
-            if vc == c("kMGPipeClearValueClassFloat"):
+            if vc == c("kMGPipeAttribValueClassFloat"):
                 key = (vc, tuple(int(x) for x in r.FloatView))
                 fn, dt = gl.glVertexAttrib4fv, np.float32
-            elif vc == c("kMGPipeClearValueClassInt"):
+            elif vc == c("kMGPipeAttribValueClassInt"):
                 key = (vc, tuple(int(x) for x in r.IntView))
                 fn, dt = gl.glVertexAttribI4iv, np.int32
-            elif vc == c("kMGPipeClearValueClassUint"):
+            elif vc == c("kMGPipeAttribValueClassUint"):
                 key = (vc, tuple(int(x) for x in r.UintView))
                 fn, dt = gl.glVertexAttribI4uiv, np.uint32
             else:

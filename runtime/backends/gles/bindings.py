@@ -29,6 +29,7 @@ from OpenGL.GLES2.EXT import texture_filter_anisotropic as _aniso_ext
 from ...schema import layouts
 from ...schema import tables as _t
 from ...server.handle_fields import table_of
+from ...server.program_bindings import program_overrides
 from .errors import DriverRefused
 from .gl import GL, CountedGL, has_entry
 from .program import GlProgram
@@ -225,7 +226,7 @@ class Binder:
         key = (self.serial, epoch, prog)
         if self._applied == key:
             return
-        blocks, units = self._overrides(ctx, handle, what)
+        blocks, units = program_overrides(ctx, handle, f"{what}.ShaderCso")
         for pos, name, b in prog.blocks:
             point = blocks.get(pos, b)
             self._buffer(ctx, GL.GL_UNIFORM_BUFFER, self.cls_uniform, point, b,
@@ -401,24 +402,3 @@ class Binder:
 
     def forget_sampler(self, name: int) -> None:
         self._units = {k: v for k, v in self._units.items() if v[2] != name}
-
-    @staticmethod
-    def _overrides(ctx: Any, handle: Any, what: str) -> tuple[dict[int, int], dict[int, int]]:
-        """``SetProgramBindings`` of the program: block index -> binding point, sampler
-        location -> unit (``-1``: unchanged)."""
-        obj = _obj(ctx, "ShaderCso", handle, f"{what}.ShaderCso")
-        pushed = obj.data.get("bindings")
-        blocks: dict[int, int] = {}
-        units: dict[int, int] = {}
-        if pushed is None:
-            return blocks, units
-        _, tails = pushed
-        if tails:
-            for i, v in enumerate(tails[0]):
-                if int(v) >= 0:
-                    blocks[i] = int(v)
-            if len(tails) > 1:
-                for row in tails[1]:
-                    if int(row.Unit) >= 0:
-                        units[int(row.Location)] = int(row.Unit)
-        return blocks, units

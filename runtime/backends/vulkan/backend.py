@@ -42,6 +42,7 @@ import vulkan as vk
 from ...schema import layouts
 from ...schema import tables as _t
 from ...server.handle_fields import table_of
+from ...server.program_bindings import program_overrides
 from ...wire.handle import Handle
 from .compute import ComputeEntries
 from .stream_output import GL_PATCHES, StreamOutputEntries
@@ -408,7 +409,7 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
         self, ctx: Any, handle: Handle, program: ShaderProgram
     ) -> tuple[list, tuple, list]:
         res = program.resources
-        blocks, units = _program_overrides(ctx, handle)
+        blocks, units = program_overrides(ctx, handle, "DrawVbo.Program")
         cso = ctx.tables[table_of("ShaderCso")].resolve(handle, "DrawVbo.Program")
         storage = cso.data.get("storage_blocks", {})  # SetStorageBlockBinding: name -> point
         views, states = ctx.windows["SetSamplerViews"], ctx.windows["BindSamplerStates"]
@@ -967,9 +968,9 @@ def _value_classes() -> dict[str, int]:
 
 @lru_cache(maxsize=None)
 def _attrib_views() -> dict[int, str]:
-    """``MGPAttribValue.ValueClass`` -> the member holding the value (MobileGL numbers the
-    value class as ``kMGPipeClearValueClass*``)."""
-    return {_t.constant(f"kMGPipeClearValueClass{c}"): f"{c}View" for c in ("Float", "Int", "Uint")}
+    """``MGPAttribValue.ValueClass`` (``kMGPipeAttribValueClass*``) -> the member holding
+    the value."""
+    return {_t.constant(f"kMGPipeAttribValueClass{c}"): f"{c}View" for c in ("Float", "Int", "Uint")}
 
 
 @lru_cache(maxsize=None)
@@ -1029,27 +1030,6 @@ def _check_texture_params(params: Any, where: str) -> None:
     if swizzle != tuple(range(len(swizzle))):
         raise VulkanRefused(f"{where}.Swizzle", f"{swizzle}: no swizzle enum in the tables to "
                             "map to a VkComponentMapping (identity only)")  # fmt: skip
-
-
-def _program_overrides(ctx: Any, handle: Handle) -> tuple[dict[int, int], dict[int, int]]:
-    """``SetProgramBindings`` of the program: block index -> binding point, sampler index
-    (``MGPProgramSamplerUnit.Location``) -> unit (``-1``: unchanged)."""
-    obj = ctx.tables[table_of("ShaderCso")].resolve(handle, "DrawVbo.Program")
-    pushed = obj.data.get("bindings")
-    blocks: dict[int, int] = {}
-    units: dict[int, int] = {}
-    if pushed is None:
-        return blocks, units
-    _, tails = pushed
-    if tails:
-        for i, v in enumerate(tails[0]):
-            if int(v) >= 0:
-                blocks[i] = int(v)
-        if len(tails) > 1:
-            for row in tails[1]:
-                if int(row.Unit) >= 0:
-                    units[int(row.Location)] = int(row.Unit)
-    return blocks, units
 
 
 def _state_only(self: VulkanBackend, ctx: Any, d: Any) -> None:

@@ -125,6 +125,36 @@ def finish(c: Client) -> list[Image]:
     return [img]
 
 
+def sample_strips(c: Client, tex: Any, sampler: Any, program: str,
+                  coords: list[tuple[float, float, float]] | None = None, *,
+                  floats: list[float] | None = None,
+                  draws: list[tuple[int, int]] | None = None) -> list[Image]:  # fmt: skip
+    """The textured-quad pattern of the scenes: the geometry (one strip per coordinate of
+    ``coords``, :func:`strip_x`, else ``floats``) through ``program``, ``tex`` and ``sampler``
+    on unit 0, the frame cleared, each (first, count) of ``draws`` drawn (default: one draw
+    per strip), the picture read back."""
+    if coords is not None:
+        floats = strip_floats(coords)
+    assert floats is not None, "sample_strips: coords or floats"
+    tsetup(c, floats, program)
+    c.bind_texture(0, tex)
+    c.bind_sampler(0, sampler)
+    frame(c)
+    n = len(floats) // 6  # vertices
+    for first, count in draws if draws is not None else [(v, 6) for v in range(0, n, 6)]:
+        c.draw_arrays(GL.TRIANGLES, first, count)
+    return finish(c)
+
+
+def strip_probes(colors: list[tuple[int, ...]], what: str, order: list[int] | None = None) -> list[Probe]:
+    """Strip i (of ``len(colors)``) shows ``colors[order[i]]`` at its centre (``what``: the
+    probe's name, ``{i}`` the colour's index)."""
+    idx = order if order is not None else list(range(len(colors)))
+    n = len(colors)
+    return [Probe(0, strip_probe_x(i, n), 32, colors[k], 0, what.format(i=k))  # type: ignore[arg-type]
+            for i, k in enumerate(idx)]  # fmt: skip
+
+
 # -- texel encodings, by hand -------------------------------------------------------------------
 def _f11(v: float, mant: int) -> int:
     """An unsigned small float (5-bit exponent, bias 15, ``mant`` mantissa bits) of a value
@@ -231,13 +261,8 @@ def _format_scene(fmt: str) -> Any:
         tex = need(c, "create_texture")("2d", 2, 2, internal_format=internal)
         c.pixel_store(False, "Alignment", 1)
         need(c, "tex_sub_image")(tex, 0, 0, 0, 2, 2, data)
-        tsetup(c, tquad(-1, -1, 1, 1, 0, (0, 0), (1, 1)), "tex")
-        c.bind_texture(0, tex)
-        c.bind_sampler(0, nearest(c))
-        frame(c)
-        for _ in range(max(n, 1)):
-            c.draw_arrays(GL.TRIANGLES, 0, 6)
-        return finish(c)
+        return sample_strips(c, tex, nearest(c), "tex", floats=tquad(-1, -1, 1, 1, 0, (0, 0), (1, 1)),
+                             draws=[(0, 6)] * max(n, 1))  # fmt: skip
 
     def probes(n: int) -> list[Probe]:
         dec = decode(fmt)
@@ -261,21 +286,12 @@ def tex_lod(c: Client, n: int) -> list[Image]:
     for lvl, col in enumerate(LEVEL_COLORS):
         side = 8 >> lvl
         need(c, "tex_sub_image")(tex, lvl, 0, 0, side, side, bytes(col) * side * side)
-    floats: list[float] = []
-    for i in range(4):
-        x0, x1 = strip_x(i, 4)
-        floats += tquad(x0, -1, x1, 1, 0, (0.5, 0.5, float(i)))
-    tsetup(c, floats, "texlod")
-    c.bind_texture(0, tex)
-    c.bind_sampler(0, nearest(c, mipmapMode="Nearest"))
-    frame(c)
-    for i in range(4):
-        c.draw_arrays(GL.TRIANGLES, 6 * i, 6)
-    return finish(c)
+    coords = [(0.5, 0.5, float(i)) for i in range(4)]
+    return sample_strips(c, tex, nearest(c, mipmapMode="Nearest"), "texlod", coords)
 
 
 def probes_tex_lod(n: int) -> list[Probe]:
-    return [Probe(0, strip_probe_x(i, 4), 32, LEVEL_COLORS[i], 0, f"level {i}") for i in range(4)]
+    return strip_probes(LEVEL_COLORS, "level {i}")
 
 
 # -- cube faces ------------------------------------------------------------------------------------
@@ -285,12 +301,17 @@ FACE_COLORS = [(255, 0, 0, 255), (0, 255, 255, 255), (0, 255, 0, 255), (255, 0, 
 FACE_DIRS = [(1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)]
 
 
-def _strips(program: str, coords: list[tuple[float, float, float]], c: Client) -> None:
+def strip_floats(coords: list[tuple[float, float, float]]) -> list[float]:
+    """One full-height strip per coordinate, left to right, each sampling its coordinate."""
     floats: list[float] = []
     for i, uvw in enumerate(coords):
         x0, x1 = strip_x(i, len(coords))
         floats += tquad(x0, -1, x1, 1, 0, uvw)
-    tsetup(c, floats, program)
+    return floats
+
+
+def _strips(program: str, coords: list[tuple[float, float, float]], c: Client) -> None:
+    tsetup(c, strip_floats(coords), program)
 
 
 def tex_cube(c: Client, n: int) -> list[Image]:
@@ -299,17 +320,12 @@ def tex_cube(c: Client, n: int) -> list[Image]:
     c.pixel_store(False, "Alignment", 1)
     for face, col in enumerate(FACE_COLORS):
         need(c, "tex_sub_image")(tex, 0, 0, 0, 1, 1, bytes(col), face=face)
-    _strips("texcube", [tuple(float(v) for v in d) for d in FACE_DIRS], c)  # type: ignore[misc]
-    c.bind_texture(0, tex)
-    c.bind_sampler(0, nearest(c))
-    frame(c)
-    for i in range(6):
-        c.draw_arrays(GL.TRIANGLES, 6 * i, 6)
-    return finish(c)
+    coords = [tuple(float(v) for v in d) for d in FACE_DIRS]
+    return sample_strips(c, tex, nearest(c), "texcube", coords)  # type: ignore[arg-type]
 
 
 def probes_tex_cube(n: int) -> list[Probe]:
-    return [Probe(0, strip_probe_x(i, 6), 32, FACE_COLORS[i], 0, f"face {i}") for i in range(6)]
+    return strip_probes(FACE_COLORS, "face {i}")
 
 
 # -- a 3D slice and an array layer --------------------------------------------------------------------
@@ -321,17 +337,12 @@ def tex_3d(c: Client, n: int) -> list[Image]:
     tex = need(c, "create_texture")("3d", 1, 1, 4)
     c.pixel_store(False, "Alignment", 1)
     need(c, "tex_sub_image")(tex, 0, 0, 0, 1, 1, b"".join(bytes(s) for s in SLICE_COLORS), z=0, d=4)
-    _strips("tex3d", [(0.5, 0.5, (k + 0.5) / 4) for k in range(4)], c)
-    c.bind_texture(0, tex)
-    c.bind_sampler(0, nearest(c))
-    frame(c)
-    for k in range(4):
-        c.draw_arrays(GL.TRIANGLES, 6 * k, 6)
-    return finish(c)
+    coords = [(0.5, 0.5, (k + 0.5) / 4) for k in range(4)]
+    return sample_strips(c, tex, nearest(c), "tex3d", coords)
 
 
 def probes_tex_3d(n: int) -> list[Probe]:
-    return [Probe(0, strip_probe_x(k, 4), 32, SLICE_COLORS[k], 0, f"slice {k}") for k in range(4)]
+    return strip_probes(SLICE_COLORS, "slice {i}")
 
 
 def tex_array(c: Client, n: int) -> list[Image]:
@@ -340,18 +351,12 @@ def tex_array(c: Client, n: int) -> list[Image]:
     c.pixel_store(False, "Alignment", 1)
     for k, col in enumerate(SLICE_COLORS):
         need(c, "tex_sub_image")(tex, 0, 0, 0, 1, 1, bytes(col), layer=k)
-    _strips("texarray", [(0.5, 0.5, float(3 - k)) for k in range(4)], c)
-    c.bind_texture(0, tex)
-    c.bind_sampler(0, nearest(c))
-    frame(c)
-    for k in range(4):
-        c.draw_arrays(GL.TRIANGLES, 6 * k, 6)
-    return finish(c)
+    coords = [(0.5, 0.5, float(3 - k)) for k in range(4)]
+    return sample_strips(c, tex, nearest(c), "texarray", coords)
 
 
 def probes_tex_array(n: int) -> list[Probe]:
-    return [Probe(0, strip_probe_x(k, 4), 32, SLICE_COLORS[3 - k], 0, f"layer {3 - k}")
-            for k in range(4)]  # fmt: skip
+    return strip_probes(SLICE_COLORS, "layer {i}", order=[3, 2, 1, 0])
 
 
 # -- sampler state ---------------------------------------------------------------------------------
@@ -427,12 +432,13 @@ def shadow(c: Client, n: int) -> list[Image]:
     tex = need(c, "create_texture")("2d", 2, 1, internal_format=T.DEPTH_COMPONENT32F)
     c.pixel_store(False, "Alignment", 1)
     need(c, "tex_sub_image")(tex, 0, 0, 0, 2, 1, struct.pack("<2f", *SHADOW_DEPTHS))
-    _strips("shadow", [(0.25, 0.5, SHADOW_REF), (0.75, 0.5, SHADOW_REF)], c)
-    c.bind_texture(0, tex)
-    c.bind_sampler(0, nearest(c, compareMode="CompareToTexture", compareFunc="LessEqual"))
-    frame(c)
-    c.draw_arrays(GL.TRIANGLES, 0, 12)
-    return finish(c)
+    return _shadow_strips(c, tex)
+
+
+def _shadow_strips(c: Client, tex: Any) -> list[Image]:
+    return sample_strips(c, tex, nearest(c, compareMode="CompareToTexture", compareFunc="LessEqual"),
+                         "shadow", [(0.25, 0.5, SHADOW_REF), (0.75, 0.5, SHADOW_REF)],
+                         draws=[(0, 12)])  # fmt: skip
 
 
 def probes_shadow(n: int) -> list[Probe]:
@@ -648,13 +654,8 @@ def tex_mipgen(c: Client, n: int) -> list[Image]:
     c.pixel_store(False, "Alignment", 1)
     need(c, "tex_sub_image")(tex, 0, 0, 0, 2, 2, b"".join(bytes(t) for t in QUAD_TEXELS))
     need(c, "generate_mipmap")(tex)
-    floats = tquad(-1, -1, 0, 1, 0, (0.25, 0.25, 0.0)) + tquad(0, -1, 1, 1, 0, (0.25, 0.25, 1.0))
-    tsetup(c, floats, "texlod")
-    c.bind_texture(0, tex)
-    c.bind_sampler(0, nearest(c, mipmapMode="Nearest"))
-    frame(c)
-    c.draw_arrays(GL.TRIANGLES, 0, 12)
-    return finish(c)
+    return sample_strips(c, tex, nearest(c, mipmapMode="Nearest"), "texlod",
+                         [(0.25, 0.25, 0.0), (0.25, 0.25, 1.0)], draws=[(0, 12)])  # fmt: skip
 
 
 def probes_tex_mipgen(n: int) -> list[Probe]:
@@ -684,12 +685,7 @@ def _shadow_scene(fmt: str) -> tuple[Any, Any]:
         tex = need(c, "create_texture")("2d", 2, 1, internal_format=DEPTH_FORMATS[fmt])
         c.pixel_store(False, "Alignment", 1)
         need(c, "tex_sub_image")(tex, 0, 0, 0, 2, 1, _depth_bytes(fmt))
-        _strips("shadow", [(0.25, 0.5, SHADOW_REF), (0.75, 0.5, SHADOW_REF)], c)
-        c.bind_texture(0, tex)
-        c.bind_sampler(0, nearest(c, compareMode="CompareToTexture", compareFunc="LessEqual"))
-        frame(c)
-        c.draw_arrays(GL.TRIANGLES, 0, 12)
-        return finish(c)
+        return _shadow_strips(c, tex)
 
     run.__doc__ = f"The shadow-map scene on a {fmt} texture (compare LEQUAL against r = 0.5)."
     return run, probes_shadow
