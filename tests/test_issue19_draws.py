@@ -261,3 +261,22 @@ def test_client_refuses_indirect_misuse_by_name() -> None:
             c.draw_arrays_indirect(GL.TRIANGLES, 0)
     finally:
         be.close()
+
+
+# -- multi-draw: one record per call, split at kMGPipeMaxDrawRanges ----------------------------
+def test_a_multi_draw_is_one_record_and_splits_at_the_range_bound() -> None:
+    res = run_scene("multi-draw", "gles", "monolith")
+    # images 0 and 2 take two direct draws each, images 1, 3, 4 and 5 one multi-draw each
+    assert res.client.em.by_call["DrawVbo"] == 2 + 1 + 2 + 1 + 1 + 1
+    c, be = _client("gles")
+    try:
+        top = int(_t.constant("kMGPipeMaxDrawRanges"))
+        before = c.em.by_call["DrawVbo"]
+        c.multi_draw_arrays(GL.TRIANGLES, [0] * (top + 1), [0] * top + [6])
+        c.present()
+        assert c.em.by_call["DrawVbo"] - before == 2  # control: top ranges fit one record
+        c.multi_draw_arrays(GL.TRIANGLES, [0] * top, [6] * top)
+        assert c.em.by_call["DrawVbo"] - before == 3
+        c.present()
+    finally:
+        be.close()
