@@ -280,3 +280,56 @@ def test_a_multi_draw_is_one_record_and_splits_at_the_range_bound() -> None:
         c.present()
     finally:
         be.close()
+
+
+# -- the server's index mirror (kMGHostSpanSegFromServerIndexMirror) ---------------------------
+def _mirror_draw(c, ebo, offset: int, size: int) -> None:
+    mirror = int(_t.constant("kMGHostSpanSegFromServerIndexMirror"))
+    c.tr.validate("DrawVbo")
+    c.em.emit("DrawVbo", {"Mode": int(GL.TRIANGLES), "IndexSize": 2, "InstanceCount": 1,
+                          "Flags": _flag("kDrawHasUserIndices"), "IndexResource": ebo.handle,
+                          "NumDraws": 1},
+              ([{"Start": 0, "Count": size // 2, "IndexBias": 0}],
+               [{"Ptr": 0, "Seg": mirror, "Offset": offset, "Size": size}]))  # fmt: skip
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_span_of_the_server_index_mirror_draws_as_its_index_buffer(backend) -> None:
+    """No index byte travels: the span names bytes 12..24 of the index buffer the server
+    already holds (indices 18..23 -> strip 2's six vertices, read from the mirror);
+    equal to the direct draw from that buffer at that offset."""
+    from mgpipe.runtime.harness.scenes.draws import _frame, _probes
+    from mgpipe.runtime.harness.scenes.kit import capture
+
+    c, be = _client(backend)
+    try:
+        ebo = c.create_buffer(struct.pack("<12H", *range(6), *range(12, 18)))
+        c.bind_index_buffer(ebo)
+        _frame(c)
+        c.draw_elements(GL.TRIANGLES, 6, 2, 12)
+        direct = capture(c, 64, 64)
+        _frame(c)
+        staged = c.staged_bytes
+        _mirror_draw(c, ebo, 12, 12)
+        assert c.staged_bytes == staged  # nothing staged for the draw
+        mirrored = capture(c, 64, 64)
+        c.present()
+    finally:
+        be.close()
+    assert [m for p in _probes(0, (False, False, True), "mirror") if (m := p.check([mirrored]))] == []
+    assert mirrored.rgba == direct.rgba
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_control_a_mirror_span_past_its_buffer_is_refused_by_name(backend) -> None:
+    c, be = _client(backend)
+    try:
+        ebo = c.create_buffer(struct.pack("<12H", *range(12)))
+        c.bind_index_buffer(ebo)
+        c.draw_elements(GL.TRIANGLES, 6, 2)
+        with pytest.raises(PipeFatal) as info:
+            _mirror_draw(c, ebo, 16, 12)  # bytes 16..28 of a 24-byte buffer
+            c.present()
+        assert info.value.reason == "DrawVbo.MGHostSpan.Size"
+    finally:
+        be.close()
