@@ -333,3 +333,23 @@ def test_control_a_mirror_span_past_its_buffer_is_refused_by_name(backend) -> No
         assert info.value.reason == "DrawVbo.MGHostSpan.Size"
     finally:
         be.close()
+
+
+def test_a_deleted_indirect_buffer_is_unbound() -> None:
+    """glDeleteBuffers unbinds it: the next indirect draw is the client's named refusal, not
+    a dead handle on the wire; control: a new binding draws."""
+    from mgpipe.runtime.client.api import ClientError
+
+    c, be = _client("gles")
+    try:
+        buf = c.create_buffer(struct.pack("<4I", 6, 1, 0, 0))
+        c.bind_indirect_buffer(buf)
+        c.draw_arrays_indirect(GL.TRIANGLES, 0)
+        c.delete_buffer(buf)
+        with pytest.raises(ClientError, match="no buffer bound to GL_DRAW_INDIRECT_BUFFER"):
+            c.draw_arrays_indirect(GL.TRIANGLES, 0)
+        c.bind_indirect_buffer(c.create_buffer(struct.pack("<4I", 6, 1, 0, 0)))
+        c.draw_arrays_indirect(GL.TRIANGLES, 0)
+        c.present()
+    finally:
+        be.close()

@@ -261,6 +261,7 @@ class Client(DrawsMixin):
                 del self.tr.buffer_bindings[key]
         if self.tr.index_buffer is buf:
             self.tr.index_buffer = None
+        self._unbind_draw_buffer(buf)  # GL_DRAW_INDIRECT_BUFFER / GL_PARAMETER_BUFFER (draws.py)
         self.tr.death("Buffer", buf.handle, "ResourceDestroy")
 
     # -- textures ------------------------------------------------------------

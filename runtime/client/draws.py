@@ -116,6 +116,16 @@ class DrawsMixin:
         """``glBindBuffer(GL_PARAMETER_BUFFER, buf)`` (the count of ``*IndirectCount``)."""
         self._parameter = buf
 
+    def _unbind_draw_buffer(self, buf: Buffer) -> None:
+        """A deleted buffer is unbound from the indirect and parameter targets (GL's rule);
+        the next indirect draw pushes SetIndirectBuffers again."""
+        if self._indirect is buf:
+            self._indirect = None
+        if self._parameter is buf:
+            self._parameter = None
+        if buf.handle in self._pushed_indirect:
+            self._pushed_indirect = (NULL, NULL)
+
     def draw_arrays_indirect(self, mode: int, offset: int = 0) -> None:
         """``glDrawArraysIndirect(mode, indirect)``."""
         self._draw_indirect("draw_arrays_indirect", mode, 0, offset, 1, 0)
