@@ -91,9 +91,26 @@ class DrawsMixin:
         self._indirect: Buffer | None = None
         self._parameter: Buffer | None = None
         self._pushed_indirect: tuple = (NULL, NULL)
+        #: DrawVbo + one MGPDrawIndirect, packed straight into the transport (its only tail)
+        self._draw_indirect_vbo = self.em.fast(
+            "DrawVbo",
+            ("Mode", "IndexSize", "Flags", "InstanceCount", "RestartIndex",
+             "IndexResource.Slot", "IndexResource.Gen", "MinIndex", "MaxIndex", "NumDraws"),
+            ("Buffer.Slot", "Buffer.Gen", "ParameterBuffer.Slot", "ParameterBuffer.Gen",
+             "Offset", "ParameterOffset", "Stride", "DrawCount"),
+            tail_element="MGPDrawIndirect")  # fmt: skip
         #: counters: what the client-memory paths shipped (bytes through SEG_STAGE)
         self.index_bytes_shipped = 0
         self.vertex_bytes_shipped = 0
+
+    def _validate_draw(self) -> None:
+        """The draw's validate, gated as the direct draws gate it: the whole push only when
+        a binding moved since the last draw, else the render state's CSO check."""
+        tr = self.tr
+        if tr.gen != tr.draw_gen or tr.textures_pending:
+            tr.validate("DrawVbo")
+        else:
+            tr.cso.validate(tr.rs)
 
     # -- the client's copy of a buffer's bytes ---------------------------------------
     @staticmethod
@@ -199,7 +216,7 @@ class DrawsMixin:
         if drawcount and offset + (drawcount - 1) * step + cmd > buf.size:
             raise _error(f"{what}: {drawcount} commands of {cmd} bytes from offset {offset} "
                          f"(stride {step}) pass the indirect buffer's {buf.size} bytes")  # fmt: skip
-        tr.validate("DrawVbo")
+        self._validate_draw()
         pair = (buf.handle, self._parameter.handle if self._parameter else NULL)
         if pair != self._pushed_indirect:
             self.em.emit("SetIndirectBuffers", {"DrawIndirect": pair[0], "Parameter": pair[1]})
@@ -207,13 +224,10 @@ class DrawsMixin:
         flags, restart = _flag("kDrawIsIndirect"), tr.rs.restart_index
         if index_size:
             flags, restart = self._restart(flags, index_size)
-        payload = {"Mode": mode, "IndexSize": index_size, "Flags": flags, "InstanceCount": 1,
-                   "RestartIndex": restart, "NumDraws": 0,
-                   "IndexResource": tr.index_buffer.handle if index_size else NULL,
-                   "MinIndex": 0xFFFFFFFF, "MaxIndex": 0xFFFFFFFF}  # fmt: skip
-        row = {"Buffer": buf.handle, "ParameterBuffer": NULL, "Offset": offset,
-               "ParameterOffset": 0, "Stride": stride, "DrawCount": drawcount}  # fmt: skip
-        self.em.emit("DrawVbo", payload, ([row],))
+        ib = tr.index_buffer.handle if index_size else NULL
+        self._draw_indirect_vbo(mode, index_size, flags, 1, restart, ib[0], ib[1], 0xFFFFFFFF,
+                                0xFFFFFFFF, 0, buf.handle[0], buf.handle[1], NULL[0], NULL[1],
+                                offset, 0, stride, drawcount)  # fmt: skip
         self.draws += 1
 
     def _restart(self, flags: int, index_size: int) -> tuple[int, int]:
@@ -283,7 +297,7 @@ class DrawsMixin:
         self._ship_client_arrays(first, first + count - 1, instances, base_instance,
                                  "draw_arrays")  # fmt: skip
         tr = self.tr
-        tr.validate("DrawVbo")
+        self._validate_draw()
         flags = _flag("kDrawClientArrays") | _flag("kDrawHasIndexRange")
         payload = {"Mode": mode, "Flags": flags, "InstanceCount": instances,
                    "StartInstance": base_instance, "RestartIndex": tr.rs.restart_index,
@@ -307,7 +321,7 @@ class DrawsMixin:
         if self._client_arrays:
             self._ship_client_arrays(lo, hi, 1, 0, "multi_draw_arrays")
             flags = _flag("kDrawClientArrays") | _flag("kDrawHasIndexRange")
-        self.tr.validate("DrawVbo")
+        self._validate_draw()
         payload = {"Mode": mode, "Flags": flags, "InstanceCount": 1,
                    "RestartIndex": self.tr.rs.restart_index,
                    "MinIndex": lo if live else 0xFFFFFFFF, "MaxIndex": hi if live else 0xFFFFFFFF}  # fmt: skip
@@ -406,7 +420,7 @@ class DrawsMixin:
             self._ship_client_arrays(0 if lo is None else lo, -1 if hi is None else hi,
                                      instances, base_instance, what)  # fmt: skip
             flags |= _flag("kDrawClientArrays")
-        tr.validate("DrawVbo")
+        self._validate_draw()
         flags |= _flag("kDrawHasIndexRange")
         if user:
             flags |= _flag("kDrawHasUserIndices")
