@@ -353,3 +353,28 @@ def test_a_deleted_indirect_buffer_is_unbound() -> None:
         c.present()
     finally:
         be.close()
+
+
+def test_the_compiled_indirect_record_is_the_encoders_record() -> None:
+    """The client's packed DrawVbo + MGPDrawIndirect (its one-C-call path) and the encoder's
+    record of the same values are the same bytes; control: a packer of the range tail is not."""
+    from mgpipe.runtime.wire.compiled import packer
+    from mgpipe.runtime.wire.handle import Handle
+
+    names = ("Mode", "IndexSize", "Flags", "InstanceCount", "RestartIndex",
+             "IndexResource.Slot", "IndexResource.Gen", "MinIndex", "MaxIndex", "NumDraws")
+    tail = ("Buffer.Slot", "Buffer.Gen", "ParameterBuffer.Slot", "ParameterBuffer.Gen",
+            "Offset", "ParameterOffset", "Stride", "DrawCount")  # fmt: skip
+    values = (4, 2, _flag("kDrawIsIndirect"), 1, 0xFFFF, 3, 1, 0xFFFFFFFF, 0xFFFFFFFF, 0,
+              7, 2, 0, 0, 40, 0, 20, 3)  # fmt: skip
+    pk = packer("DrawVbo", names, tail, 1, "MGPDrawIndirect")
+    buf = bytearray(pk.size)
+    pk.pack_into(buf, 0, *values)
+    payload = dict(zip(("Mode", "IndexSize", "Flags", "InstanceCount", "RestartIndex"), values))
+    payload |= {"IndexResource": Handle(3, 1), "MinIndex": 0xFFFFFFFF, "MaxIndex": 0xFFFFFFFF}
+    row = {"Buffer": Handle(7, 2), "ParameterBuffer": NULL, "Offset": 40, "ParameterOffset": 0,
+           "Stride": 20, "DrawCount": 3}  # fmt: skip
+    want = Encoder(StageSegment(1 << 12)).encode("DrawVbo", payload, ([row],))
+    assert bytes(buf) == want
+    ranges = packer("DrawVbo", names, ("Start", "Count", "IndexBias"))
+    assert ranges.size != pk.size  # the range tail (12 bytes) is not the indirect one (40)
