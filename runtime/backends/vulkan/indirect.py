@@ -34,7 +34,8 @@ __all__ = ["VulkanDrawsMixin", "IndirectDrawCall"]
 #: DrawIndirectCommand / DrawIndexedIndirectCommand, in 32-bit words (GL = Vulkan)
 ARRAYS_COMMAND, ELEMENTS_COMMAND = 4, 5
 _REWRITE_MEMO = 8
-FIXED_RESTART = 0xFFFFFFFF  # the 32-bit restart index a rewrite maps to
+#: the 32-bit restart index a rewrite maps to
+FIXED_RESTART = 0xFFFFFFFF
 
 
 def _state_only(ctx: Any, d: Any) -> None:
