@@ -135,7 +135,7 @@ class GlesDrawsMixin:
         ind = d.tails[0][0]
         if not ind.ParameterBuffer.is_null:
             raise DriverRefused(f"{what}.MGPDrawIndirect.ParameterBuffer", "the draw count is "
-                                "resolved on the client (seed 001 §5.7): no server reads a "
+                                "resolved on the client (ARCHITECTURE.md §5.7): no server reads a "
                                 "parameter buffer")  # fmt: skip
         buf = ctx.tables[table_of("Buffer")].resolve(ind.Buffer, f"{what}.MGPDrawIndirect.Buffer")
         buf = buf.backend

@@ -153,7 +153,7 @@ class VulkanDrawsMixin:
         ind = d.tails[0][0]
         if not ind.ParameterBuffer.is_null:
             raise VulkanRefused(f"{what}.MGPDrawIndirect.ParameterBuffer", "the draw count is "
-                                "resolved on the client (seed 001 §5.7): no server reads a "
+                                "resolved on the client (ARCHITECTURE.md §5.7): no server reads a "
                                 "parameter buffer")  # fmt: skip
         obj = ctx.tables[table_of("Buffer")].resolve(ind.Buffer, f"{what}.MGPDrawIndirect.Buffer")
         buf = obj.backend
