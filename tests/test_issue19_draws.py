@@ -378,3 +378,48 @@ def test_the_compiled_indirect_record_is_the_encoders_record() -> None:
     assert bytes(buf) == want
     ranges = packer("DrawVbo", names, ("Start", "Count", "IndexBias"))
     assert ranges.size != pk.size  # the range tail (12 bytes) is not the indirect one (40)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_instanced_client_arrays_ship_one_element_per_instance_step(backend) -> None:
+    """The pixel suite's instanced scene (4 instances, per-instance colour and offset at
+    divisor 1) with its per-instance attributes in client memory: the same picture as from
+    the buffer, its probes hold, and the per-instance spans are 4 elements (3 strides + the
+    attribute's size) while the per-vertex quad comes from its buffer."""
+    from mgpipe.runtime.harness.scenes import pixel_draw as pd
+    from mgpipe.runtime.harness.scenes.kit import capture
+    from mgpipe.runtime.harness.shaders.programs import load
+    from mgpipe.runtime.backends.registry import make_backend
+    from mgpipe.runtime.client.api import Client
+    from mgpipe.runtime.server.applier import Applier
+
+    want = run_scene("instanced", backend, "monolith").images[0]
+    stage = StageSegment(STAGE_CAPACITY)
+    be = make_backend(backend)
+    c = Client(Applier(be, stage).apply, stage, width=64, height=64)
+    try:
+        corners = [(-1.0, -1.0), (-0.5, -1.0), (-0.5, -0.5), (-1.0, -0.5)]
+        quad_vb = c.create_buffer(struct.pack("<12f", *(v for x, y in corners for v in (x, y, 0.0))))
+        per = []
+        for (x, y), col in pd.QUADRANTS:
+            per += [x / 32.0 + 0.25, y / 32.0 + 0.25, *col]
+        inst = struct.pack(f"<{len(per)}f", *per)  # client memory
+        src = load("instanced")
+        c.use_program(c.create_program(src.spirv, src.reflection))
+        c.vertex_attrib_pointer(0, quad_vb, 3, stride=12)
+        c.vertex_attrib_pointer(1, inst, 4, stride=24, offset=8, divisor=1)
+        c.vertex_attrib_pointer(2, inst, 2, stride=24, offset=0, divisor=1)
+        c.bind_index_buffer(c.create_buffer(struct.pack("<6H", 0, 1, 2, 0, 2, 3)))
+        c.viewport(0, 0, 64, 64)
+        c.clear_color(*pd.BLACK)
+        c.clear()
+        c.draw_elements(GL.TRIANGLES, 6, 2, instances=len(pd.QUADRANTS))
+        got = capture(c, 64, 64)
+        c.present()
+    finally:
+        be.close()
+    assert [m for p in pd.probes_instanced(1) if (m := p.check([got]))] == []
+    assert got.rgba == want.rgba
+    assert c.vertex_bytes_shipped == (3 * 24 + 16) + (3 * 24 + 8)
+    if backend == "vulkan":  # closed above: teardown included
+        assert be.dev.take_messages() == []
