@@ -423,3 +423,55 @@ def test_instanced_client_arrays_ship_one_element_per_instance_step(backend) -> 
     assert c.vertex_bytes_shipped == (3 * 24 + 16) + (3 * 24 + 8)
     if backend == "vulkan":  # closed above: teardown included
         assert be.dev.take_messages() == []
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_indirect_command_with_a_base_instance_equals_its_direct_twin(backend) -> None:
+    """The instanced quad, 2 instances from base instance 1 (quadrants 1 and 2 lit, 0 and 3
+    not): glDrawElementsIndirect of {6, 2, 0, 0, 1} equals the direct draw. GLES reserves
+    the command's baseInstance, so its backend draws that command with the values it holds
+    (indirect_flattened 1); lavapipe draws it indirectly (drawIndirectFirstInstance)."""
+    from mgpipe.runtime.harness.scenes import pixel_draw as pd
+    from mgpipe.runtime.harness.scenes.kit import Probe, capture, px
+    from mgpipe.runtime.harness.shaders.programs import load
+    from mgpipe.runtime.backends.registry import make_backend
+    from mgpipe.runtime.client.api import Client
+    from mgpipe.runtime.server.applier import Applier
+
+    stage = StageSegment(STAGE_CAPACITY)
+    be = make_backend(backend)
+    c = Client(Applier(be, stage).apply, stage, width=64, height=64)
+    try:
+        corners = [(-1.0, -1.0), (-0.5, -1.0), (-0.5, -0.5), (-1.0, -0.5)]
+        quad_vb = c.create_buffer(struct.pack("<12f", *(v for x, y in corners for v in (x, y, 0.0))))
+        per = []
+        for (x, y), col in pd.QUADRANTS:
+            per += [x / 32.0 + 0.25, y / 32.0 + 0.25, *col]
+        inst = c.create_buffer(struct.pack(f"<{len(per)}f", *per))
+        src = load("instanced")
+        c.use_program(c.create_program(src.spirv, src.reflection))
+        c.vertex_attrib_pointer(0, quad_vb, 3, stride=12)
+        c.vertex_attrib_pointer(1, inst, 4, stride=24, offset=8, divisor=1)
+        c.vertex_attrib_pointer(2, inst, 2, stride=24, offset=0, divisor=1)
+        c.bind_index_buffer(c.create_buffer(struct.pack("<6H", 0, 1, 2, 0, 2, 3)))
+        c.bind_indirect_buffer(c.create_buffer(struct.pack("<5I", 6, 2, 0, 0, 1)))
+        c.viewport(0, 0, 64, 64)
+        imgs = []
+        for indirect in (False, True):
+            c.clear_color(*pd.BLACK)
+            c.clear()
+            if indirect:
+                c.draw_elements_indirect(GL.TRIANGLES, 2, 0)
+            else:
+                c.draw_elements(GL.TRIANGLES, 6, 2, instances=2, base_instance=1)
+            imgs.append(capture(c, 64, 64))
+        c.present()
+    finally:
+        be.close()
+    probes = [Probe(i, x + 16, y + 16, px(col if q in (1, 2) else pd.BLACK), 0, f"quadrant {q}")
+              for i in (0, 1) for q, ((x, y), col) in enumerate(pd.QUADRANTS)]  # fmt: skip
+    assert [m for p in probes if (m := p.check(imgs))] == []
+    assert imgs[1].rgba == imgs[0].rgba
+    assert be.indirect_flattened == (1 if backend == "gles" else 0)
+    if backend == "vulkan":
+        assert be.dev.take_messages() == []
