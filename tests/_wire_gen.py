@@ -95,6 +95,14 @@ def cases(draw: Any, spec: CallSpec, stage: StageSegment) -> Case:
         if tail.element == "MGPImageView":
             for i in range(n):
                 arr[i]["Access"] = draw(st.integers(0, IMAGE_ACCESS_MAX))
+        if tail.element == "MGHostSpan":  # no pointer; bytes staged, or the index mirror
+            for i in range(n):
+                if draw(st.booleans()):
+                    off, size, seg = stage.stage(draw(st.binary(max_size=48)))
+                else:
+                    off, size = draw(st.integers(0, 2**40)), draw(st.integers(0, 2**40))
+                    seg = t.constant("kMGHostSpanSegFromServerIndexMirror")
+                arr[i]["Ptr"], arr[i]["Seg"], arr[i]["Offset"], arr[i]["Size"] = 0, seg, off, size
         tails.append(arr)
     return Case(spec.name, p, tails, blob)
 

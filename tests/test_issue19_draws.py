@@ -261,3 +261,217 @@ def test_client_refuses_indirect_misuse_by_name() -> None:
             c.draw_arrays_indirect(GL.TRIANGLES, 0)
     finally:
         be.close()
+
+
+# -- multi-draw: one record per call, split at kMGPipeMaxDrawRanges ----------------------------
+def test_a_multi_draw_is_one_record_and_splits_at_the_range_bound() -> None:
+    res = run_scene("multi-draw", "gles", "monolith")
+    # images 0 and 2 take two direct draws each, images 1, 3, 4 and 5 one multi-draw each
+    assert res.client.em.by_call["DrawVbo"] == 2 + 1 + 2 + 1 + 1 + 1
+    c, be = _client("gles")
+    try:
+        top = int(_t.constant("kMGPipeMaxDrawRanges"))
+        before = c.em.by_call["DrawVbo"]
+        c.multi_draw_arrays(GL.TRIANGLES, [0] * (top + 1), [0] * top + [6])
+        c.present()
+        assert c.em.by_call["DrawVbo"] - before == 2  # control: top ranges fit one record
+        c.multi_draw_arrays(GL.TRIANGLES, [0] * top, [6] * top)
+        assert c.em.by_call["DrawVbo"] - before == 3
+        c.present()
+    finally:
+        be.close()
+
+
+# -- the server's index mirror (kMGHostSpanSegFromServerIndexMirror) ---------------------------
+def _mirror_draw(c, ebo, offset: int, size: int) -> None:
+    mirror = int(_t.constant("kMGHostSpanSegFromServerIndexMirror"))
+    c.tr.validate("DrawVbo")
+    c.em.emit("DrawVbo", {"Mode": int(GL.TRIANGLES), "IndexSize": 2, "InstanceCount": 1,
+                          "Flags": _flag("kDrawHasUserIndices"), "IndexResource": ebo.handle,
+                          "NumDraws": 1},
+              ([{"Start": 0, "Count": size // 2, "IndexBias": 0}],
+               [{"Ptr": 0, "Seg": mirror, "Offset": offset, "Size": size}]))  # fmt: skip
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_span_of_the_server_index_mirror_draws_as_its_index_buffer(backend) -> None:
+    """No index byte travels: the span names bytes 12..24 of the index buffer the server
+    already holds (indices 18..23 -> strip 2's six vertices, read from the mirror);
+    equal to the direct draw from that buffer at that offset."""
+    from mgpipe.runtime.harness.scenes.draws import _frame, _probes
+    from mgpipe.runtime.harness.scenes.kit import capture
+
+    c, be = _client(backend)
+    try:
+        ebo = c.create_buffer(struct.pack("<12H", *range(6), *range(12, 18)))
+        c.bind_index_buffer(ebo)
+        _frame(c)
+        c.draw_elements(GL.TRIANGLES, 6, 2, 12)
+        direct = capture(c, 64, 64)
+        _frame(c)
+        staged = c.staged_bytes
+        _mirror_draw(c, ebo, 12, 12)
+        assert c.staged_bytes == staged  # nothing staged for the draw
+        mirrored = capture(c, 64, 64)
+        c.present()
+    finally:
+        be.close()
+    assert [m for p in _probes(0, (False, False, True), "mirror") if (m := p.check([mirrored]))] == []
+    assert mirrored.rgba == direct.rgba
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_control_a_mirror_span_past_its_buffer_is_refused_by_name(backend) -> None:
+    c, be = _client(backend)
+    try:
+        ebo = c.create_buffer(struct.pack("<12H", *range(12)))
+        c.bind_index_buffer(ebo)
+        c.draw_elements(GL.TRIANGLES, 6, 2)
+        with pytest.raises(PipeFatal) as info:
+            _mirror_draw(c, ebo, 16, 12)  # bytes 16..28 of a 24-byte buffer
+            c.present()
+        assert info.value.reason == "DrawVbo.MGHostSpan.Size"
+    finally:
+        be.close()
+
+
+def test_a_deleted_indirect_buffer_is_unbound() -> None:
+    """glDeleteBuffers unbinds it: the next indirect draw is the client's named refusal, not
+    a dead handle on the wire; control: a new binding draws."""
+    from mgpipe.runtime.client.api import ClientError
+
+    c, be = _client("gles")
+    try:
+        buf = c.create_buffer(struct.pack("<4I", 6, 1, 0, 0))
+        c.bind_indirect_buffer(buf)
+        c.draw_arrays_indirect(GL.TRIANGLES, 0)
+        c.delete_buffer(buf)
+        with pytest.raises(ClientError, match="no buffer bound to GL_DRAW_INDIRECT_BUFFER"):
+            c.draw_arrays_indirect(GL.TRIANGLES, 0)
+        c.bind_indirect_buffer(c.create_buffer(struct.pack("<4I", 6, 1, 0, 0)))
+        c.draw_arrays_indirect(GL.TRIANGLES, 0)
+        c.present()
+    finally:
+        be.close()
+
+
+def test_the_compiled_indirect_record_is_the_encoders_record() -> None:
+    """The client's packed DrawVbo + MGPDrawIndirect (its one-C-call path) and the encoder's
+    record of the same values are the same bytes; control: a packer of the range tail is not."""
+    from mgpipe.runtime.wire.compiled import packer
+    from mgpipe.runtime.wire.handle import Handle
+
+    names = ("Mode", "IndexSize", "Flags", "InstanceCount", "RestartIndex",
+             "IndexResource.Slot", "IndexResource.Gen", "MinIndex", "MaxIndex", "NumDraws")
+    tail = ("Buffer.Slot", "Buffer.Gen", "ParameterBuffer.Slot", "ParameterBuffer.Gen",
+            "Offset", "ParameterOffset", "Stride", "DrawCount")  # fmt: skip
+    values = (4, 2, _flag("kDrawIsIndirect"), 1, 0xFFFF, 3, 1, 0xFFFFFFFF, 0xFFFFFFFF, 0,
+              7, 2, 0, 0, 40, 0, 20, 3)  # fmt: skip
+    pk = packer("DrawVbo", names, tail, 1, "MGPDrawIndirect")
+    buf = bytearray(pk.size)
+    pk.pack_into(buf, 0, *values)
+    payload = dict(zip(("Mode", "IndexSize", "Flags", "InstanceCount", "RestartIndex"), values))
+    payload |= {"IndexResource": Handle(3, 1), "MinIndex": 0xFFFFFFFF, "MaxIndex": 0xFFFFFFFF}
+    row = {"Buffer": Handle(7, 2), "ParameterBuffer": NULL, "Offset": 40, "ParameterOffset": 0,
+           "Stride": 20, "DrawCount": 3}  # fmt: skip
+    want = Encoder(StageSegment(1 << 12)).encode("DrawVbo", payload, ([row],))
+    assert bytes(buf) == want
+    ranges = packer("DrawVbo", names, ("Start", "Count", "IndexBias"))
+    assert ranges.size != pk.size  # the range tail (12 bytes) is not the indirect one (40)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_instanced_client_arrays_ship_one_element_per_instance_step(backend) -> None:
+    """The pixel suite's instanced scene (4 instances, per-instance colour and offset at
+    divisor 1) with its per-instance attributes in client memory: the same picture as from
+    the buffer, its probes hold, and the per-instance spans are 4 elements (3 strides + the
+    attribute's size) while the per-vertex quad comes from its buffer."""
+    from mgpipe.runtime.harness.scenes import pixel_draw as pd
+    from mgpipe.runtime.harness.scenes.kit import capture
+    from mgpipe.runtime.harness.shaders.programs import load
+    from mgpipe.runtime.backends.registry import make_backend
+    from mgpipe.runtime.client.api import Client
+    from mgpipe.runtime.server.applier import Applier
+
+    want = run_scene("instanced", backend, "monolith").images[0]
+    stage = StageSegment(STAGE_CAPACITY)
+    be = make_backend(backend)
+    c = Client(Applier(be, stage).apply, stage, width=64, height=64)
+    try:
+        corners = [(-1.0, -1.0), (-0.5, -1.0), (-0.5, -0.5), (-1.0, -0.5)]
+        quad_vb = c.create_buffer(struct.pack("<12f", *(v for x, y in corners for v in (x, y, 0.0))))
+        per = []
+        for (x, y), col in pd.QUADRANTS:
+            per += [x / 32.0 + 0.25, y / 32.0 + 0.25, *col]
+        inst = struct.pack(f"<{len(per)}f", *per)  # client memory
+        src = load("instanced")
+        c.use_program(c.create_program(src.spirv, src.reflection))
+        c.vertex_attrib_pointer(0, quad_vb, 3, stride=12)
+        c.vertex_attrib_pointer(1, inst, 4, stride=24, offset=8, divisor=1)
+        c.vertex_attrib_pointer(2, inst, 2, stride=24, offset=0, divisor=1)
+        c.bind_index_buffer(c.create_buffer(struct.pack("<6H", 0, 1, 2, 0, 2, 3)))
+        c.viewport(0, 0, 64, 64)
+        c.clear_color(*pd.BLACK)
+        c.clear()
+        c.draw_elements(GL.TRIANGLES, 6, 2, instances=len(pd.QUADRANTS))
+        got = capture(c, 64, 64)
+        c.present()
+    finally:
+        be.close()
+    assert [m for p in pd.probes_instanced(1) if (m := p.check([got]))] == []
+    assert got.rgba == want.rgba
+    assert c.vertex_bytes_shipped == (3 * 24 + 16) + (3 * 24 + 8)
+    if backend == "vulkan":  # closed above: teardown included
+        assert be.dev.take_messages() == []
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_indirect_command_with_a_base_instance_equals_its_direct_twin(backend) -> None:
+    """The instanced quad, 2 instances from base instance 1 (quadrants 1 and 2 lit, 0 and 3
+    not): glDrawElementsIndirect of {6, 2, 0, 0, 1} equals the direct draw. GLES reserves
+    the command's baseInstance, so its backend draws that command with the values it holds
+    (indirect_flattened 1); lavapipe draws it indirectly (drawIndirectFirstInstance)."""
+    from mgpipe.runtime.harness.scenes import pixel_draw as pd
+    from mgpipe.runtime.harness.scenes.kit import Probe, capture, px
+    from mgpipe.runtime.harness.shaders.programs import load
+    from mgpipe.runtime.backends.registry import make_backend
+    from mgpipe.runtime.client.api import Client
+    from mgpipe.runtime.server.applier import Applier
+
+    stage = StageSegment(STAGE_CAPACITY)
+    be = make_backend(backend)
+    c = Client(Applier(be, stage).apply, stage, width=64, height=64)
+    try:
+        corners = [(-1.0, -1.0), (-0.5, -1.0), (-0.5, -0.5), (-1.0, -0.5)]
+        quad_vb = c.create_buffer(struct.pack("<12f", *(v for x, y in corners for v in (x, y, 0.0))))
+        per = []
+        for (x, y), col in pd.QUADRANTS:
+            per += [x / 32.0 + 0.25, y / 32.0 + 0.25, *col]
+        inst = c.create_buffer(struct.pack(f"<{len(per)}f", *per))
+        src = load("instanced")
+        c.use_program(c.create_program(src.spirv, src.reflection))
+        c.vertex_attrib_pointer(0, quad_vb, 3, stride=12)
+        c.vertex_attrib_pointer(1, inst, 4, stride=24, offset=8, divisor=1)
+        c.vertex_attrib_pointer(2, inst, 2, stride=24, offset=0, divisor=1)
+        c.bind_index_buffer(c.create_buffer(struct.pack("<6H", 0, 1, 2, 0, 2, 3)))
+        c.bind_indirect_buffer(c.create_buffer(struct.pack("<5I", 6, 2, 0, 0, 1)))
+        c.viewport(0, 0, 64, 64)
+        imgs = []
+        for indirect in (False, True):
+            c.clear_color(*pd.BLACK)
+            c.clear()
+            if indirect:
+                c.draw_elements_indirect(GL.TRIANGLES, 2, 0)
+            else:
+                c.draw_elements(GL.TRIANGLES, 6, 2, instances=2, base_instance=1)
+            imgs.append(capture(c, 64, 64))
+        c.present()
+    finally:
+        be.close()
+    probes = [Probe(i, x + 16, y + 16, px(col if q in (1, 2) else pd.BLACK), 0, f"quadrant {q}")
+              for i in (0, 1) for q, ((x, y), col) in enumerate(pd.QUADRANTS)]  # fmt: skip
+    assert [m for p in probes if (m := p.check(imgs))] == []
+    assert imgs[1].rgba == imgs[0].rgba
+    assert be.indirect_flattened == (1 if backend == "gles" else 0)
+    if backend == "vulkan":
+        assert be.dev.take_messages() == []

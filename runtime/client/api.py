@@ -289,6 +289,7 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
         if self.tr.index_buffer is buf:
             self.tr.index_buffer = None
         self._forget_for_issue_19(buf)
+        self._unbind_draw_buffer(buf)  # GL_DRAW_INDIRECT_BUFFER / GL_PARAMETER_BUFFER (draws.py)
         self.tr.death("Buffer", buf.handle, "ResourceDestroy")
 
     # -- textures ------------------------------------------------------------

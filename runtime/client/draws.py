@@ -91,9 +91,26 @@ class DrawsMixin:
         self._indirect: Buffer | None = None
         self._parameter: Buffer | None = None
         self._pushed_indirect: tuple = (NULL, NULL)
+        #: DrawVbo + one MGPDrawIndirect, packed straight into the transport (its only tail)
+        self._draw_indirect_vbo = self.em.fast(
+            "DrawVbo",
+            ("Mode", "IndexSize", "Flags", "InstanceCount", "RestartIndex",
+             "IndexResource.Slot", "IndexResource.Gen", "MinIndex", "MaxIndex", "NumDraws"),
+            ("Buffer.Slot", "Buffer.Gen", "ParameterBuffer.Slot", "ParameterBuffer.Gen",
+             "Offset", "ParameterOffset", "Stride", "DrawCount"),
+            tail_element="MGPDrawIndirect")  # fmt: skip
         #: counters: what the client-memory paths shipped (bytes through SEG_STAGE)
         self.index_bytes_shipped = 0
         self.vertex_bytes_shipped = 0
+
+    def _validate_draw(self) -> None:
+        """The draw's validate, gated as the direct draws gate it: the whole push only when
+        a binding moved since the last draw, else the render state's CSO check."""
+        tr = self.tr
+        if tr.gen != tr.draw_gen or tr.textures_pending:
+            tr.validate("DrawVbo")
+        else:
+            tr.cso.validate(tr.rs)
 
     # -- the client's copy of a buffer's bytes ---------------------------------------
     @staticmethod
@@ -115,6 +132,16 @@ class DrawsMixin:
     def bind_parameter_buffer(self, buf: Buffer | None) -> None:
         """``glBindBuffer(GL_PARAMETER_BUFFER, buf)`` (the count of ``*IndirectCount``)."""
         self._parameter = buf
+
+    def _unbind_draw_buffer(self, buf: Buffer) -> None:
+        """A deleted buffer is unbound from the indirect and parameter targets (GL's rule);
+        the next indirect draw pushes SetIndirectBuffers again."""
+        if self._indirect is buf:
+            self._indirect = None
+        if self._parameter is buf:
+            self._parameter = None
+        if buf.handle in self._pushed_indirect:
+            self._pushed_indirect = (NULL, NULL)
 
     def draw_arrays_indirect(self, mode: int, offset: int = 0) -> None:
         """``glDrawArraysIndirect(mode, indirect)``."""
@@ -189,7 +216,7 @@ class DrawsMixin:
         if drawcount and offset + (drawcount - 1) * step + cmd > buf.size:
             raise _error(f"{what}: {drawcount} commands of {cmd} bytes from offset {offset} "
                          f"(stride {step}) pass the indirect buffer's {buf.size} bytes")  # fmt: skip
-        tr.validate("DrawVbo")
+        self._validate_draw()
         pair = (buf.handle, self._parameter.handle if self._parameter else NULL)
         if pair != self._pushed_indirect:
             self.em.emit("SetIndirectBuffers", {"DrawIndirect": pair[0], "Parameter": pair[1]})
@@ -197,13 +224,10 @@ class DrawsMixin:
         flags, restart = _flag("kDrawIsIndirect"), tr.rs.restart_index
         if index_size:
             flags, restart = self._restart(flags, index_size)
-        payload = {"Mode": mode, "IndexSize": index_size, "Flags": flags, "InstanceCount": 1,
-                   "RestartIndex": restart, "NumDraws": 0,
-                   "IndexResource": tr.index_buffer.handle if index_size else NULL,
-                   "MinIndex": 0xFFFFFFFF, "MaxIndex": 0xFFFFFFFF}  # fmt: skip
-        row = {"Buffer": buf.handle, "ParameterBuffer": NULL, "Offset": offset,
-               "ParameterOffset": 0, "Stride": stride, "DrawCount": drawcount}  # fmt: skip
-        self.em.emit("DrawVbo", payload, ([row],))
+        ib = tr.index_buffer.handle if index_size else NULL
+        self._draw_indirect_vbo(mode, index_size, flags, 1, restart, ib[0], ib[1], 0xFFFFFFFF,
+                                0xFFFFFFFF, 0, buf.handle[0], buf.handle[1], NULL[0], NULL[1],
+                                offset, 0, stride, drawcount)  # fmt: skip
         self.draws += 1
 
     def _restart(self, flags: int, index_size: int) -> tuple[int, int]:
@@ -273,7 +297,7 @@ class DrawsMixin:
         self._ship_client_arrays(first, first + count - 1, instances, base_instance,
                                  "draw_arrays")  # fmt: skip
         tr = self.tr
-        tr.validate("DrawVbo")
+        self._validate_draw()
         flags = _flag("kDrawClientArrays") | _flag("kDrawHasIndexRange")
         payload = {"Mode": mode, "Flags": flags, "InstanceCount": instances,
                    "StartInstance": base_instance, "RestartIndex": tr.rs.restart_index,
@@ -282,63 +306,128 @@ class DrawsMixin:
         self.em.emit("DrawVbo", payload, ([{"Start": first, "Count": count, "IndexBias": 0}],))
         self.draws += 1
 
+    # -- multi-draw (glMultiDrawArrays / glMultiDrawElements[BaseVertex]) ---------------
+    def multi_draw_arrays(self, mode: int, firsts: Any, counts: Any) -> None:
+        """``glMultiDrawArrays``: one ``DrawVbo`` of ``len(firsts)`` ``MGPDrawRange`` rows
+        (records of at most ``kMGPipeMaxDrawRanges``); the server flattens where the driver
+        has no multi-draw."""
+        firsts, counts = [int(f) for f in firsts], [int(n) for n in counts]
+        if len(firsts) != len(counts) or any(f < 0 for f in firsts) or any(n < 0 for n in counts):
+            raise _error(f"multi_draw_arrays: {len(firsts)} firsts, {len(counts)} counts "
+                         "(as many, none negative)")  # fmt: skip
+        live = [(f, n) for f, n in zip(firsts, counts) if n]
+        flags = 0
+        lo, hi = (min(f for f, _ in live), max(f + n - 1 for f, n in live)) if live else (0, -1)
+        if self._client_arrays:
+            self._ship_client_arrays(lo, hi, 1, 0, "multi_draw_arrays")
+            flags = _flag("kDrawClientArrays") | _flag("kDrawHasIndexRange")
+        self._validate_draw()
+        payload = {"Mode": mode, "Flags": flags, "InstanceCount": 1,
+                   "RestartIndex": self.tr.rs.restart_index,
+                   "MinIndex": lo if live else 0xFFFFFFFF, "MaxIndex": hi if live else 0xFFFFFFFF}  # fmt: skip
+        self._emit_ranges(payload, [{"Start": f, "Count": n, "IndexBias": 0}
+                                    for f, n in zip(firsts, counts)], None)  # fmt: skip
+
+    def multi_draw_elements(self, mode: int, counts: Any, index_size: int, offsets: Any,
+                            base_vertices: Any = None, indices: Any = None) -> None:  # fmt: skip
+        """``glMultiDrawElements[BaseVertex]``: from the bound index buffer at byte
+        ``offsets[i]``, or from user index arrays ``indices[i]`` (client memory, byte
+        ``offsets[i]`` into each; all of them in one staged span, each range counting from
+        its own start in it)."""
+        counts, offsets = [int(n) for n in counts], [int(o) for o in offsets]
+        bvs = [0] * len(counts) if base_vertices is None else [int(b) for b in base_vertices]
+        arrays = [None] * len(counts) if indices is None else list(indices)
+        if not len(counts) == len(offsets) == len(bvs) == len(arrays):
+            raise _error("multi_draw_elements: counts, offsets, base vertices and index "
+                         "arrays are not as many")  # fmt: skip
+        self._draw_elements_many(mode, index_size, list(zip(counts, offsets, arrays, bvs)), 1,
+                                 0, indices is not None, "multi_draw_elements")  # fmt: skip
+
+    def _emit_ranges(self, payload: dict, ranges: list[dict], span: bytes | None) -> None:
+        """``DrawVbo`` records of at most ``kMGPipeMaxDrawRanges`` ranges each (a user index
+        span: the one staged span every record names)."""
+        top = int(_t.constant("kMGPipeMaxDrawRanges"))
+        host = None
+        if span is not None:
+            self.em.room(len(span))  # the stage reset rule: room first, then stage
+            off, size, seg = self.em.stage_bytes(span)
+            self.index_bytes_shipped += size
+            host = [{"Ptr": 0, "Seg": seg, "Size": size, "Offset": off}]
+        for at in range(0, max(len(ranges), 1), top):
+            part = ranges[at : at + top]
+            body = dict(payload, NumDraws=len(part))
+            self.em.emit("DrawVbo", body, (part,) if host is None else (part, host))
+            self.draws += 1
+
     # -- user index arrays (and indexed client-array draws) ---------------------------
     def _draw_elements_client(self, mode: int, count: int, index_size: int, offset: int,
                               indices: Any, instances: int, base_vertex: int,
                               base_instance: int) -> None:  # fmt: skip
         """``glDrawElements`` reading client memory: user indices (``indices`` not None,
         the bytes from ``offset``) and / or client vertex arrays (sized by the scan)."""
-        what = "draw_elements"
+        self._draw_elements_many(mode, index_size, [(count, offset, indices, base_vertex)],
+                                 instances, base_instance, indices is not None,
+                                 "draw_elements")  # fmt: skip
+
+    def _draw_elements_many(self, mode: int, index_size: int,
+                            draws: list[tuple[int, int, Any, int]], instances: int,
+                            base_instance: int, user: bool, what: str) -> None:  # fmt: skip
+        """Indexed draws ``(count, byte offset, user index array or None, base vertex)``:
+        the user indices staged as one span, the max-index scan over every draw's indices
+        (restart excluded) sizing the client arrays' spans."""
         tr = self.tr
         if index_size not in _INDEX_DTYPES:
             raise _error(f"{what}: index size {index_size} (1, 2 or 4 bytes)")
-        if count < 0 or offset < 0 or offset % index_size:
-            raise _error(f"{what}: count {count}, offset {offset} (a multiple of {index_size})")
         flags, restart = self._restart(0, index_size)
-        need = offset + count * index_size
-        if indices is not None:
-            raw = memoryview(np.ascontiguousarray(indices) if isinstance(indices, np.ndarray)
-                             else indices).cast("B")  # fmt: skip
-            if need > len(raw):
-                raise _error(f"{what}: {count} indices of {index_size} bytes from offset "
-                             f"{offset} pass the {len(raw)}-byte index array")  # fmt: skip
-            span = bytes(raw[offset:need])
-            start = 0
-        else:
-            ib = tr.index_buffer
-            if ib is None:
-                raise _error(f"{what}: no index buffer bound and no user index array")
-            if need > ib.size:
-                raise _error(f"{what}: indices [{offset}, {need}) pass the index buffer's "
-                             f"{ib.size} bytes")  # fmt: skip
-            span = bytes((getattr(ib, "shadow", None) or bytearray(ib.size))[offset:need])
-            start = offset // index_size
-        idx = np.frombuffer(span, _INDEX_DTYPES[index_size])
-        if flags & _flag("kDrawPrimitiveRestart"):
-            idx = idx[idx != restart]
-        lo, hi = (int(idx.min()), int(idx.max())) if len(idx) else (0, -1)
+        ib = None if user else tr.index_buffer
+        if not user and ib is None:
+            raise _error(f"{what}: no index buffer bound and no user index array")
+        span, ranges = b"", []
+        lo, hi = None, None
+        for count, offset, data, bias in draws:
+            if count < 0 or offset < 0 or offset % index_size:
+                raise _error(f"{what}: count {count}, offset {offset} (a multiple of "
+                             f"{index_size})")  # fmt: skip
+            need = offset + count * index_size
+            if user:
+                if data is None:
+                    raise _error(f"{what}: a user index draw without its index array")
+                raw = memoryview(np.ascontiguousarray(data) if isinstance(data, np.ndarray)
+                                 else data).cast("B")  # fmt: skip
+                if need > len(raw):
+                    raise _error(f"{what}: {count} indices of {index_size} bytes from offset "
+                                 f"{offset} pass the {len(raw)}-byte index array")  # fmt: skip
+                part = bytes(raw[offset:need])
+                ranges.append({"Start": len(span) // index_size, "Count": count,
+                               "IndexBias": bias})  # fmt: skip
+                span += part
+            else:
+                assert ib is not None
+                if need > ib.size:
+                    raise _error(f"{what}: indices [{offset}, {need}) pass the index buffer's "
+                                 f"{ib.size} bytes")  # fmt: skip
+                part = bytes((getattr(ib, "shadow", None) or bytearray(ib.size))[offset:need])
+                ranges.append({"Start": offset // index_size, "Count": count, "IndexBias": bias})
+            idx = np.frombuffer(part, _INDEX_DTYPES[index_size])
+            if flags & _flag("kDrawPrimitiveRestart"):
+                idx = idx[idx != restart]
+            if len(idx):
+                a, b = int(idx.min()) + bias, int(idx.max()) + bias
+                if a < 0:
+                    raise _error(f"{what}: index {a - bias} + base vertex {bias} is negative")
+                lo, hi = a if lo is None else min(lo, a), b if hi is None else max(hi, b)
         if self._client_arrays:
-            if len(idx) and lo + base_vertex < 0:
-                raise _error(f"{what}: index {lo} + base vertex {base_vertex} is negative")
-            self._ship_client_arrays(lo + base_vertex, hi + base_vertex, instances,
-                                     base_instance, what)  # fmt: skip
+            self._ship_client_arrays(0 if lo is None else lo, -1 if hi is None else hi,
+                                     instances, base_instance, what)  # fmt: skip
             flags |= _flag("kDrawClientArrays")
-        tr.validate("DrawVbo")
+        self._validate_draw()
         flags |= _flag("kDrawHasIndexRange")
-        payload = {"Mode": mode, "IndexSize": index_size, "InstanceCount": instances,
-                   "StartInstance": base_instance, "RestartIndex": restart,
-                   "MinIndex": lo if len(idx) else 0xFFFFFFFF,
-                   "MaxIndex": hi if len(idx) else 0xFFFFFFFF, "NumDraws": 1}  # fmt: skip
-        rng = [{"Start": start, "Count": count, "IndexBias": base_vertex}]
-        if indices is not None:
+        if user:
             flags |= _flag("kDrawHasUserIndices")
-            self.em.room(len(span))  # the stage reset rule: room first, then stage
-            off, size, seg = self.em.stage_bytes(span)
-            self.index_bytes_shipped += size
-            payload |= {"Flags": flags, "IndexResource": NULL}
-            host = {"Ptr": 0, "Seg": seg, "Size": size, "Offset": off}
-            self.em.emit("DrawVbo", payload, (rng, [host]))
-        else:
-            payload |= {"Flags": flags, "IndexResource": tr.index_buffer.handle}
-            self.em.emit("DrawVbo", payload, (rng,))
-        self.draws += 1
+        # MinIndex / MaxIndex: the scan's range of vertices fetched (base vertex included)
+        payload = {"Mode": mode, "IndexSize": index_size, "InstanceCount": instances,
+                   "StartInstance": base_instance, "RestartIndex": restart, "Flags": flags,
+                   "MinIndex": 0xFFFFFFFF if lo is None else lo,
+                   "MaxIndex": 0xFFFFFFFF if hi is None else hi,
+                   "IndexResource": NULL if user else ib.handle}  # type: ignore[union-attr]  # fmt: skip
+        self._emit_ranges(payload, ranges, span if user else None)

@@ -67,13 +67,13 @@ class Emitter:
         return self.stage.stage(data)
 
     def fast(self, call: str, names: Sequence[str], tail_names: Sequence[str] | None = None,
-             tail_count: int = 1) -> Callable[..., int]:  # fmt: skip
+             tail_count: int = 1, tail_element: str | None = None) -> Callable[..., int]:  # fmt: skip
         """A compiled ``emit(*values) -> seq`` for ``call`` (values in the order of ``names``
         then, per tail element, ``tail_names``). Calls that wait never take this door."""
         if self._wait[call]:
             raise ValueError(f"{call} waits after it is sent: use emit()")
         pk = packer(call, tuple(names), None if tail_names is None else tuple(tail_names),
-                    tail_count)  # fmt: skip
+                    tail_count, tail_element)  # fmt: skip
         size, put, by_call = pk.size, self.transport.put, self.by_call
         if pk.direct is not None:  # one C call per record: the header's values lead
             pack, prefix = pk.direct, pk.prefix

@@ -230,10 +230,12 @@ def _flat_at(struct_name: str, base: int, prefix: str) -> list[FlatScalar]:
 
 @lru_cache(maxsize=None)
 def packer(call: str, names: tuple[str, ...], tail_names: tuple[str, ...] | None = None,
-           tail_count: int = 1) -> Packer:  # fmt: skip
+           tail_count: int = 1, tail_element: str | None = None) -> Packer:  # fmt: skip
     """A :class:`Packer` for ``call``: payload members ``names`` (paths such as
     ``"IndexResource.Slot"``), and ``tail_count`` elements of the call's first present tail
-    with members ``tail_names`` (paths prefixed ``"<i>."`` per element, e.g. ``"0.Count"``)."""
+    with members ``tail_names`` (paths prefixed ``"<i>."`` per element, e.g. ``"0.Count"``);
+    ``tail_element`` names the tail instead (the record's only present one: e.g. DrawVbo's
+    ``MGPDrawIndirect`` under ``kDrawIsIndirect``)."""
     spec = call_spec(call)
     hdr = header_size()
     flat = [FlatScalar("$" + f.path, f.offset, f.code, f.scalar) for f in layout(_HEADER).flat]
@@ -244,6 +246,8 @@ def packer(call: str, names: tuple[str, ...], tail_names: tuple[str, ...] | None
             raise ValueError(f"{call} has no tail")
         t = spec.tails[0] if spec.tails[0].when == "kAlways" else next(
             x for x in spec.tails if x.when != "kWhenSet")  # fmt: skip
+        if tail_element is not None:
+            t = next(x for x in spec.tails if x.element == tail_element)
         cursor = align8(hdr + spec.payload_size)
         for i in range(tail_count):
             flat += _flat_at(t.element, cursor + i * t.dtype.itemsize, f"{i}.")

@@ -51,6 +51,7 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 _IMAGE_VIEW = "MGPImageView"
+_HOST_SPAN = "MGHostSpan"
 _ACCESS = "Access"
 
 
@@ -152,10 +153,23 @@ class ReferenceDecoder:
                 out.append(np.frombuffer(mv, t.dtype, count=count, offset=cursor))
             else:
                 out.append(np.zeros(0, t.dtype))
+            if t.element == _HOST_SPAN:
+                self._check_host_spans(spec, out[-1])
             cursor = end
         if align8(cursor) != size:
             raise ProtocolCorruption(f"{spec.name}.Tail")
         return tuple(out)
+
+    def _check_host_spans(self, spec: CallSpec, spans: np.ndarray) -> None:
+        """Seed 001 §17.1 R-2: no pointer on the wire; the bytes in SEG_STAGE, or the
+        server's index mirror (``kMGHostSpanSegFromServerIndexMirror``, nothing staged)."""
+        mirror = _t.constant("kMGHostSpanSegFromServerIndexMirror")
+        for x in spans:
+            if int(x["Ptr"]):
+                raise ProtocolCorruption(f"{spec.name}.MGHostSpan.Ptr")
+            if int(x["Seg"]) != mirror:
+                self.stage.view((int(x["Offset"]), int(x["Size"]), int(x["Seg"])),
+                                f"{spec.name}.MGHostSpan")  # fmt: skip
 
     def _blobs(self, spec: CallSpec, payload: np.void) -> memoryview | None:
         if not spec.blob_paths:

@@ -36,8 +36,9 @@ __all__ = ["GlesDrawsMixin", "ARRAYS_COMMAND", "ELEMENTS_COMMAND"]
 
 #: DrawArraysIndirectCommand / DrawElementsIndirectCommand, in 32-bit words
 ARRAYS_COMMAND, ELEMENTS_COMMAND = 4, 5
-_REWRITE_MEMO = 8
-FIXED_RESTART = 0xFFFFFFFF  # the 32-bit restart index a rewrite maps to  # rewritten index lists kept (one GL buffer each)
+_REWRITE_MEMO = 8  # rewritten index lists kept (one GL buffer each)
+#: the 32-bit restart index a rewrite maps to
+FIXED_RESTART = 0xFFFFFFFF
 
 
 def _state_only(ctx: Any, d: Any) -> None:
@@ -134,7 +135,7 @@ class GlesDrawsMixin:
         ind = d.tails[0][0]
         if not ind.ParameterBuffer.is_null:
             raise DriverRefused(f"{what}.MGPDrawIndirect.ParameterBuffer", "the draw count is "
-                                "resolved on the client (seed 001 §5.7): no server reads a "
+                                "resolved on the client (ARCHITECTURE.md §5.7): no server reads a "
                                 "parameter buffer")  # fmt: skip
         buf = ctx.tables[table_of("Buffer")].resolve(ind.Buffer, f"{what}.MGPDrawIndirect.Buffer")
         buf = buf.backend

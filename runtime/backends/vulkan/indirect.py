@@ -34,7 +34,8 @@ __all__ = ["VulkanDrawsMixin", "IndirectDrawCall"]
 #: DrawIndirectCommand / DrawIndexedIndirectCommand, in 32-bit words (GL = Vulkan)
 ARRAYS_COMMAND, ELEMENTS_COMMAND = 4, 5
 _REWRITE_MEMO = 8
-FIXED_RESTART = 0xFFFFFFFF  # the 32-bit restart index a rewrite maps to
+#: the 32-bit restart index a rewrite maps to
+FIXED_RESTART = 0xFFFFFFFF
 
 
 def _state_only(ctx: Any, d: Any) -> None:
@@ -152,7 +153,7 @@ class VulkanDrawsMixin:
         ind = d.tails[0][0]
         if not ind.ParameterBuffer.is_null:
             raise VulkanRefused(f"{what}.MGPDrawIndirect.ParameterBuffer", "the draw count is "
-                                "resolved on the client (seed 001 §5.7): no server reads a "
+                                "resolved on the client (ARCHITECTURE.md §5.7): no server reads a "
                                 "parameter buffer")  # fmt: skip
         obj = ctx.tables[table_of("Buffer")].resolve(ind.Buffer, f"{what}.MGPDrawIndirect.Buffer")
         buf = obj.backend

@@ -1,5 +1,5 @@
-"""Issue 19's draw scenes: indirect draws, client vertex arrays, user index arrays and
-primitive restart at an index other than the fixed one.
+"""Issue 19's draw scenes: indirect draws, client vertex arrays, user index arrays,
+multi-draw and primitive restart at an index other than the fixed one.
 
 Each scene draws the same picture twice or more: image 0 by direct draws from buffers (the
 twin), the others by the path under test. The probes are first principles -- three
@@ -272,12 +272,59 @@ def probes_restart_index(n: int) -> list[Probe]:
     return out
 
 
+# -- multi-draw ------------------------------------------------------------------------------
+def multi_draw(c: Client, n: int) -> list[Image]:
+    """glMultiDrawArrays and glMultiDrawElements[BaseVertex] (index buffer, user index
+    arrays, client vertex arrays) against direct twins: strips 0 and 2 drawn, a range of
+    count 0 in between draws nothing."""
+    tri = triangles()
+    setup(c, tri)
+    c.bind_index_buffer(c.create_buffer(struct.pack("<18H", *range(18))))
+    imgs = []
+    _frame(c)  # 0: direct arrays
+    c.draw_arrays(GL.TRIANGLES, 0, 6)
+    c.draw_arrays(GL.TRIANGLES, 12, 6)
+    imgs.append(capture(c, SIZE, SIZE))
+    _frame(c)  # 1: one multi-draw of three ranges
+    need(c, "multi_draw_arrays")(GL.TRIANGLES, [0, 6, 12], [6, 0, 6])
+    imgs.append(capture(c, SIZE, SIZE))
+    _frame(c)  # 2: direct elements
+    c.draw_elements(GL.TRIANGLES, 6, 2, 0)
+    c.draw_elements(GL.TRIANGLES, 6, 2, 24)
+    imgs.append(capture(c, SIZE, SIZE))
+    _frame(c)  # 3: multi-draw elements from the index buffer
+    need(c, "multi_draw_elements")(GL.TRIANGLES, [6, 6], 2, [0, 24])
+    imgs.append(capture(c, SIZE, SIZE))
+    _frame(c)  # 4: from two user index arrays, the second with base vertex 6
+    c.bind_index_buffer(None)
+    need(c, "multi_draw_elements", "base_vertices", "indices")(
+        GL.TRIANGLES, [6, 6], 2, [0, 0], base_vertices=[0, 6],
+        indices=[struct.pack("<6H", *range(6)), struct.pack("<6H", *range(6, 12))])
+    imgs.append(capture(c, SIZE, SIZE))
+    _frame(c)  # 5: multi-draw arrays from client vertex arrays
+    data = struct.pack(f"<{len(tri)}f", *tri)
+    c.vertex_attrib_pointer(0, data, 3, stride=STRIDE, offset=0)
+    c.vertex_attrib_pointer(1, data, 4, stride=STRIDE, offset=12)
+    c.multi_draw_arrays(GL.TRIANGLES, [0, 12], [6, 6])
+    imgs.append(capture(c, SIZE, SIZE))
+    c.present()
+    return imgs
+
+
+def probes_multi_draw(n: int) -> list[Probe]:
+    out = []
+    for i in range(6):
+        out += _probes(i, (True, False, True), f"multi-draw image {i}")
+    return out
+
+
 SCENE_FNS: dict[str, tuple[Any, Any]] = {
     "indirect-arrays": (indirect_arrays, probes_indirect_arrays),
     "indirect-elements": (indirect_elements, probes_indirect_elements),
     "client-arrays": (client_arrays, probes_client_arrays),
     "user-indices": (user_indices, probes_user_indices),
     "restart-index": (restart_index, probes_restart_index),
+    "multi-draw": (multi_draw, probes_multi_draw),
 }
 #: scene -> ((image, its direct twin), ...): equal pixel for pixel
 TWINS: dict[str, tuple[tuple[int, int], ...]] = {
@@ -286,4 +333,5 @@ TWINS: dict[str, tuple[tuple[int, int], ...]] = {
     "client-arrays": ((1, 0),),
     "user-indices": ((1, 0),),
     "restart-index": ((1, 0), (2, 0), (3, 0)),
+    "multi-draw": ((1, 0), (2, 0), (3, 0), (4, 0), (5, 0)),
 }
