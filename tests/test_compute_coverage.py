@@ -57,7 +57,7 @@ def _failures(name: str, images: list[Image]) -> list[str]:
     return [m for p in scene.probes(scene.default_n) if (m := p.check(images))]
 
 
-def test_every_issue_19_family_has_a_scene_run_by_name() -> None:
+def test_every_compute_family_has_a_scene_run_by_name() -> None:
     assert set(NAMES) == {"compute-fill", "compute-indirect", "compute-indices", "image-load-store",
                           "atomic-counter", "xfb-capture", "xfb-skip", "xfb-separate",
                           "tess-patch"}  # fmt: skip
@@ -441,7 +441,7 @@ def test_word_dumps_are_the_same_bytes_on_both_backends(name: str) -> None:
     assert gles[1].images[i].rgba == vk[1].images[i].rgba
 
 
-def test_a_dead_buffer_or_texture_is_unbound_everywhere_issue_19_binds_it(client: Client) -> None:
+def test_a_dead_buffer_or_texture_is_unbound_from_every_compute_point(client: Client) -> None:
     buf = client.create_buffer(bytes(64))
     tex = client.create_texture_2d(8, 8)
     _use(client, "fill")

@@ -226,7 +226,7 @@ def test_an_indirect_draw_naming_a_parameter_buffer_is_refused_by_name() -> None
     """An indirect DrawVbo (kDrawIsIndirect) whose MGPDrawIndirect names a parameter buffer:
     the count of *IndirectCount is resolved on the client (seed 001 §5.7), so the server
     never reads one; refused at the record (the indirect draws themselves:
-    tests/test_issue19_draws.py)."""
+    tests/test_draw_forms.py)."""
     from mgpipe.runtime.schema import tables as _t
 
     flag = int(_t.enum("MGPDrawFlagBit")["kDrawIsIndirect"])

@@ -288,7 +288,7 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
                 del self.tr.buffer_bindings[key]
         if self.tr.index_buffer is buf:
             self.tr.index_buffer = None
-        self._forget_for_issue_19(buf)
+        self._unbind_from_compute_points(buf)
         self._unbind_draw_buffer(buf)  # GL_DRAW_INDIRECT_BUFFER / GL_PARAMETER_BUFFER (draws.py)
         self.tr.death("Buffer", buf.handle, "ResourceDestroy")
 
@@ -431,7 +431,7 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
         if not tex.view.is_null:  # the view dies before its storage owner
             self.tr.death("SamplerViewCso", tex.view, "DeleteSamplerView")
         self._samplers.release(tex.sampler, builtin=True)
-        self._forget_for_issue_19(tex)
+        self._unbind_from_compute_points(tex)
         kind = "Renderbuffer" if tex.target == "Renderbuffer" else "Texture"
         self.tr.death(kind, tex.handle, "ResourceDestroy")
 

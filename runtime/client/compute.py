@@ -453,7 +453,7 @@ class ComputeCalls:
         self.em.emit("PatchParameter", {"Pname": pname, "Value": value})
 
     # -- deaths --------------------------------------------------------------------------
-    def _forget_for_issue_19(self, res: Buffer | Texture) -> None:
+    def _unbind_from_compute_points(self, res: Buffer | Texture) -> None:
         """A buffer or texture dies: GL unbinds it everywhere it is bound (dispatch-indirect,
         transform-feedback targets, image units) and no GPU write of it is pending."""
         st = self._compute_state()
