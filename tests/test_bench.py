@@ -151,6 +151,28 @@ def test_ratio_guard_is_relative_and_goes_red(tmp_path: Path):
     )
 
 
+def test_the_ratio_reads_the_least_disturbed_frame():
+    """Load only adds CPU to a frame: two of six frames of (a) disturbed fivefold move the
+    median-free figure not at all, and (d)'s lead over (a) stays what it is; a uniformly
+    slower (a) -- the regression -- still moves it (test_planted_slow_a_... in a real run)."""
+    from mgpipe.runtime.harness.bench.measure import Frames, summarize
+
+    def frames(per_draw: list[float]) -> Frames:
+        return Frames(client=[x * 100 for x in per_draw], client_per_draw=per_draw,
+                      draws=100 * len(per_draw))  # fmt: skip
+
+    quiet_a, busy_a = [100.0] * 6, [100.0, 500.0, 100.0, 500.0, 100.0, 500.0]
+    d = summarize(frames([600.0] * 6))
+    for a in (quiet_a, busy_a):
+        ta = summarize(frames(a))
+        assert ta["client_ns_per_draw_min"] == 100.0
+        cells = [replace(_timed("W", "a", 1), timing=ta), replace(_timed("W", "d", 1), timing=d)]
+        assert guard.ratios(cells) == {"W": {"d": 6.0}}
+    slow = summarize(frames([400.0] * 6))
+    cells = [replace(_timed("W", "a", 1), timing=slow), replace(_timed("W", "d", 1), timing=d)]
+    assert guard.ratios(cells) == {"W": {"d": 1.5}}
+
+
 @pytest.mark.serial  # a timing ratio / CPU budget: tests/xdist_plan.py
 def test_planted_slow_a_goes_red_in_a_real_run(tmp_path: Path):
     import time
