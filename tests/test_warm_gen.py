@@ -184,3 +184,55 @@ def test_planted_heavy_import_in_a_command_module_is_named(tmp_path: Path) -> No
             "print('HEAVY', sorted(m for m in %r if m in sys.modules))" % (str(tmp_path), HEAVY))
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert "'mgpipe.gen.build'" in r.stdout.splitlines()[-1], r.stdout + r.stderr
+
+
+# -- self-test's shared parsed base: .def files parsed once per process, keyed by content --
+def _memo_problems(parse) -> list[str]:  # type: ignore[no-untyped-def]
+    """What is wrong with ``parse`` as a memo of the .def parser (empty: sound)."""
+    from mgpipe.gen import CATALOGUE_DIR
+    from mgpipe.gen.defparse import _parse_def_file
+    from mgpipe.gen.errors import GenError, GenErrors
+
+    problems = []
+    defs = sorted(CATALOGUE_DIR.glob("*.def"))
+    for f in defs:
+        text = f.read_text(encoding="utf-8")
+        if parse(text, f"MG_Pipe/{f.name}") != _parse_def_file(text, f"MG_Pipe/{f.name}"):
+            problems.append(f"{f.name}: a memo hit differs from a fresh parse")
+    calls = (CATALOGUE_DIR / "PipeCalls.def").read_text(encoding="utf-8")
+    first = parse(calls, "MG_Pipe/PipeCalls.def")
+    edited = calls.replace("X(QueryBegin,", "X(QueryBegun,", 1)
+    if parse(edited, "MG_Pipe/PipeCalls.def") == first:
+        problems.append("an edited text under the same name answered the unedited parse")
+    broken = calls + "\nX(Unclosed,\n"
+    for _ in range(2):  # refused each time: a refusal is never kept
+        try:
+            parse(broken, "MG_Pipe/PipeCalls.def")
+            problems.append("a file that does not parse was answered")
+        except (GenError, GenErrors):
+            pass
+    return problems
+
+
+def test_the_def_parse_memo_answers_only_the_same_text() -> None:
+    from mgpipe.gen.defparse import parse_def_file
+
+    assert _memo_problems(parse_def_file) == []
+    from mgpipe.gen import CATALOGUE_DIR
+
+    calls = (CATALOGUE_DIR / "PipeCalls.def").read_text(encoding="utf-8")
+    assert parse_def_file(calls, "x/PipeCalls.def") is parse_def_file(calls, "x/PipeCalls.def")
+
+
+def test_planted_memo_keyed_by_name_only_is_caught() -> None:
+    """The control: a memo that keys on the file's name alone (a plant's edit unseen)."""
+    from mgpipe.gen.defparse import _parse_def_file
+
+    by_name: dict[str, object] = {}
+
+    def planted(text: str, shown: str):  # type: ignore[no-untyped-def]
+        if shown not in by_name:
+            by_name[shown] = _parse_def_file(text, shown)
+        return by_name[shown]
+
+    assert "an edited text under the same name answered the unedited parse" in _memo_problems(planted)
