@@ -9,11 +9,19 @@ never relative to the current directory.
 
 from __future__ import annotations
 
-from importlib.resources import files
+from importlib.util import find_spec
 from pathlib import Path
 
 
 def _package_dir(package: str) -> Path:
+    """The package's directory, found without importing it or ``importlib.resources``
+    (``mgpipe --version`` imports this module: it stays cheap)."""
+    spec = find_spec(package)
+    where = list(spec.submodule_search_locations or ()) if spec is not None else []
+    if len(where) == 1:
+        return Path(where[0])
+    from importlib.resources import files  # a package spread over several places
+
     return Path(str(files(package)))
 
 

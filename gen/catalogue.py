@@ -252,12 +252,7 @@ def _load_file(
     return out
 
 
-def is_mobilegl_tree(root: Path) -> bool:
-    """A MobileGL-shaped tree keeps its headers beside the .def files: it has no ``include/``
-    and none of the bundled shape's own lists (``PayloadSizes.def``, ``PipeInputs.def``)."""
-    r = Path(root)
-    return ((r / "PipeCalls.def").is_file() and not (r / "include").is_dir()
-            and not (r / "PayloadSizes.def").is_file() and not (r / "PipeInputs.def").is_file())
+from .shape import is_mobilegl_tree  # noqa: E402  (the warm gen --check asks it too)
 
 
 def _load_mobilegl(root: Path, shown_root: str, errors: ErrorCollector) -> Catalogue:

@@ -380,8 +380,28 @@ def parse_def_text(text: str, display_path: str) -> list[DefList]:
     return list(parse_def_file(text, display_path).lists)
 
 
+#: parsed files of this process, keyed by (text, display path): the result is a pure,
+#: immutable function of both, so `mgpipe self-test` parses the unplanted base once per
+#: worker and each control re-parses only the file its plant edited (every gate still runs
+#: on every control). A refused file is never kept: it raises again, afresh.
+_PARSED: dict[tuple[str, str], DefFile] = {}
+_PARSED_MAX = 256
+
+
 def parse_def_file(text: str, display_path: str) -> DefFile:
     """Parse ``.def`` source ``text`` into its lists and its object-like values."""
+    key = (text, display_path)
+    hit = _PARSED.get(key)
+    if hit is not None:
+        return hit
+    parsed = _parse_def_file(text, display_path)
+    if len(_PARSED) >= _PARSED_MAX:
+        _PARSED.pop(next(iter(_PARSED)))
+    _PARSED[key] = parsed
+    return parsed
+
+
+def _parse_def_file(text: str, display_path: str) -> DefFile:
     if text.startswith("\ufeff"):
         text = " " + text[1:]  # keep columns: the BOM becomes ignorable whitespace
     source = text + "\n\n"  # always close the last block, even after a final '\\'-newline

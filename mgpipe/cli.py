@@ -157,12 +157,22 @@ def _unrecognized(parser: Parser, extras: Iterable[str]) -> GenError:
     return refusal("UNEXPECTED-ARGUMENT", f"{who} got {extras[0]!r} too many, expected {takes}")
 
 
+class _Version(argparse.Action):
+    """``--version``: the installed package's version, read only when asked for (reading
+    package metadata costs more than the rest of `mgpipe --help`)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> NoReturn:  # type: ignore[no-untyped-def, override]
+        sys.stdout.write(f"mgpipe {mgpipe.__version__}\n")
+        parser.exit()
+
+
 def build_parser(modules: Sequence[str] | None = None) -> Parser:
     """The argument parser with every command module's subcommand registered."""
     parser = Parser(
         prog="mgpipe", description="MGPipe toolchain: catalogue generator and reference runtime."
     )
-    parser.add_argument("--version", action="version", version=f"mgpipe {mgpipe.__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0,
+                        help="show program's version number and exit")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
     for name in COMMAND_MODULES if modules is None else modules:

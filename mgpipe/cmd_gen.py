@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 from pathlib import Path
 
-from mgpipe.gen import CATALOGUE_DIR, GENERATED_DIR
-from mgpipe.gen.build import LOCK_FILE, build
-from mgpipe.gen.catalogue import display
 from mgpipe.gen.errors import GenError
-from mgpipe.gen.lock import LockPolicy
-from mgpipe.gen.render import render_all
+
+# The generator itself (mgpipe.gen.build: lark, pydantic, libclang, Jinja2) is imported by
+# the functions that build, never at import: `mgpipe --help` / `--version` register this
+# command without it, and a warm `gen --check` answers without it (mgpipe.gen.warm).
 
 EXIT_STALE = 1
 
 
 def default_catalogue() -> Path:
     """./catalogue/MG_Pipe (a checkout's bundled tree), else ./catalogue, else the bundled one."""
+    from mgpipe.gen import CATALOGUE_DIR
+
     for here in (Path("catalogue") / "MG_Pipe", Path("catalogue")):
         if (here / "PipeCalls.def").is_file():
             return here
@@ -43,9 +43,11 @@ def add_catalogue_arg(p: argparse.ArgumentParser) -> None:
 
 def skipped_of(args: argparse.Namespace) -> frozenset[str]:
     """The gate groups the command line switches off (named on stderr, refused if unknown)."""
+    skip = frozenset(getattr(args, "skip_gates", None) or ())
+    if not skip:
+        return skip
     from mgpipe.gen.selftest import GATE_GROUPS
 
-    skip = frozenset(getattr(args, "skip_gates", None) or ())
     unknown = sorted(skip - set(GATE_GROUPS))
     if unknown:
         raise GenError("<command line>", 1, 1, "UNKNOWN-GATE",
@@ -63,6 +65,8 @@ def include_dirs_of(args: argparse.Namespace) -> tuple[Path, ...] | None:
 
 def build_of(args: argparse.Namespace, **kw):  # type: ignore[no-untyped-def]
     """The model of the catalogue and include directories the command line names."""
+    from mgpipe.gen.build import build
+
     return build(catalogue_of(args), include_dirs=include_dirs_of(args), disabled=skipped_of(args), **kw)
 
 
@@ -74,6 +78,10 @@ def planned_files(catalogue: Path, out: Path, init_lock: bool = False,
                   include_dirs: tuple[Path, ...] | None = None,
                   disabled: frozenset[str] = frozenset()) -> dict[Path, str]:
     """Every file a generation owns -> its expected content."""
+    from mgpipe.gen.build import LOCK_FILE, build
+    from mgpipe.gen.lock import LockPolicy
+    from mgpipe.gen.render import render_all
+
     built = build(catalogue, lock=LockPolicy(out, init_lock), include_dirs=include_dirs,
                   disabled=disabled)
     files = {out / o.name: o.text for o in render_all(built.model)}
@@ -84,6 +92,8 @@ def planned_files(catalogue: Path, out: Path, init_lock: bool = False,
 
 def shown(path: Path) -> str:
     """An owned file as messages name it: ``<its directory's name>/<file>``, from any cwd."""
+    from mgpipe.gen.catalogue import display
+
     return display(path, path.parent)
 
 
@@ -98,6 +108,10 @@ def check_out_dir(out: Path, must_exist: bool) -> None:
 
 
 def check(files: dict[Path, str], stream=None) -> list[Path]:  # type: ignore[no-untyped-def]
+    import difflib
+
+    from mgpipe.gen.catalogue import display
+
     stream = stream if stream is not None else sys.stdout
     stale = []
     for path, text in files.items():
@@ -123,6 +137,8 @@ def default_out(catalogue: Path) -> Path:
     finds them); the original shape beside its directory - except the original shape
     ``mgpipe.gen.ORIGINAL_DIR``, whose neighbour ``generated/`` holds the bundled tree's
     outputs, not its own: it is refused without ``--out`` (OUT-DIR) rather than overwrite them."""
+    from mgpipe.gen import CATALOGUE_DIR, GENERATED_DIR
+
     checkout = catalogue.parent.parent  # a checkout's catalogue/MG_Pipe: its root's generated/
     if (catalogue.name == "MG_Pipe" and catalogue.parent.name == "catalogue"
             and (checkout / "generated" / "__init__.py").is_file()):
@@ -148,14 +164,25 @@ def run(args: argparse.Namespace) -> int:
     where = (" (the bundled catalogue: there is no ./catalogue here; --catalogue DIR names another)"
              if fell_back else "")
     check_out_dir(out, must_exist=args.check)
-    files = planned_files(catalogue, out, init_lock=args.init_lock,
-                          include_dirs=include_dirs_of(args), disabled=skipped_of(args))
+    disabled, dirs = skipped_of(args), include_dirs_of(args)
+    warm_key = _warm_key(catalogue, out, dirs, disabled, args.init_lock)
+    if args.check and warm_key is not None:
+        from mgpipe.gen import warm
+
+        count = warm.lookup(warm_key)
+        if count is not None:  # nothing the last clean check read has changed
+            print(f"catalogue {catalogue}{where} -> {out}")
+            print(f"{count} generated files up to date")
+            return 0
+    files = planned_files(catalogue, out, init_lock=args.init_lock, include_dirs=dirs,
+                          disabled=disabled)  # fmt: skip
     print(f"catalogue {catalogue}{where} -> {out}")  # once read: a refusal stays its one line
     if args.check:
         stale = check(files)
         if stale:
             print(f"{len(stale)} of {len(files)} generated files are stale; run `mgpipe gen`", file=sys.stderr)
             return EXIT_STALE
+        _remember(warm_key, catalogue, out, dirs, disabled, args.init_lock, files)
         print(f"{len(files)} generated files up to date")
         return 0
     written = 0
@@ -166,8 +193,32 @@ def run(args: argparse.Namespace) -> int:
         path.write_text(text, encoding="utf-8")
         written += 1
         print(f"wrote {shown(path)}")
+    # the tree as written is what the next check reads: its key, taken now
+    _remember(_warm_key(catalogue, out, dirs, disabled, args.init_lock), catalogue, out, dirs,
+              disabled, args.init_lock, files)  # fmt: skip
     print(f"{len(files)} generated files, {written} written")
     return 0
+
+
+def _warm_key(catalogue: Path, out: Path, dirs: tuple[Path, ...] | None,
+              disabled: frozenset[str], init_lock: bool) -> str | None:  # fmt: skip
+    """The warm check's key of these inputs (mgpipe.gen.warm); None: not a directory."""
+    from mgpipe.gen import warm
+    from mgpipe.gen.shape import is_mobilegl_tree
+
+    if not catalogue.is_dir():
+        return None
+    return warm.key(catalogue, out, dirs, is_mobilegl_tree(catalogue), disabled, init_lock)
+
+
+def _remember(before: str | None, catalogue: Path, out: Path, dirs: tuple[Path, ...] | None,
+              disabled: frozenset[str], init_lock: bool, files: dict[Path, str]) -> None:  # fmt: skip
+    """Record a clean answer, when the inputs read now are those the build read (an input
+    edited while it ran leaves no entry)."""
+    from mgpipe.gen import warm
+
+    if before is not None and _warm_key(catalogue, out, dirs, disabled, init_lock) == before:
+        warm.record(before, files)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

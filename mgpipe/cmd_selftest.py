@@ -17,18 +17,19 @@ import time
 from pathlib import Path
 
 from mgpipe.cmd_gen import add_catalogue_arg, catalogue_of, include_dirs_of
-from mgpipe.gen.build import require_catalogue
-from mgpipe.gen.catalogue import is_mobilegl_tree
-from mgpipe.gen.controls import select
 from mgpipe.gen.errors import GenError
-from mgpipe.gen.selftest import (
-    FAIL, GATE_GROUPS, NA, Result, Setup, baseline_of, private_layout_cache, run_controls,
-)  # fmt: skip
+
+# the generator and its controls are imported by run(), never at registration (`--help`)
 
 EXIT_FAILED = 1
 
 
 def run(args: argparse.Namespace) -> int:
+    from mgpipe.gen.build import require_catalogue
+    from mgpipe.gen.catalogue import is_mobilegl_tree
+    from mgpipe.gen.controls import select
+    from mgpipe.gen.selftest import GATE_GROUPS, Setup, private_layout_cache
+
     catalogue = require_catalogue(catalogue_of(args)).resolve()
     disabled = frozenset(args.disable_gate or ())
     unknown = sorted(disabled - set(GATE_GROUPS))
@@ -59,6 +60,7 @@ def outputs_of(catalogue: Path, tmp: Path, dirs) -> Path | None:  # type: ignore
     beside the bundled outputs has no committed outputs of its own: they are generated here,
     into ``tmp``, from the unplanted tree (a tree that does not generate fails ``clean``)."""
     from mgpipe.cmd_gen import default_out
+    from mgpipe.gen.catalogue import is_mobilegl_tree
     from mgpipe.gen.selftest import beside_foreign_outputs, own_outputs
 
     if not is_mobilegl_tree(catalogue):
@@ -68,6 +70,8 @@ def outputs_of(catalogue: Path, tmp: Path, dirs) -> Path | None:  # type: ignore
 
 
 def _run(args, controls, catalogue, disabled, jobs, t0, setup, real) -> int:  # type: ignore[no-untyped-def]
+    from mgpipe.gen.selftest import FAIL, NA, Result, Setup, baseline_of, run_controls
+
     print(f"self-test: {len(controls)} controls on {catalogue_of(args)}"
           f"{' (MobileGL-shaped)' if real else ''}, {jobs} worker(s)", file=sys.stderr, flush=True)
     if real:

@@ -268,12 +268,23 @@ def _spawn_run(tmp_path: Path) -> tuple[subprocess.Popen, int]:
                              "--transport", "spawn", "-n", "10000000"], cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)  # fmt: skip
-    deadline = time.monotonic() + 30
-    while not (kids := _children(proc.pid)):
+    deadline = time.monotonic() + 60
+    while not (kids := _children(proc.pid)) or not _ignores_sigint(kids[0]):
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
         time.sleep(0.05)
-    time.sleep(1.0)  # the server is serving
+    time.sleep(0.2)  # the server is serving
     return proc, kids[0]
+
+
+def _ignores_sigint(pid: int) -> bool:
+    """The server has set SIGINT to SIG_IGN (its serve loop's first act): waited for by
+    state, never by a fixed sleep (a loaded machine takes seconds to start a child)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    ign = int(next(line.split()[1] for line in status.splitlines() if line.startswith("SigIgn:")), 16)
+    return bool(ign >> (signal.SIGINT - 1) & 1)
 
 
 def test_the_spawned_server_ignores_ctrl_c_and_leaves_quietly_with_its_client(tmp_path) -> None:

@@ -33,6 +33,7 @@ version-check answers (``reuses``).
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -122,7 +123,10 @@ class RenderStateCsoCache:
         #: every chunk: MobileGL's ABI has no ``...ChunkMaskAll`` constant, "all ones" is
         #: the largest value of the Uint32 ``ChunkMask``
         self._mask_all = _t.field("MGPRenderStateDesc", "ChunkMask").max_value
-        self._map: dict[Any, _Cso] = {}
+        self._map: dict[Any, _Cso] = {}  # key -> entry, in mint order (teardown's order)
+        #: the same entries by id, least recently used first: a use moves its entry to the
+        #: end, so eviction takes the first one that is not bound (O(1), never a scan)
+        self._lru: OrderedDict[int, _Cso] = OrderedDict()
         self._bound: _Cso | None = None
         self.bound: Handle = NULL
         self._last_pv: int | None = None
@@ -163,6 +167,7 @@ class RenderStateCsoCache:
                 self.stats.transition_hits += 1
                 self._tick += 1
                 target.tick = self._tick
+                self._lru.move_to_end(id(target))
                 if target is not src:
                     h = target.handle
                     self._bind_fast(h[0], h[1], rs.version, rs.pipeline_version)
@@ -198,6 +203,7 @@ class RenderStateCsoCache:
         else:
             self.stats.hits += 1
             entry.tick = self._tick
+            self._lru.move_to_end(id(entry))
         src = self._bound
         if src is not None and log is not None and not self.whole_block:
             if len(src.transitions) >= _TRANSITIONS_PER_CSO:
@@ -214,6 +220,7 @@ class RenderStateCsoCache:
         self._emit("CreateRenderState",
                    {"Cso": handle, "BaseCso": NULL, "ChunkMask": self._mask_all}, blob=subset)  # fmt: skip
         entry = self._map[key] = _Cso(handle, key, data, self._tick)
+        self._lru[id(entry)] = entry
         self.stats.minted += 1
         self._after_bind = True  # the new CSO's bind is followed by its dynamic state
         return entry
@@ -221,9 +228,12 @@ class RenderStateCsoCache:
     def _evict(self) -> None:
         """The least recently used entry other than the bound one (the bound one at
         capacity 1)."""
-        victims = [e for e in self._map.values() if e is not self._bound] or list(self._map.values())
-        victim = min(victims, key=lambda e: e.tick)
+        it = iter(self._lru.values())
+        victim = next(it)
+        if victim is self._bound:
+            victim = next(it, victim)
         del self._map[victim.key]
+        del self._lru[id(victim)]
         victim.dead = True
         self._emit("DeleteRenderState", {"Handle": victim.handle, "Kind": self._kind})
         self._alloc.free(victim.handle)
@@ -276,5 +286,6 @@ class RenderStateCsoCache:
             self._emit("DeleteRenderState", {"Handle": entry.handle, "Kind": self._kind})
             self._alloc.free(entry.handle)
         self._map.clear()
+        self._lru.clear()
         self._bound, self.bound = None, NULL
         self._last_pv = self._last_v = None
