@@ -6,7 +6,7 @@ R=$OUT/r; mkdir -p $R
 pack() { tar czf $OUT/gpu.tgz -C $OUT r; }
 PYT="python3 -P -m pytest -q -p no:cacheprovider"
 t0=$(date +%s)
-echo "== render coverage (27 scenes x gles/vulkan x monolith/inproc/spawn, validation on)"
+echo "== render coverage (28 scenes x gles/vulkan x monolith/inproc/spawn, validation on)"
 timeout 240 $PYT tests/test_render_coverage.py 2>&1 | tail -12
 pack
 echo "== render scenes: compare gles vs vulkan, monolith and spawn PNGs"
