@@ -36,6 +36,7 @@ from .resources import (
     Limits,
     Resources,
 )
+from .readback import read_rect
 from .sync import RenderStateSync
 from .vertex import INDEX_DTYPES, VertexInput, parse_layout
 
@@ -620,8 +621,9 @@ class GlesBackend:
         if align != self._pack_alignment:
             self.gl.glPixelStorei(GL.GL_PACK_ALIGNMENT, align)
             self._pack_alignment = align
-        out = (ctypes.c_ubyte * len(dst)).from_buffer(dst)  # straight into the stage
-        self.gl.glReadPixels(int(box.X), int(box.Y), w, h, fmt, typ, out)
+        top = max(self.limits.max_texture_size, self.limits.max_renderbuffer_size)
+        read_rect(self.gl, dst, int(box.X), int(box.Y), w, h, fmt, typ, bpp, align,
+                  (min(self.sync.surface[0], top), min(self.sync.surface[1], top)))  # clipped
         self._no_error(d.name)
 
     def _no_error(self, what: str) -> None:

@@ -54,6 +54,7 @@ from .resources import (
     tex_default_view,
 )
 from .shaders import ShaderProgram
+from .limits import VertexRanges, check_buffer, check_texture, readback_box
 from .targets import GENERAL, RenderTarget, full_barrier, init_general, with_layout
 from .vk_enums import GL, UnsupportedEnum, topology, vertex_format
 
@@ -103,6 +104,7 @@ class VulkanBackend:
         self._read_target: RenderTarget | None = None  # None: the default framebuffer
         self._bind_serial = 0  # bumped by every record that moves a shader-resource binding
         self._sets: dict[Handle, tuple[Any, ...]] = {}  # program -> (serial, epoch, key, sets)
+        self._ranges = VertexRanges()  # draws fetch inside their buffers (.limits)
 
     @property
     def dev(self) -> Any:
@@ -130,8 +132,10 @@ class VulkanBackend:
         if obj.backend is None:
             self.ResourceCreate(ctx, d)
         if isinstance(obj.backend, VkBufferResource):
+            check_buffer(self.dev, int(p.Width))
             obj.backend.respecify(p.Width)
         else:  # attached targets read the new image through the resource
+            check_texture(self.dev, p, _target_name(p.Target))
             obj.backend.respecify(p.InternalFormat, p.Width, p.Height, p.Levels,
                                   whole=not p.HasRespecifiedLevel, target=_target_name(p.Target),
                                   depth=p.Depth, layers=p.ArrayLayers, samples=p.Samples)  # fmt: skip
@@ -529,6 +533,8 @@ class VulkanBackend:
                 "DrawVbo.Flags", f"{p.Flags:#x}: indirect draws are not implemented"
             )
         ranges = [(r.Start, r.Count, r.IndexBias) for r in d.tails[0]]  # the first present tail
+        self._ranges.check_draw(vertex, shader.inputs, self._vbufs, ranges, ib if size else None,
+                                size, restart, self.r.defaults_binding)  # before the driver
         mode = int(p.Mode)
         if mode == GL.LINE_LOOP:  # no Vulkan line loop: a strip back to the first vertex
             if restart:
@@ -714,9 +720,15 @@ class VulkanBackend:
             )
         if not w or not h:
             return
-        data = convert[1](self.r.read_pixels(t.read_index, box.X, box.Y, w, h, t), w * h)
-        for y in range(h):
-            dst[y * stride : y * stride + row] = data[y * row : (y + 1) * row]
+        clip = readback_box(int(box.X), int(box.Y), w, h, t.width, t.height)  # GL: outside is
+        if clip is None:  # undefined; the copy never leaves the image
+            return
+        cx, cy, cw, ch = clip
+        data = convert[1](self.r.read_pixels(t.read_index, cx, cy, cw, ch, t), cw * ch)
+        crow, skip = cw * out_texel, (cx - int(box.X)) * out_texel
+        for y in range(ch):
+            o = (cy - int(box.Y) + y) * stride + skip
+            dst[o : o + crow] = data[y * crow : (y + 1) * crow]
 
     def Present(self, ctx: Any, d: Any) -> None:
         self.r.present()

@@ -233,7 +233,7 @@ class VulkanDevice:
         # Only what the pipeline create info may ask for; each is used only when present.
         wanted = ("fillModeNonSolid", "wideLines", "sampleRateShading", "logicOp",
                   "independentBlend", "depthClamp", "depthBiasClamp", "dualSrcBlend",
-                  "samplerAnisotropy")  # fmt: skip
+                  "samplerAnisotropy", "robustBufferAccess")  # fmt: skip
         self.features = {f: bool(getattr(have, f)) for f in wanted}
         feats = vk.VkPhysicalDeviceFeatures(
             **{f: vk.VK_TRUE for f, on in self.features.items() if on}

@@ -20,6 +20,7 @@ from typing import Any
 
 import vulkan as vk
 
+from ..limits import check_spirv
 from .device import VulkanDevice
 from .descriptors import ProgramResources
 from .errors import VulkanRefused
@@ -53,10 +54,12 @@ class ShaderProgram:
         for slot, code in spirv.items():
             if slot not in STAGE_BITS or len(code) % 4 or not code.startswith(_SPIRV_MAGIC):
                 raise ShaderRefused(f"CreateShaderState.Spirv[{slot}]", "not SPIR-V")
+            check_spirv(f"CreateShaderState.Spirv[{slot}]", code)  # framed as SPIR-V frames it
         try:
             self.reflection = json.loads(reflection.decode()) if reflection else {}
             self.inputs = frozenset(int(i["location"]) for i in self.reflection.get("inputs", ()))
-        except (UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
+        except (UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError,
+                RecursionError):
             raise ShaderRefused(
                 "CreateShaderState.Reflection",
                 "not a reflection record (expected JSON with 'inputs': [{'location': N, ...}])",
