@@ -17,6 +17,7 @@ hostile stream is a named refusal, never a crash:
 
 from __future__ import annotations
 
+import json
 import math
 import operator
 import struct
@@ -158,3 +159,40 @@ def check_spirv(what: str, module: bytes) -> None:
         if fn not in functions:
             raise DriverRefused(what, f"the entry point names function %{fn}, which "
                                 "the module does not define")  # fmt: skip
+
+
+#: How deep a reflection record may nest (the deepest well-formed one is an object of
+#: lists of objects of arrays: 4).
+REFLECTION_DEPTH = 8
+
+
+def load_reflection(what: str, raw: bytes) -> dict:
+    """A program's reflection record: a JSON object whose list members hold objects, at
+    most :data:`REFLECTION_DEPTH` deep (empty: ``{}``). Anything else is
+    ``DriverRefused("<what>.Reflection")``, not a ``RecursionError`` / ``AttributeError``
+    from the middle of a backend."""
+    place = f"{what}.Reflection"
+    depth = top = 0
+    in_str = esc = False
+    for ch in bytes(raw):  # nesting measured before the parser recurses into it
+        if in_str:
+            esc, in_str = (False, True) if esc else (ch == 0x5C, ch != 0x22)
+        elif ch == 0x22:
+            in_str = True
+        elif ch in (0x5B, 0x7B):
+            depth += 1
+            top = max(top, depth)
+            if top > REFLECTION_DEPTH:
+                raise DriverRefused(place, f"nested deeper than {REFLECTION_DEPTH}")
+        elif ch in (0x5D, 0x7D):
+            depth -= 1
+    try:
+        refl = json.loads(bytes(raw).decode() or "{}")
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise DriverRefused(place, f"not JSON: {exc}") from None
+    if not isinstance(refl, dict):
+        raise DriverRefused(place, f"a JSON {type(refl).__name__}, expected an object")
+    for key, value in refl.items():
+        if isinstance(value, list) and not all(isinstance(e, dict) for e in value):
+            raise DriverRefused(place, f"{key!r}: a list of objects expected")
+    return refl

@@ -654,6 +654,9 @@ class VulkanBackend:
             depth = p.DepthValue if mask & GL.DEPTH_BUFFER_BIT else None
             stencil = p.StencilValue if mask & GL.STENCIL_BUFFER_BIT else None
         elif kind == kinds["Color"]:
+            if not 0 <= int(p.DrawBufferIndex) < int(_t.constant("kMGMaxDrawBuffers")):
+                raise VulkanRefused("Clear.DrawBufferIndex", f"{int(p.DrawBufferIndex)}: past "
+                                    "the last draw buffer")  # fmt: skip
             only = self.r.target.draw_index.get(int(p.DrawBufferIndex))
             if only is None:  # the draw buffer is GL_NONE (or past the last): nothing to clear
                 return

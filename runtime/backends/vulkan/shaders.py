@@ -15,12 +15,11 @@ constants are refused by name.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import vulkan as vk
 
-from ..limits import check_spirv
+from ..limits import check_spirv, load_reflection
 from .device import VulkanDevice
 from .descriptors import ProgramResources
 from .errors import VulkanRefused
@@ -56,7 +55,7 @@ class ShaderProgram:
                 raise ShaderRefused(f"CreateShaderState.Spirv[{slot}]", "not SPIR-V")
             check_spirv(f"CreateShaderState.Spirv[{slot}]", code)  # framed as SPIR-V frames it
         try:
-            self.reflection = json.loads(reflection.decode()) if reflection else {}
+            self.reflection = load_reflection("CreateShaderState", reflection)
             self.inputs = frozenset(int(i["location"]) for i in self.reflection.get("inputs", ()))
         except (UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError,
                 RecursionError):
