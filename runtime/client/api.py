@@ -27,8 +27,8 @@ from ..wire.handle import NULL, Handle, default_framebuffer
 from ..wire.stage import StageSegment
 from .. import budgets as _budgets
 from .emitter import Emitter
-from .gl_errors import (ClientError, count_arg, draw_mode, enum_arg, live, number_args,
-                        reflection_record)
+from .gl_errors import (DRAW_MODE_VALUES as _DRAW_MODES, ClientError, count_arg, draw_mode,
+                        enum_arg, live, number_args, reflection_record)
 from .sampler_cache import SamplerCache
 from .render_state import RenderState
 from .tracker import Attrib, Buffer, Framebuffer, Program, Texture, Tracker
@@ -74,6 +74,7 @@ GL_NO_ERROR = 0
 GL_UNKNOWN_CONTEXT_RESET = 0x8255
 #: What :meth:`Client.present` returns once the device is lost (``EGL_CONTEXT_LOST``).
 EGL_CONTEXT_LOST = 0x300E
+_U32 = (1 << 32) - 1
 
 
 class Client:
@@ -115,6 +116,8 @@ class Client:
             ("Start", "Count", "IndexBias"))  # fmt: skip
         self._restart_flag = _t.enum("MGPDrawFlagBit")["kDrawPrimitiveRestart"]
         self.draws = 0
+        b = _budgets.budgets()
+        self._draw_limits = (b.draw_instances, b.draw_vertices)  # the draws' fast check
         self.frame_serial = 0
 
     # -- counters -----------------------------------------------------------
@@ -174,11 +177,21 @@ class Client:
         self.tr.rs.set_capability(cap, False)
 
     def viewport(self, x: float, y: float, w: float, h: float) -> None:
-        number_args("viewport", x, y, w, h)
+        try:  # no call on the hot path: v - v is 0 for a finite number, NaN for NaN / inf
+            ok = (x - x) == (y - y) == (w - w) == (h - h) == 0
+        except TypeError:
+            ok = False
+        if not ok:
+            number_args("viewport", x, y, w, h)
         self.tr.rs.set_viewport(x, y, w, h)
 
     def scissor(self, x: int, y: int, w: int, h: int) -> None:
-        number_args("scissor", x, y, w, h)
+        try:
+            ok = (x - x) == (y - y) == (w - w) == (h - h) == 0
+        except TypeError:
+            ok = False
+        if not ok:
+            number_args("scissor", x, y, w, h)
         self.tr.rs.set_scissor_box(x, y, w, h)
 
     def clear_color(self, r: float, g: float, b: float, a: float) -> None:
@@ -733,7 +746,14 @@ class Client:
     # -- verbs -----------------------------------------------------------------
     def draw_arrays(self, mode: int, first: int, count: int, instances: int = 1,
                     base_instance: int = 0) -> None:  # fmt: skip
-        self._draw_args("draw_arrays", mode, first, count, instances, base_instance)
+        mi, mv = self._draw_limits
+        try:  # the whole check without a call: ints (a float / None has no |) in 0..2^32-1
+            ok = (mode in _DRAW_MODES and 0 <= (first | count | instances | base_instance) <= _U32
+                  and instances <= mi and count * (instances or 1) <= mv)  # fmt: skip
+        except TypeError:
+            ok = False
+        if not ok:  # which one, by name (or, past a budget, ResourceLimit)
+            self._draw_args("draw_arrays", mode, first, count, instances, base_instance)
         tr = self.tr
         if tr.gen != tr.draw_gen or tr.textures_pending:
             tr.validate("DrawVbo")
@@ -746,7 +766,14 @@ class Client:
     def draw_elements(self, mode: int, count: int, index_size: int, offset: int = 0,
                       instances: int = 1, base_vertex: int = 0,
                       base_instance: int = 0) -> None:  # fmt: skip
-        self._draw_args("draw_elements", mode, offset, count, instances, base_instance)
+        mi, mv = self._draw_limits
+        try:
+            ok = (mode in _DRAW_MODES and 0 <= (offset | count | instances | base_instance) <= _U32
+                  and instances <= mi and count * (instances or 1) <= mv)  # fmt: skip
+        except TypeError:
+            ok = False
+        if not ok:
+            self._draw_args("draw_elements", mode, offset, count, instances, base_instance)
         tr = self.tr
         if tr.index_buffer is None:
             raise ClientError("draw_elements with no index buffer bound", "GL_INVALID_OPERATION")

@@ -48,7 +48,7 @@ GL_DRAW_MODES = {
     "GL_TRIANGLES_ADJACENCY": 0x000C, "GL_TRIANGLE_STRIP_ADJACENCY": 0x000D,
     "GL_PATCHES": 0x000E,
 }  # fmt: skip
-_MODES = frozenset(GL_DRAW_MODES.values())
+DRAW_MODE_VALUES = _MODES = frozenset(GL_DRAW_MODES.values())
 
 
 @lru_cache(maxsize=None)

@@ -43,6 +43,7 @@ from ..wire.stage import StageSegment
 from .control import CONTROL_ABI, decode, encode
 from .control_page import CONSUMER_PARKED, PRODUCER_PARKED, ControlPage
 from .framing import FrameReader, PeerClosed, ProtocolMismatch, send_frame
+from .handshake import SERVE_LOG_ENV
 from .process import Child, child_env
 from .shared_ring import SharedRing, segment_size
 from .shm import SharedSegment
@@ -115,6 +116,9 @@ class SpawnTransport:
         bell, child_bell = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self._ctrl, self._bell = ctrl, bell
         self._reader = FrameReader(ctrl, accept_fds=False)  # a server sends none
+        cfg = {"backend": backend, **(config or {})}
+        log = cfg.pop("log", None)  # the server's own log: its environment, not the Hello
+        env = {**(env or {}), SERVE_LOG_ENV: str(log)} if log else env
         try:
             self.child = Child(child_ctrl.fileno(), child_env(extra=env), server_argv)
         finally:
@@ -126,7 +130,6 @@ class SpawnTransport:
             {"seg": _t.constant("kMGPipeSegCmd"), "size": ring_capacity},
             {"seg": _t.constant("kMGPipeSegStage"), "size": stage_capacity},
         ]
-        cfg = {"backend": backend, **(config or {})}
         try:
             hello = encode("Hello", abi=CONTROL_ABI, fingerprint=build_fingerprint(),
                            config=cfg, segments=segs)  # fmt: skip
