@@ -54,7 +54,8 @@ from .resources import (
     tex_default_view,
 )
 from .shaders import ShaderProgram
-from .limits import VertexRanges, check_buffer, check_texture, readback_box
+from .limits import (VertexRanges, check_binding, check_buffer, check_framebuffer, check_texture,
+                     check_sub_data, check_vertex_elements, readback_box)
 from .targets import GENERAL, RenderTarget, full_barrier, init_general, with_layout
 from .vk_enums import GL, UnsupportedEnum, topology, vertex_format
 
@@ -156,6 +157,7 @@ class VulkanBackend:
         res, p = ctx.resolved["Res"].backend, d.payload
         blob = d.blob or b""
         if isinstance(res, VkBufferResource):
+            check_sub_data(res, int(p.UnionBox.X), int(p.UnionBox.W), len(blob))
             res.write(p.UnionBox.X, blob[: p.UnionBox.W], self.r.ring.completed)
             return
         if res.image is None or res.info is None:
@@ -229,6 +231,7 @@ class VulkanBackend:
         na, nb = p.AttributeCount, p.BindingPointCount
         raw = d.blob or b""
         adt, bdt = layouts.dtype("MGPVertexAttribWire"), layouts.dtype("MGPVertexBindingPointWire")
+        check_vertex_elements(p, raw, adt.itemsize, bdt.itemsize)
         attrs = np.frombuffer(raw, adt, count=na)
         binds = np.frombuffer(raw, bdt, count=nb, offset=na * adt.itemsize)
         vattrs, strides = [], {}
@@ -236,6 +239,7 @@ class VulkanBackend:
             if not int(a["Enabled"]):
                 continue
             gl_type, size, b = int(a["Type"]), int(a["Size"]), int(a["BindingIndex"])
+            check_binding(loc, b, nb)
             vattrs.append((loc, b, vertex_format(gl_type, size, bool(a["Normalized"])),
                            int(a["Offset"])))  # fmt: skip
             strides.setdefault(b, size * _TYPE_SIZE[gl_type])  # GL stride 0: tightly packed
@@ -459,6 +463,7 @@ class VulkanBackend:
     def SetFramebufferState(self, ctx: Any, d: Any) -> None:
         p = d.payload
         if p.IsDefault:
+            check_framebuffer(self.dev, p)
             self.r.resize_default(p.Width, p.Height)
             self._fbs[p.Fbo] = None  # type: ignore[assignment]  # the default: r.default now
             self._bind_target(p, self.r.default, 0)
@@ -482,6 +487,7 @@ class VulkanBackend:
                 if depth is None and surface.Kind != none:
                     _whole_surface(surface, f"SetFramebufferState.{name}")
                     depth = _obj(ctx, "Texture", surface.Res, f"SetFramebufferState.{name}").backend
+            check_framebuffer(self.dev, p, colors + ([depth] if depth is not None else []))
             target = RenderTarget(self.dev, p.Width, p.Height, colors, depth, [], self.r.ring.defer)
             target.read_index, target.draw_index = read, draw
             self._target_ids += 1

@@ -159,3 +159,44 @@ class VertexRanges:
         if self._proven[0] == key:
             last_vertex = max(last_vertex, self._proven[1])
         self._proven = (key, last_vertex)
+
+
+def check_framebuffer(dev: Any, p: Any, sources: list[Any] = ()) -> None:
+    """A framebuffer's extent in ``[1, maxFramebufferWidth / Height]`` and, for a named
+    one, within each attachment's image (``vkCreateFramebuffer`` takes no larger)."""
+    lim = dev.limits
+    w, h = int(p.Width), int(p.Height)
+    top_w, top_h = int(lim.maxFramebufferWidth), int(lim.maxFramebufferHeight)
+    if not (1 <= w <= top_w and 1 <= h <= top_h):
+        raise VulkanRefused("SetFramebufferState.Width", f"{w}x{h}: a framebuffer is 1x1 .. "
+                            f"{top_w}x{top_h} on this device")  # fmt: skip
+    for i, src in enumerate(sources):
+        img = getattr(src, "image", None)
+        if img is None:
+            raise VulkanRefused("SetFramebufferState.Res", f"attachment {i} has no storage")
+        if w > img.width or h > img.height:
+            raise VulkanRefused("SetFramebufferState.Width", f"{w}x{h} exceeds attachment {i}'s "
+                                f"{img.width}x{img.height} image")  # fmt: skip
+
+
+def check_vertex_elements(p: Any, raw: bytes, attr_size: int, bind_size: int) -> None:
+    """A vertex-elements blob that holds the counts it states, whose enabled attributes
+    name bindings it describes."""
+    na, nb = int(p.AttributeCount), int(p.BindingPointCount)
+    if len(raw) < na * attr_size + nb * bind_size:
+        raise VulkanRefused("CreateVertexElements.Blob", f"{len(raw)} bytes for {na} attributes "
+                            f"and {nb} binding points")  # fmt: skip
+
+
+def check_binding(loc: int, binding: int, count: int) -> None:
+    if not 0 <= binding < count:
+        raise VulkanRefused("CreateVertexElements.BindingIndex", f"attribute {loc} names "
+                            f"binding {binding} of {count}")  # fmt: skip
+
+
+def check_sub_data(res: Any, offset: int, width: int, blob: int) -> None:
+    """A buffer write inside the buffer, with the bytes it names (as the GLES backend
+    refuses it: ``ResourceSubData.UnionBox``)."""
+    if offset < 0 or width < 0 or offset + width > res.size or width > blob:
+        raise VulkanRefused("ResourceSubData.UnionBox", f"[{offset}, {offset + width}) outside a "
+                            f"buffer of {res.size} bytes ({blob} bytes sent)")  # fmt: skip
