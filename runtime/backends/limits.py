@@ -196,3 +196,33 @@ def load_reflection(what: str, raw: bytes) -> dict:
         if isinstance(value, list) and not all(isinstance(e, dict) for e in value):
             raise DriverRefused(place, f"{key!r}: a list of objects expected")
     return refl
+
+
+_OP_DECORATE, _OP_VARIABLE = 71, 59
+_DECORATION_LOCATION, _STORAGE_INPUT = 30, 1
+
+
+def spirv_input_locations(module: bytes) -> frozenset[int]:
+    """The ``Location`` of every ``Input`` variable of a (framed: :func:`check_spirv`)
+    module: what a vertex stage fetches from vertex attributes."""
+    order = "<" if struct.unpack_from("<I", module)[0] == SPIRV_MAGIC else ">"
+    words = struct.unpack(f"{order}{len(module) // 4}I", module)
+    loc: dict[int, int] = {}
+    inputs: list[int] = []
+    i = _SPIRV_HEADER_WORDS
+    while i < len(words):
+        count, op = words[i] >> 16, words[i] & 0xFFFF
+        if op == _OP_DECORATE and count >= 4 and words[i + 2] == _DECORATION_LOCATION:
+            loc[words[i + 1]] = words[i + 3]
+        elif op == _OP_VARIABLE and count >= 4 and words[i + 3] == _STORAGE_INPUT:
+            inputs.append(words[i + 2])
+        i += max(count, 1)
+    return frozenset(loc[v] for v in inputs if v in loc)
+
+
+def clear_depth(what: str, value: float) -> float:
+    """A clear depth as GL takes it: clamped to [0, 1]; NaN is refused by name."""
+    v = float(value)
+    if math.isnan(v):
+        raise DriverRefused(f"{what}.DepthValue", "NaN")
+    return min(max(v, 0.0), 1.0)

@@ -54,8 +54,9 @@ from .resources import (
     tex_default_view,
 )
 from .shaders import ShaderProgram
+from ..limits import clear_depth
 from .limits import (VertexRanges, check_binding, check_buffer, check_framebuffer, check_texture,
-                     check_sub_data, check_vertex_elements, readback_box)
+                     check_sub_data, check_upload, check_vertex_elements, readback_box)
 from .targets import GENERAL, RenderTarget, full_barrier, init_general, with_layout
 from .vk_enums import GL, UnsupportedEnum, topology, vertex_format
 
@@ -181,6 +182,7 @@ class VulkanBackend:
                 raise VulkanRefused("ResourceSubData.Blob", f"{len(blob)} bytes for a {w}x{h}x{dd} "
                                     f"{res.info.name} region")  # fmt: skip
             regions.append((int(b.X), int(b.Y), int(b.Z) + layer0, w, h, dd, data))
+        check_upload(res.image, int(p.Level), regions)  # inside the image, before the copy
         if regions and w and h:
             cmd = self.r.cmd_outside_pass()
             res.record_upload(cmd, p.Level, regions, self.r.ring.serial)
@@ -657,7 +659,7 @@ class VulkanBackend:
         if kind == kinds["Whole"]:
             mask = int(p.BufferMask)
             color = self._clear_color(p, vclass, None) if mask & GL.COLOR_BUFFER_BIT else None
-            depth = p.DepthValue if mask & GL.DEPTH_BUFFER_BIT else None
+            depth = clear_depth("Clear", p.DepthValue) if mask & GL.DEPTH_BUFFER_BIT else None
             stencil = p.StencilValue if mask & GL.STENCIL_BUFFER_BIT else None
         elif kind == kinds["Color"]:
             if not 0 <= int(p.DrawBufferIndex) < int(_t.constant("kMGMaxDrawBuffers")):
@@ -669,7 +671,7 @@ class VulkanBackend:
             color, depth, stencil = self._clear_color(p, vclass, only), None, None
         elif kind in (kinds["Depth"], kinds["Stencil"], kinds["DepthStencil"]):
             color = None
-            depth = p.DepthValue if kind != kinds["Stencil"] else None
+            depth = clear_depth("Clear", p.DepthValue) if kind != kinds["Stencil"] else None
             stencil = p.StencilValue if kind != kinds["Depth"] else None
         else:
             raise VulkanRefused("Clear.Kind", f"{kind} is no kMGPipeClearKind")

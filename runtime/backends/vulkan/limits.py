@@ -200,3 +200,17 @@ def check_sub_data(res: Any, offset: int, width: int, blob: int) -> None:
     if offset < 0 or width < 0 or offset + width > res.size or width > blob:
         raise VulkanRefused("ResourceSubData.UnionBox", f"[{offset}, {offset + width}) outside a "
                             f"buffer of {res.size} bytes ({blob} bytes sent)")  # fmt: skip
+
+
+def check_upload(img: Any, level: int, regions: list[tuple]) -> None:
+    """An upload's level inside the image's mip chain and each ``(x, y, z, w, h, d, ...)``
+    region inside that level (its depth slices for a 3-D image, else its layers), as the
+    GLES backend refuses them (``ResourceSubData.Level`` / ``.Region``)."""
+    if not 0 <= level < img.levels:
+        raise VulkanRefused("ResourceSubData.Level", f"level {level} of {img.levels}")
+    w0, h0 = max(img.width >> level, 1), max(img.height >> level, 1)
+    d0 = max(img.depth >> level, 1) if img.image_type == vk.VK_IMAGE_TYPE_3D else img.layers
+    for x, y, z, w, h, d, *_ in regions:
+        if min(x, y, z, w, h, d) < 0 or x + w > w0 or y + h > h0 or z + d > d0:
+            raise VulkanRefused("ResourceSubData.Region", f"{w}x{h}x{d}+{x}+{y}+{z} outside "
+                                f"level {level}'s {w0}x{h0}x{d0}")  # fmt: skip

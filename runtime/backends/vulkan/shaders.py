@@ -19,7 +19,7 @@ from typing import Any
 
 import vulkan as vk
 
-from ..limits import check_spirv, load_reflection
+from ..limits import check_spirv, load_reflection, spirv_input_locations
 from .device import VulkanDevice
 from .descriptors import ProgramResources
 from .errors import VulkanRefused
@@ -63,6 +63,10 @@ class ShaderProgram:
                 "CreateShaderState.Reflection",
                 "not a reflection record (expected JSON with 'inputs': [{'location': N, ...}])",
             ) from None
+        fetched = spirv_input_locations(spirv[0]) - self.inputs  # what the vertex stage reads
+        if fetched:
+            raise ShaderRefused("CreateShaderState.Reflection", f"the vertex stage reads "
+                                f"locations {sorted(fetched)} the reflection does not list")  # fmt: skip
         resources = sorted(k for k in _RESOURCE_KEYS if self.reflection.get(k))
         if resources:
             raise ShaderRefused(
