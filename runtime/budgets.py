@@ -13,7 +13,9 @@ budget                  default            what it bounds
 ======================  =================  ==============================================
 ``draw_instances``      65,536             ``InstanceCount`` of one draw record
 ``draw_vertices``       4,194,304 (2^22)   instances x vertices of one draw record, summed
-                                           over its ranges (a multi-draw's rows included)
+                                           over its ranges (a multi-draw's rows included;
+                                           an indirect draw's counts are in its buffer and
+                                           are the backend's to bound)
 ``buffer_bytes``        1 GiB              one buffer's size
 ``image_bytes``         1 GiB              one image, every level and layer, each texel
                                            counted at :data:`TEXEL_BYTES_BOUND` bytes
@@ -38,6 +40,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, fields
+from functools import lru_cache
 from typing import Any
 
 from .errors import PipeFatal
@@ -186,6 +189,13 @@ def reset_ledger(ctx: Any) -> None:
     ctx._budget_total = 0
 
 
+@lru_cache(maxsize=None)
+def _indirect_flag() -> int:
+    from .schema import tables as _t
+
+    return int(_t.enum("MGPDrawFlagBit")["kDrawIsIndirect"])
+
+
 def check_draw(d: Any) -> None:
     """A draw record past ``draw_instances`` / ``draw_vertices`` is refused."""
     b = budgets()
@@ -193,7 +203,7 @@ def check_draw(d: Any) -> None:
     inst = max(int(p.InstanceCount), 1)
     if inst > b.draw_instances:
         _refuse(f"{d.name}.InstanceCount", "instances", inst, "draw_instances", b.draw_instances)
-    if d.tails:
+    if d.tails and not int(p.Flags) & _indirect_flag():  # indirect: counts live in a buffer
         verts = sum(int(r.Count) for r in d.tails[0]) * inst
         if verts > b.draw_vertices:
             _refuse(f"{d.name}.Count", "instances x vertices", verts, "draw_vertices",
