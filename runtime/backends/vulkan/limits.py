@@ -161,16 +161,21 @@ class VertexRanges:
         self._proven = (key, last_vertex)
 
 
-def check_framebuffer(dev: Any, p: Any, sources: list[Any] = ()) -> None:
+def check_framebuffer(dev: Any, p: Any, sources: list[Any] | None = None) -> None:
     """A framebuffer's extent in ``[1, maxFramebufferWidth / Height]`` and, for a named
-    one, within each attachment's image (``vkCreateFramebuffer`` takes no larger)."""
+    one (``sources``: its attachments), at least one attachment (GL:
+    ``GL_FRAMEBUFFER_INCOMPLETE_MISSING_ATTACHMENT``), each image at least that large
+    (``vkCreateFramebuffer`` takes no larger)."""
+    if sources is not None and not sources:
+        raise VulkanRefused("SetFramebufferState.Complete", "no attachment "
+                            "(GL_FRAMEBUFFER_INCOMPLETE_MISSING_ATTACHMENT)")  # fmt: skip
     lim = dev.limits
     w, h = int(p.Width), int(p.Height)
     top_w, top_h = int(lim.maxFramebufferWidth), int(lim.maxFramebufferHeight)
     if not (1 <= w <= top_w and 1 <= h <= top_h):
         raise VulkanRefused("SetFramebufferState.Width", f"{w}x{h}: a framebuffer is 1x1 .. "
                             f"{top_w}x{top_h} on this device")  # fmt: skip
-    for i, src in enumerate(sources):
+    for i, src in enumerate(sources or ()):
         img = getattr(src, "image", None)
         if img is None:
             raise VulkanRefused("SetFramebufferState.Res", f"attachment {i} has no storage")
