@@ -12,7 +12,6 @@ Misuse raises :class:`ClientError` before any record.
 
 from __future__ import annotations
 
-import json
 import struct
 from collections.abc import Mapping
 from types import TracebackType
@@ -26,10 +25,13 @@ from ..transport.base import Sink, Transport
 from ..transport.registry import DEFAULT_RING, TRANSPORTS, make_transport
 from ..wire.handle import NULL, Handle, default_framebuffer
 from ..wire.stage import StageSegment
+from .. import budgets as _budgets
 from .answers import AnswersMixin
 from .compute import ComputeCalls
 from .draws import DrawsMixin
 from .emitter import Emitter
+from .gl_errors import (DRAW_MODE_VALUES as _DRAW_MODES, ClientError, count_arg, draw_mode,
+                        enum_arg, live, number_args, reflection_record)
 from .reverse import link_for
 from .sampler_cache import SamplerCache
 from .render_state import RenderState
@@ -76,11 +78,7 @@ GL_NO_ERROR = 0
 GL_UNKNOWN_CONTEXT_RESET = 0x8255
 #: What :meth:`Client.present` returns once the device is lost (``EGL_CONTEXT_LOST``).
 EGL_CONTEXT_LOST = 0x300E
-
-
-class ClientError(ValueError):
-    """A client-side misuse of the API (the GL error the call would raise): named, and never
-    a wire record."""
+_U32 = (1 << 32) - 1
 
 
 class Client(AnswersMixin, ComputeCalls, DrawsMixin):
@@ -137,6 +135,8 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
             ("Start", "Count", "IndexBias"))  # fmt: skip
         self._restart_flag = _t.enum("MGPDrawFlagBit")["kDrawPrimitiveRestart"]
         self.draws = 0
+        b = _budgets.budgets()
+        self._draw_limits = (b.draw_instances, b.draw_vertices)  # the draws' fast check
         self.frame_serial = 0
         self._draws_init()  # indirect and client-memory draws (draws.py)
 
@@ -197,9 +197,21 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
         self.tr.rs.set_capability(cap, False)
 
     def viewport(self, x: float, y: float, w: float, h: float) -> None:
+        try:  # no call on the hot path: v - v is 0 for a finite number, NaN for NaN / inf
+            ok = (x - x) == (y - y) == (w - w) == (h - h) == 0
+        except TypeError:
+            ok = False
+        if not ok:
+            number_args("viewport", x, y, w, h)
         self.tr.rs.set_viewport(x, y, w, h)
 
     def scissor(self, x: int, y: int, w: int, h: int) -> None:
+        try:
+            ok = (x - x) == (y - y) == (w - w) == (h - h) == 0
+        except TypeError:
+            ok = False
+        if not ok:
+            number_args("scissor", x, y, w, h)
         self.tr.rs.set_scissor_box(x, y, w, h)
 
     def clear_color(self, r: float, g: float, b: float, a: float) -> None:
@@ -209,10 +221,11 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
         self.state.set_clear_depth(d)
 
     def blend_func(self, src: str, dst: str) -> None:
+        enum_arg("blend_func", "BlendFactor", src), enum_arg("blend_func", "BlendFactor", dst)
         self.state.set_blend_func(src, dst, src, dst)
 
     def depth_func(self, func: str) -> None:
-        self.state.set_depth_func(func)
+        self.state.set_depth_func(enum_arg("depth_func", "DepthTestFunc", func))
 
     def pixel_store(self, pack: bool, param: str, value: int) -> None:
         self.state.set_pixel_store_param(pack, param, value)
@@ -230,10 +243,13 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
     def buffer_data(self, buf: Buffer, data: bytes | int) -> None:
         """``glBufferData``: ``data`` the initial bytes, or an int, the size of a buffer with
         no defined content (``glBufferData(size, NULL)``: a respecify and no upload)."""
+        live("buffer_data", buf, self.tr.alloc)
         defined = not isinstance(data, int)
-        buf.size = len(data) if defined else data
-        if buf.size < 0:
-            raise ValueError(f"buffer_data: negative size {buf.size}")
+        size = len(data) if defined else data
+        if size < 0:
+            raise ClientError(f"buffer_data: negative size {size}")
+        _budgets.client_buffer("buffer_data", size)
+        buf.size = size
         self._shadow_respecify(buf, buf.size)  # the client's copy of the bytes (draws.py)
         self.em.emit("ResourceRespecify", {"Resource": buf.handle, "StorageKind": _storage("Buffer"),
                                            "Width": buf.size, "Target": self._target("Buffer"),
@@ -242,6 +258,7 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
             self.buffer_sub_data(buf, 0, data)
 
     def buffer_sub_data(self, buf: Buffer, offset: int, data: bytes) -> None:
+        live("buffer_sub_data", buf, self.tr.alloc)
         if offset < 0 or offset + len(data) > buf.size:
             raise ValueError(f"buffer_sub_data [{offset}, {offset + len(data)}) outside {buf.size}")
         self._shadow_write(buf, offset, data)
@@ -283,6 +300,7 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
         self.tr.touch("shader_buffers")
 
     def delete_buffer(self, buf: Buffer) -> None:
+        live("delete_buffer", buf, self.tr.alloc)
         for key, (b, _o, _s) in list(self.tr.buffer_bindings.items()):
             if b is buf:
                 del self.tr.buffer_bindings[key]
@@ -314,6 +332,9 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
         if not 1 <= levels <= top:
             raise ClientError(f"create_texture: {levels} levels for {width}x{height}x{depth} "
                               f"(1..{top})")  # fmt: skip
+        layers = 6 if target == "cube" else depth if target == "2d_array" else 1
+        _budgets.client_image("create_texture", width, height, depth if target == "3d" else 1,
+                              layers, levels)  # fmt: skip
         tex = Texture(self.tr.alloc["Texture"].alloc(), wire_target, internal_format,
                       width, height, levels)  # fmt: skip
         tex.sampler = self.default_sampler
@@ -349,6 +370,7 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
                       face: int | None = None) -> None:  # fmt: skip
         """``glTexSubImage2D/3D``: accumulates; the upload leaves at the next validate point
         (seed 001 §6). ``layer`` (2d_array), ``face`` (cube, 0..5) or ``z``/``d`` (3d)."""
+        live("tex_sub_image", tex, self.tr.alloc)
         if tex.target == "Renderbuffer":
             raise ClientError("tex_sub_image: a renderbuffer has no image to upload")
         if not 0 <= level < tex.levels:
@@ -423,6 +445,7 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
                                         "BaseLevel": base, "LevelCount": top - base + 1})  # fmt: skip
 
     def delete_texture(self, tex: Texture) -> None:
+        live("delete_texture", tex, self.tr.alloc)
         self.tr.textures_pending.pop(tex.handle, None)
         for unit, (t, s) in list(self.tr.units.items()):
             if t is tex:
@@ -491,6 +514,8 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
 
     def bind_texture(self, unit: int, tex: Texture | None) -> None:
         self._check_unit(unit, "bind_texture")
+        if tex is not None:
+            live("bind_texture", tex, self.tr.alloc)
         self.tr.units[unit] = (tex, self.tr.units.get(unit, (None, NULL))[1])
         self.tr.active_unit = unit
         self.tr.mark_units(unit)
@@ -517,15 +542,10 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
         uses it (SPIR-V and reflection are opaque bytes here). The default block's layout is
         ``uniforms`` ({name: (byte offset, glsl type)}; a sampler's offset is None) or the
         reflection JSON's ``default_block`` rows ({name, type, offset})."""
-        prog = Program(self.tr.alloc["ShaderCso"].alloc(), dict(spirv), bytes(reflection))
         layout: dict[str, tuple[int | None, str]] = dict(uniforms or {})
-        refl: dict[str, Any] = {}
-        if reflection:
-            try:
-                refl = json.loads(reflection)
-            except ValueError:
-                refl = {}
-        if not uniforms and isinstance(refl, dict):
+        refl = reflection_record("create_program", reflection) if reflection and not uniforms else {}
+        prog = Program(self.tr.alloc["ShaderCso"].alloc(), dict(spirv), bytes(reflection))
+        if not uniforms:
             for row in refl.get("default_block", ()):
                 layout[row["name"]] = (row.get("offset"), row["type"])
             for row in refl.get("samplers", ()):
@@ -604,10 +624,13 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
             self.tr.touch("program")
 
     def use_program(self, prog: Program | None) -> None:
+        if prog is not None:
+            live("use_program", prog, self.tr.alloc)
         self.tr.program = prog
         self.tr.touch("program", "constants", "shader_buffers")  # the writable mask reads it
 
     def delete_program(self, prog: Program) -> None:
+        live("delete_program", prog, self.tr.alloc)
         if self.tr.program is prog:
             self.tr.program = None
         if prog.created:
@@ -625,6 +648,7 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
         if not isinstance(buf, Buffer):
             return self._client_array_pointer(index, buf, size, gl_type, normalized, stride,
                                               offset, divisor)  # fmt: skip
+        live("vertex_attrib_pointer", buf, self.tr.alloc)
         self._forget_client_array(index)
         self.tr.attribs[index] = Attrib(buf.handle, size, gl_type, normalized, stride, offset,
                                         divisor)  # fmt: skip
@@ -654,6 +678,8 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
         self.tr.touch("vertex")
 
     def bind_index_buffer(self, buf: Buffer | None) -> None:
+        if buf is not None:
+            live("bind_index_buffer", buf, self.tr.alloc)
         self.tr.index_buffer = buf
         self.tr.touch("vertex")
 
@@ -670,6 +696,7 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
         face)``) or a renderbuffer (level 0)."""
         if not 0 <= index < int(_t.constant("kMGMaxDrawBuffers")):
             raise ClientError(f"framebuffer_texture: colour attachment {index} out of range")
+        live("framebuffer_texture", tex, self.tr.alloc)
         if not 0 <= level < max(tex.levels, 1):
             raise ClientError(f"framebuffer_texture: level {level} outside 0..{tex.levels - 1}")
         z = 0
@@ -759,6 +786,14 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
     # -- verbs -----------------------------------------------------------------
     def draw_arrays(self, mode: int, first: int, count: int, instances: int = 1,
                     base_instance: int = 0) -> None:  # fmt: skip
+        mi, mv = self._draw_limits
+        try:  # the whole check without a call: ints (a float / None has no |) in 0..2^32-1
+            ok = (mode in _DRAW_MODES and 0 <= (first | count | instances | base_instance) <= _U32
+                  and instances <= mi and count * (instances or 1) <= mv)  # fmt: skip
+        except TypeError:
+            ok = False
+        if not ok:  # which one, by name (or, past a budget, ResourceLimit)
+            self._draw_args("draw_arrays", mode, first, count, instances, base_instance)
         if self._client_arrays:  # client vertex arrays: their bytes ship first (draws.py)
             return self._draw_client(mode, first, count, instances, base_instance)
         tr = self.tr
@@ -780,12 +815,20 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
                       base_instance: int = 0, indices: Any = None) -> None:  # fmt: skip
         """``glDrawElements``: from the bound index buffer at byte ``offset``, or from a user
         index array ``indices`` (client memory, byte ``offset`` into it; draws.py)."""
+        mi, mv = self._draw_limits
+        try:
+            ok = (mode in _DRAW_MODES and 0 <= (offset | count | instances | base_instance) <= _U32
+                  and instances <= mi and count * (instances or 1) <= mv)  # fmt: skip
+        except TypeError:
+            ok = False
+        if not ok:
+            self._draw_args("draw_elements", mode, offset, count, instances, base_instance)
         if indices is not None or self._client_arrays:
             return self._draw_elements_client(mode, count, index_size, offset, indices,
                                               instances, base_vertex, base_instance)  # fmt: skip
         tr = self.tr
         if tr.index_buffer is None:
-            raise ValueError("draw_elements with no index buffer bound")
+            raise ClientError("draw_elements with no index buffer bound", "GL_INVALID_OPERATION")
         if index_size not in (1, 2, 4):
             raise ClientError(f"draw_elements: index size {index_size} (1, 2 or 4 bytes)")
         if offset % index_size:
@@ -808,6 +851,16 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
                            ib[1], 1, offset // index_size, count, base_vertex)  # fmt: skip
         self.draws += 1
         self._after_draw(mode, count, instances)
+
+    @staticmethod
+    def _draw_args(what: str, mode: Any, first: Any, count: Any, instances: Any,
+                   base_instance: Any) -> None:  # fmt: skip
+        """GL's draw errors (mode, negative counts) and the draw budgets, on the client."""
+        draw_mode(what, mode)
+        for name, v in (("first", first), ("count", count), ("instances", instances),
+                        ("base_instance", base_instance)):  # fmt: skip
+            count_arg(what, name, v)
+        _budgets.client_draw(what, count, instances)
 
     def clear(self, mask: int = GL_COLOR_BUFFER_BIT) -> None:
         self.tr.validate("Clear")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..errors import HandleExhausted, HandleRefused
 from ..schema import tables as _t
+from ..budgets import budgets
 from ..wire.handle import COMPOSITE_BASE, COMPOSITE_KIND, Handle, check_kind, handle_limits
 
 __all__ = ["SlotAllocator"]
@@ -54,14 +55,15 @@ class SlotAllocator:
         check_kind(kind)
         self.kind = kind
         max_slot, self._max_gen = handle_limits()
-        top = max_slot
+        per_kind = budgets().objects_per_kind  # the server's tables stop at the same count
+        top = min(max_slot, per_kind)
         self._composite: _Band | None = None
         if kind == COMPOSITE_KIND:
             base = _t.constant(COMPOSITE_BASE)
             if not 1 < base <= max_slot:
                 raise _t.TablesError(f"{COMPOSITE_BASE} = {base:#x} is outside the slot range")
-            self._composite = _Band(f"{kind}.Composite", base, max_slot)
-            top = base - 1
+            self._composite = _Band(f"{kind}.Composite", base, min(max_slot, base - 1 + per_kind))
+            top = min(top, base - 1)
         self._ordinary = _Band(f"{kind}.Slots", 1, top)
 
     # -- minting ------------------------------------------------------------

@@ -28,6 +28,7 @@ from ..wire.header import record_align, header_size
 from ..wire.records import layout
 from ..wire.spec import spec_for_opcode
 from ..wire.stage import StageSegment
+from ..budgets import budgets
 from .apply_state import PREPARE, PUSH
 from .context import ServerContext, ServerObject
 from .dispatch import handler_code
@@ -72,8 +73,10 @@ class Applier:
     ``max_slots`` bounds every object table (a slot above it is ``"<Call>.<Field>.Range"``).
     """
 
-    def __init__(self, backend: object, stage: StageSegment, max_slots: int = 1 << 20, *,
+    def __init__(self, backend: object, stage: StageSegment, max_slots: int | None = None, *,
                  mailbox: ReplyMailbox | None = None, events: EventRing | None = None) -> None:  # fmt: skip
+        if max_slots is None:  # the budget both sides know (the client's allocators stop there)
+            max_slots = budgets().objects_per_kind
         self.backend = backend
         self.table: dict[str, Entry | None] = build_table(backend)
         self.decoder = Decoder(stage)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from .. import budgets as _budgets
 from ..errors import ProtocolCorruption
 from ..schema import tables as _t
 from ..schema.kinds import resource_kinds
@@ -50,7 +51,20 @@ def resource_kind(call: str, target: int) -> str:
 
 
 def _prep_resource(ctx: ServerContext, d: Decoded) -> dict[str, Any]:
-    return {"kind": resource_kind(d.name, int(d.payload.Target))}
+    kind = resource_kind(d.name, int(d.payload.Target))
+    if d.name == "ResourceRespecify":  # the memory budgets, before anything is allocated
+        _budgets.check_respecify(ctx, d, int(_t.enum("MGPipeResourceTarget")["Buffer"]))
+    return {"kind": kind}
+
+
+def _prep_destroy(ctx: ServerContext, d: Decoded) -> dict[str, Any]:
+    _budgets.check_destroy(ctx, int(d.payload.Handle[0]))
+    return {}
+
+
+def _prep_draw(ctx: ServerContext, d: Decoded) -> dict[str, Any]:
+    _budgets.check_draw(d)  # the per-record work budgets
+    return {}
 
 
 def _prep_create_render_state(ctx: ServerContext, d: Decoded) -> dict[str, Any]:
@@ -79,6 +93,8 @@ PREPARE: dict[str, Prepare] = {
     "CreateRenderState": _prep_create_render_state,
     "SetFramebufferState": _prep_framebuffer,
     "ApplierReset": _prep_applier_reset,
+    "ResourceDestroy": _prep_destroy,
+    "DrawVbo": _prep_draw,
 }
 
 

@@ -2,7 +2,8 @@
 
 The child gets the control socket as descriptor :data:`CONTROL_FD` (``posix_spawn`` with
 a ``dup2`` file action; nothing else is inherited: Python opens every descriptor
-close-on-exec). Its environment is built here, explicitly: every transport setting
+close-on-exec, and a descriptor the client's process made inheritable itself is closed
+in the child by a ``close`` file action, :func:`inherited_fds`). Its environment is built here, explicitly: every transport setting
 (``MGPIPE_TRANSPORT``, ``MGPIPE_IPC_*``) is dropped so the child can never spawn again,
 and the server entry hard-sets the in-process path itself too (both, as the seed asks).
 The child runs in a process group of its own: a terminal's Ctrl-C interrupts the client
@@ -16,7 +17,7 @@ import signal
 import sys
 from collections.abc import Mapping
 
-__all__ = ["CONTROL_FD", "SERVER_MODULE", "TRANSPORT_ENV", "child_env", "Child"]
+__all__ = ["CONTROL_FD", "SERVER_MODULE", "TRANSPORT_ENV", "child_env", "inherited_fds", "Child"]
 
 #: The descriptor number the child finds its control socket on.
 CONTROL_FD = 3
@@ -39,6 +40,26 @@ def child_env(base: Mapping[str, str] | None = None,
     return env
 
 
+def inherited_fds(keep: int) -> list[int]:
+    """This process's inheritable descriptors above stderr, except ``keep``: what a child
+    would inherit unless its spawn closes them."""
+    out = []
+    try:
+        names = os.listdir("/proc/self/fd")
+    except OSError:
+        return out
+    for name in names:
+        fd = int(name)
+        if fd <= 2 or fd == keep:
+            continue
+        try:
+            if os.get_inheritable(fd):
+                out.append(fd)
+        except OSError:  # the listing's own descriptor, gone already
+            continue
+    return sorted(out)
+
+
 class Child:
     """The spawned server: its pid (local to this process, never sent anywhere) and reaping."""
 
@@ -52,7 +73,8 @@ class Child:
         # sends to the client's group never reaches it; it leaves when its client goes.
         self.pid = os.posix_spawn(
             argv[0], argv, dict(env),
-            file_actions=[(os.POSIX_SPAWN_DUP2, control_fd, CONTROL_FD)], setpgroup=0,
+            file_actions=[*((os.POSIX_SPAWN_CLOSE, fd) for fd in inherited_fds(control_fd)),
+                          (os.POSIX_SPAWN_DUP2, control_fd, CONTROL_FD)], setpgroup=0,
         )  # fmt: skip
         self.returncode: int | None = None
 

@@ -25,6 +25,7 @@ from ..schema import tables as _t
 from .control import CONTROL_ABI, decode, encode
 from .control_page import CONSUMER_PARKED, PRODUCER_PARKED, ControlPage
 from .framing import FrameReader, PeerClosed, ProtocolMismatch, send_frame
+from .handshake import append_log, hello_config, hello_segments
 from .shared_ring import SharedRing, segment_size
 from .shm import SharedSegment
 from .sockbell import SocketBell
@@ -63,11 +64,9 @@ class Session:
 
     # -- leaving ---------------------------------------------------------------
     def log(self, line: str) -> None:
-        """Append ``line`` to the config's ``log`` file (this process's own log)."""
-        path = self.config.get("log")
-        if path:
-            with open(path, "a", encoding="utf-8") as f:
-                f.write(f"{line} pid={os.getpid()} tag={self.config.get('tag', '')}\n")
+        """Append ``line`` to this process's own log (its environment's
+        ``MGPIPE_SERVE_LOG``, never a path the client sent), escaped to one line."""
+        append_log(f"{line} pid={os.getpid()} tag={self.config.get('tag', '')}")
 
     def exit(self, code: int) -> None:
         for release in self.releasers:
@@ -104,16 +103,19 @@ class Session:
                 os.close(fd)
         if msg.kind != "Hello":
             s.fatal("ProtocolMismatch", f"Handshake.{msg.kind}", EXIT_FATAL)
-        s.config = dict(msg["config"])
         mine = fingerprint()
-        if msg["abi"] != CONTROL_ABI or msg["fingerprint"] != mine:
+        if msg["abi"] != CONTROL_ABI:
+            s.fatal("AbiMismatch", f"Hello.abi {msg['abi']} != {CONTROL_ABI}", EXIT_ABI)
+        if msg["fingerprint"] != mine:
             s.fatal("AbiMismatch", f"Hello.fingerprint {msg['fingerprint']} != {mine}", EXIT_ABI)
         seg_cmd, seg_stage = _t.constant("kMGPipeSegCmd"), _t.constant("kMGPipeSegStage")
-        segs = {int(x["seg"]): int(x["size"]) for x in msg["segments"]}
-        if len(fds) != 3 or set(segs) != {seg_cmd, seg_stage}:
+        if len(fds) != 3:
             s.fatal("ProtocolMismatch", "Hello.segments", EXIT_FATAL)
+        try:
+            segs = hello_segments(msg["segments"])
+        except ProtocolMismatch as exc:
+            s.fatal(exc.kind, exc.reason, EXIT_FATAL)
         s.segments = msg["segments"]
-        s.log(f"serve transport=spawn backend={s.config.get('backend')}")
         ring_cap, s.stage_capacity = segs[seg_cmd], segs[seg_stage]
         try:
             cmd = SharedSegment.adopt(fds[0], segment_size(ring_cap))
@@ -126,6 +128,11 @@ class Session:
             s.ring = SharedRing(cmd.buf, ring_cap, "consumer", s.bell, s.bell)
         except (OSError, ValueError) as exc:  # not the segments / doorbell Hello announced
             s.fatal("ProtocolMismatch", f"Hello.segments: {exc}", EXIT_FATAL)
+        try:  # every config field of its type before the server reads one
+            s.config = hello_config(msg["config"])
+        except ProtocolMismatch as exc:
+            s.fatal(exc.kind, exc.reason, EXIT_FATAL)
+        s.log(f"serve transport=spawn backend={s.config.get('backend')}")
         return s
 
     def welcome(self, backend: str) -> None:

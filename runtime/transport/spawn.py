@@ -13,7 +13,10 @@ hangup / EOF of the control socket or the doorbell; a ``Fatal`` from the peer (e
 ``ProtocolCorruption`` found in what this side wrote) arrives on the control socket.
 Either latches :attr:`lost` (with :attr:`lost_reason`): from then on ``submit``,
 ``flush``, ``wait_applied`` and ``close`` return at once and move nothing -- nothing
-blocks, nothing raises. A stopped peer is neither: every wait blocks (no timeout)
+blocks, nothing raises. After :meth:`close` of a live context they raise
+``TransportShutdown("Transport.Closed")``, as on the other transports; a thread that
+submits while another is submitting is ``SecondProducer`` (the ring has one producer;
+the context may move between threads, as a GL context may). A stopped peer is neither: every wait blocks (no timeout)
 until it continues.
 
 **A hostile server** never hangs the client: the constructor gives the server
@@ -30,15 +33,17 @@ from __future__ import annotations
 import os
 import select
 import socket
+import threading
 import time
 from typing import Any
 
 from ..schema import tables as _t
-from ..errors import PipeFatal
+from ..errors import PipeFatal, SecondProducer, TransportShutdown
 from ..wire.stage import StageSegment
 from .control import CONTROL_ABI, decode, encode
 from .control_page import CONSUMER_PARKED, PRODUCER_PARKED, ControlPage
 from .framing import FrameReader, PeerClosed, ProtocolMismatch, send_frame
+from .handshake import SERVE_LOG_ENV
 from .process import Child, child_env
 from .shared_ring import SharedRing, segment_size
 from .shm import SharedSegment
@@ -100,6 +105,9 @@ class SpawnTransport:
         self.report: dict[str, Any] | None = None
         self._closed = False
         self._close_sent = False
+        #: held while a record goes into the ring: a second thread arriving meanwhile is
+        #: refused by name before it touches the ring (a context may move between threads)
+        self._producing = threading.Lock()
         self._publish_every = max(1, publish_every)
         self._cmd = SharedSegment.create("cmd", segment_size(ring_capacity))
         self._stage_seg = SharedSegment.create("stage", stage_capacity)
@@ -108,6 +116,9 @@ class SpawnTransport:
         bell, child_bell = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self._ctrl, self._bell = ctrl, bell
         self._reader = FrameReader(ctrl, accept_fds=False)  # a server sends none
+        cfg = {"backend": backend, **(config or {})}
+        log = cfg.pop("log", None)  # the server's own log: its environment, not the Hello
+        env = {**(env or {}), SERVE_LOG_ENV: str(log)} if log else env
         try:
             self.child = Child(child_ctrl.fileno(), child_env(extra=env), server_argv)
         finally:
@@ -119,7 +130,6 @@ class SpawnTransport:
             {"seg": _t.constant("kMGPipeSegCmd"), "size": ring_capacity},
             {"seg": _t.constant("kMGPipeSegStage"), "size": stage_capacity},
         ]
-        cfg = {"backend": backend, **(config or {})}
         try:
             hello = encode("Hello", abi=CONTROL_ABI, fingerprint=build_fingerprint(),
                            config=cfg, segments=segs)  # fmt: skip
@@ -230,38 +240,59 @@ class SpawnTransport:
 
     def put(self, size: int, pack: Any, values: tuple) -> int:
         """Reserve ``size`` bytes in the ring, ``pack(view, 0, *values)`` there, commit
-        (the emitter's compiled path); a no-op once lost."""
-        if self.lost or self._closed:
-            return self.ring.emit_seq
-        ring = self.ring
+        (the emitter's compiled path); a no-op once lost, refused after :meth:`close` and
+        while another thread is inside ``put`` / ``submit`` (:class:`SecondProducer`)."""
+        if not self._producing.acquire(False):
+            raise SecondProducer("Transport.Producer")
         try:
-            view = ring.reserve(size)
-            pack(view, 0, *values)
-            seq = ring.commit()
-            if seq - ring.published_seq >= self._publish_every:
-                ring.publish()
-        except _Latched:
-            return ring.emit_seq
-        return seq
+            if self.lost or self._closed:
+                return self._after_close()
+            ring = self.ring
+            try:
+                view = ring.reserve(size)
+                pack(view, 0, *values)
+                seq = ring.commit()
+                if seq - ring.published_seq >= self._publish_every:
+                    ring.publish()
+            except _Latched:
+                return ring.emit_seq
+            return seq
+        finally:
+            self._producing.release()
 
     def submit(self, record: bytes | bytearray | memoryview) -> int:
-        if self.lost or self._closed:
-            return self.ring.emit_seq
-        ring = self.ring
+        if not self._producing.acquire(False):  # two producers at once corrupt the ring
+            raise SecondProducer("Transport.Producer")
         try:
-            seq = ring.emit(record)
-            if seq - ring.published_seq >= self._publish_every:
-                ring.publish()
-        except _Latched:
-            return ring.emit_seq
-        return seq
+            if self.lost or self._closed:
+                return self._after_close()
+            ring = self.ring
+            try:
+                seq = ring.emit(record)
+                if seq - ring.published_seq >= self._publish_every:
+                    ring.publish()
+            except _Latched:
+                return ring.emit_seq
+            return seq
+        finally:
+            self._producing.release()
+
+    def _after_close(self) -> int:
+        """A call after :meth:`close` raises (a lost context's calls stay no-ops: GL's)."""
+        if self._closed and not self.lost:
+            raise TransportShutdown("Transport.Closed")
+        return self.ring.emit_seq
 
     def flush(self) -> None:
+        if self._closed and not self.lost:
+            raise TransportShutdown("Transport.Closed")
         if not self.lost:
             self.ring.publish()
 
     def wait_applied(self, seq: int | None = None, timeout: float | None = None) -> None:
         """Block until record ``seq`` (default: all) is applied; returns at once when lost."""
+        if self._closed and not self.lost:
+            raise TransportShutdown("Transport.Closed")
         if self.lost:
             return
         ring = self.ring
@@ -283,7 +314,7 @@ class SpawnTransport:
         self._closed = True
         try:
             if not self.lost:
-                self.wait_applied()
+                self.ring.wait_applied(self.ring.emit_seq)  # drain (wait_applied refuses now)
             if not self.lost:
                 self._close_sent = True
                 send_frame(self._ctrl, encode("Close", report=report))

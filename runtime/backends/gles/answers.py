@@ -40,6 +40,7 @@ from ...server.reverse import AnswersCaps, BackendCaps, Reply
 from .errors import DriverRefused
 from .gl import GL, has_entry
 from .gpu_timer import AVAILABLE
+from .readback import read_rect
 from .resources import PIXEL_FORMATS, READ_FORMATS, GlBuffer, GlTexture
 
 __all__ = ["GlesAnswers"]
@@ -147,9 +148,13 @@ class GlesAnswers(AnswersCaps):
             self._pack_alignment = 1
 
     def _read_tight(self, x: int, y: int, w: int, h: int, fmt: int, typ: int, bpp: int) -> bytes:
+        """Tight rows of ``(x, y, w, h)``; only the part a framebuffer can have is read (GL
+        leaves the rest undefined; Mesa crashed in glReadPixels at y = 2^31 - 1)."""
         self._neutral_pack()
-        out = (ctypes.c_ubyte * (w * h * bpp))()
-        self.gl.glReadPixels(x, y, w, h, fmt, typ, out)  # type: ignore[attr-defined]
+        lim = self.limits  # type: ignore[attr-defined]
+        top = max(lim.max_texture_size, lim.max_renderbuffer_size)
+        out = bytearray(w * h * bpp)
+        read_rect(self.gl, memoryview(out), x, y, w, h, fmt, typ, bpp, 1, (top, top))
         return bytes(out)
 
     def ReadPixels(self, ctx: Any, d: Any) -> Reply:
@@ -163,6 +168,9 @@ class GlesAnswers(AnswersCaps):
         if int(p.DstSize) != w * h * bpp:
             raise DriverRefused(f"{d.name}.DstSize", f"{int(p.DstSize)} bytes for a tight "
                                 f"{w}x{h} of {bpp}")  # fmt: skip
+        if w * h * bpp > getattr(ctx, "reply_capacity", w * h * bpp):
+            raise DriverRefused(f"{d.name}.Box", f"{w}x{h} of {bpp} bytes is more than the "
+                                f"{ctx.reply_capacity}-byte answer")  # fmt: skip
         data = self._read_tight(int(b.X), int(b.Y), w, h, fmt, typ, bpp)
         self._gl_errors(ctx)
         return Reply.ok(data)

@@ -39,6 +39,7 @@ from .resources import (
     Limits,
     Resources,
 )
+from .readback import read_rect
 from .sync import RenderStateSync
 from .vertex import INDEX_DTYPES, VertexInput, parse_layout
 
@@ -466,7 +467,7 @@ class GlesBackend(GlesAnswers, ComputeEntries, GlesDrawsMixin):
         c = _t.constant
         index = int(p.DrawBufferIndex)
         if kind == c("kMGPipeClearKindColor"):
-            if index < 0:
+            if not 0 <= index < int(c("kMGMaxDrawBuffers")):  # GL_INVALID_VALUE past the last
                 raise DriverRefused(f"{d.name}.DrawBufferIndex", f"{index}: glClearBuffer names "
                                     "one draw buffer")  # fmt: skip
             bits = [int(x) & 0xFFFFFFFF for x in p.ColorValue]

@@ -16,6 +16,7 @@ from functools import lru_cache
 from OpenGL.GLES2.EXT import blend_func_extended as _blend_func_extended
 
 from ...schema import tables as _t
+from ..limits import EnumTable
 from .gl import GL
 
 #: GLES extension namespaces a token may come from when the GLES 3 core has no such token
@@ -69,4 +70,4 @@ def gl_table(enum: str) -> tuple[int, ...]:
     out = [0] * (max(values.values()) + 1)
     for name, v in values.items():
         out[int(v)] = gl_token(enum, name)
-    return tuple(out)
+    return EnumTable(out, enum)  # a value past the enum: DriverRefused(enum), not IndexError

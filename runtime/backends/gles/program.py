@@ -13,7 +13,6 @@ or the driver's info log attached; the record's GL objects are deleted first.
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 import threading
@@ -21,6 +20,7 @@ import threading
 import numpy as np
 import xxhash
 
+from ..limits import load_reflection
 from .errors import DriverRefused
 from .gl import GL, CountedGL
 
@@ -178,10 +178,7 @@ def build_program(gl: CountedGL, stages: dict[int, bytes], reflection: bytes,
     the driver cannot run is refused before any GL object is made. A capturing stage
     (SPIR-V ``Xfb``) has its decorations read and stripped (:mod:`..spirv_xfb`) and its
     varyings named to ``glTransformFeedbackVaryings`` before the link."""
-    try:
-        refl = json.loads(bytes(reflection) or b"{}")
-    except ValueError as exc:
-        raise DriverRefused(f"{what}.Reflection", f"not JSON: {exc}") from None
+    refl = load_reflection(what, reflection)  # an object of rows, bounded depth
     GlProgram(0, refl)  # the reflection's rows are readable (refused by name otherwise)
     unbound = [k for k in _UNBOUND if refl.get(k)]
     if unbound:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...schema import tables as _t
+from ..limits import mip_levels
 from .errors import DriverRefused
 from .gl import GL, CountedGL
 
@@ -169,6 +170,9 @@ class Resources:
                 depth = 6
             else:
                 depth = 1
+            top = mip_levels(w, h, depth if res.target == GL.GL_TEXTURE_3D else 1)
+            if levels > top:  # Mesa crashed on 100 levels of a 64x64 texture before its error
+                raise DriverRefused(f"{what}.Levels", f"{levels} levels for {w}x{h} (at most {top})")
             if (res.internal_format, res.width, res.height, res.levels, res.depth) == (
                     fmt, w, h, levels, depth):  # fmt: skip
                 return  # the storage it has (MobileGL re-describes it per level): kept

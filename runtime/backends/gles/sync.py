@@ -34,6 +34,7 @@ from ...schema import tables as _t
 from .errors import DriverRefused
 from .gl import GL, CountedGL
 from .glenums import gl_table
+from ..limits import viewport_box
 
 __all__ = ["RenderStateSync", "DrawBuffersIndexedMissing", "span_bounds"]
 
@@ -202,7 +203,7 @@ class RenderStateSync:
         if raw == self._vp_raw and self.viewport != (-1, -1, -1, -1):
             return  # Viewports[0] and the surface as at the last resolve
         self._vp_raw = raw
-        x, y, w, h = (int(v) for v in _vec(p["Viewports"][0]))
+        x, y, w, h = viewport_box("RenderState", *_vec(p["Viewports"][0]))  # NaN refused
         if w <= 0 or h <= 0:  # never set: the surface (GL's initial viewport)
             x, y, (w, h) = 0, 0, self.surface
         box = (x, y, w, h)

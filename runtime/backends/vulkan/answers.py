@@ -34,10 +34,12 @@ from typing import Any
 import numpy as np
 import vulkan as vk
 
+from ...client.pixels import PixelFormatError, pixel_size
 from ...server.reverse import AnswersCaps, BackendCaps, Reply
 from .errors import GL_ERR, GlError, VulkanRefused
 from .formats import GL_FORMATS, vk_info
 from .gpu_timer import AVAILABLE
+from .limits import readback_box
 from .memory import GpuBuffer
 from .readbacks import (COLOR, GLP, aspect_bytes, aspects_for, copy_region, gl_rows, host_barrier,
                         native, pack, region)  # fmt: skip
@@ -133,18 +135,40 @@ class AnswerEntries(AnswersCaps):
         except (vk.VkErrorOutOfDeviceMemory, vk.VkErrorOutOfHostMemory):
             ctx.events.gl_error(GL_ERR.OUT_OF_MEMORY)
 
-    def read_pixels_tight(self, p: Any, where: str = "ReadPixels") -> bytes:
+    def read_pixels_tight(self, p: Any, where: str = "ReadPixels", limit: int | None = None) -> bytes:
+        """The tight pixels of ``p.Box``. GL leaves the pixels outside the read surface
+        undefined (no error): only the part inside is copied (a copy past the image crashed
+        lavapipe), the rest reads as zero; ``limit``: the most bytes the answer may hold."""
         img = self._framebuffer_image(int(p.Format), where)
         b = p.Box
-        return self._read_image(img, 0, int(b.X), int(b.Y), 0, int(b.W), int(b.H), 1,
-                                int(p.Format), int(p.Type), where)  # fmt: skip
+        fmt, typ = int(p.Format), int(p.Type)
+        x, y, w, h = int(b.X), int(b.Y), int(b.W), int(b.H)
+        clip = readback_box(x, y, w, h, img.width, img.height)
+        if clip == (x, y, w, h):
+            return self._read_image(img, 0, x, y, 0, w, h, 1, fmt, typ, where)
+        try:
+            bpp = pixel_size(fmt, typ)
+        except PixelFormatError as exc:
+            raise VulkanRefused(f"{where}.Format", str(exc)) from None
+        if limit is not None and w * h * bpp > limit:
+            raise VulkanRefused(f"{where}.Box", f"{w}x{h} of {bpp} bytes is more than the "
+                                f"{limit}-byte answer")  # fmt: skip
+        out = bytearray(w * h * bpp)
+        if clip is not None:
+            cx, cy, cw, ch = clip
+            data = self._read_image(img, 0, cx, cy, 0, cw, ch, 1, fmt, typ, where)
+            row = cw * bpp
+            for r in range(ch):
+                o = ((cy - y + r) * w + (cx - x)) * bpp
+                out[o : o + row] = data[r * row : (r + 1) * row]
+        return bytes(out)
 
     def ReadPixels(self, ctx: Any, d: Any) -> Any:
         """The tight pixels are the reply; a record that also names a stage destination
         (``DstSize`` > 0) gets them there too, rows padded to the pushed pack alignment."""
 
         def body() -> Any:
-            data = self.read_pixels_tight(d.payload)
+            data = self.read_pixels_tight(d.payload, limit=getattr(ctx, "reply_capacity", None))
             if int(d.payload.DstSize):
                 self._stage_rows(ctx, d.payload, data)
             return Reply.ok(data)

@@ -69,6 +69,9 @@ from .resources import (
     tex_default_view,
 )
 from .shaders import ShaderProgram
+from ..limits import clear_depth
+from .limits import (VertexRanges, check_binding, check_buffer, check_framebuffer, check_texture,
+                     check_sub_data, check_upload, check_vertex_elements, readback_box)
 from .targets import GENERAL, RenderTarget, full_barrier, init_general, with_layout
 from .vk_enums import GL, UnsupportedEnum, topology, vertex_format
 
@@ -129,6 +132,7 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
         # values reuses its sets: no allocation, no write), valid for (program, epoch, deaths)
         self._set_cache: dict[Handle, tuple[tuple, OrderedDict]] = {}
         self._deaths = 0  # bumped when an object a set may name is destroyed
+        self._ranges = VertexRanges()  # draws fetch inside their buffers (.limits)
 
     @property
     def dev(self) -> Any:
@@ -156,8 +160,10 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
         if obj.backend is None:
             self.ResourceCreate(ctx, d)
         if isinstance(obj.backend, VkBufferResource):
+            check_buffer(self.dev, int(p.Width))
             obj.backend.respecify(p.Width)
         else:  # attached targets read the new image through the resource
+            check_texture(self.dev, p, _target_name(p.Target))
             self.forget_storage_views(obj.backend)
             obj.backend.respecify(p.InternalFormat, p.Width, p.Height, p.Levels,
                                   whole=not p.HasRespecifiedLevel, target=_target_name(p.Target),
@@ -179,6 +185,7 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
         res, p = ctx.resolved["Res"].backend, d.payload
         blob = d.blob or b""
         if isinstance(res, VkBufferResource):
+            check_sub_data(res, int(p.UnionBox.X), int(p.UnionBox.W), len(blob))
             self.settle_buffer(res)  # device writes into it (copies, shaders) land first
             res.write(p.UnionBox.X, blob[: p.UnionBox.W], self.r.ring.completed)
             return
@@ -203,6 +210,7 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
                 raise VulkanRefused("ResourceSubData.Blob", f"{len(blob)} bytes for a {w}x{h}x{dd} "
                                     f"{res.info.name} region")  # fmt: skip
             regions.append((int(b.X), int(b.Y), int(b.Z) + layer0, w, h, dd, data))
+        check_upload(res.image, int(p.Level), regions)  # inside the image, before the copy
         if regions and w and h:
             cmd = self.r.cmd_outside_pass()
             res.record_upload(cmd, p.Level, regions, self.r.ring.serial)
@@ -254,6 +262,7 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
         na, nb = p.AttributeCount, p.BindingPointCount
         raw = d.blob or b""
         adt, bdt = layouts.dtype("MGPVertexAttribWire"), layouts.dtype("MGPVertexBindingPointWire")
+        check_vertex_elements(p, raw, adt.itemsize, bdt.itemsize)
         attrs = np.frombuffer(raw, adt, count=na)
         binds = np.frombuffer(raw, bdt, count=nb, offset=na * adt.itemsize)
         vattrs, strides = [], {}
@@ -261,6 +270,7 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
             if not int(a["Enabled"]):
                 continue
             gl_type, size, b = int(a["Type"]), int(a["Size"]), int(a["BindingIndex"])
+            check_binding(loc, b, nb)
             vattrs.append((loc, b, vertex_format(gl_type, size, bool(a["Normalized"])),
                            int(a["Offset"])))  # fmt: skip
             strides.setdefault(b, size * _TYPE_SIZE[gl_type])  # GL stride 0: tightly packed
@@ -512,6 +522,7 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
     def SetFramebufferState(self, ctx: Any, d: Any) -> None:
         p = d.payload
         if p.IsDefault:
+            check_framebuffer(self.dev, p)
             self.r.resize_default(p.Width, p.Height)
             self._fbs[p.Fbo] = None  # type: ignore[assignment]  # the default: r.default now
             self._bind_target(p, self.r.default, 0)
@@ -535,6 +546,7 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
                 if depth is None and surface.Kind != none:
                     _whole_surface(surface, f"SetFramebufferState.{name}")
                     depth = _obj(ctx, "Texture", surface.Res, f"SetFramebufferState.{name}").backend
+            check_framebuffer(self.dev, p, colors + ([depth] if depth is not None else []))
             target = RenderTarget(self.dev, p.Width, p.Height, colors, depth, [], self.r.ring.defer)
             target.read_index, target.draw_index = read, draw
             self._target_ids += 1
@@ -589,6 +601,10 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
         block = ctx.render_state.view()
         indirect = bool(p.Flags & _draw_flag("kDrawIsIndirect"))  # MGPDrawIndirect, no ranges
         ranges = [] if indirect else [(r.Start, r.Count, r.IndexBias) for r in d.tails[0]]
+        if not indirect:  # the commands of an indirect draw are the GPU's: robust access guards them
+            self._ranges.check_draw(vertex, shader.inputs, self._vbufs, ranges,
+                                    ib if size else None, size, restart,
+                                    self.r.defaults_binding)  # before the driver  # fmt: skip
         mode = int(p.Mode)
         if mode == GL.LINE_LOOP and indirect:
             raise VulkanRefused("DrawVbo.Mode", "an indirect line loop (its strip's indices "
@@ -728,16 +744,19 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
         if kind == kinds["Whole"]:
             mask = int(p.BufferMask)
             color = self._clear_color(p, vclass, None) if mask & GL.COLOR_BUFFER_BIT else None
-            depth = p.DepthValue if mask & GL.DEPTH_BUFFER_BIT else None
+            depth = clear_depth("Clear", p.DepthValue) if mask & GL.DEPTH_BUFFER_BIT else None
             stencil = p.StencilValue if mask & GL.STENCIL_BUFFER_BIT else None
         elif kind == kinds["Color"]:
+            if not 0 <= int(p.DrawBufferIndex) < int(_t.constant("kMGMaxDrawBuffers")):
+                raise VulkanRefused("Clear.DrawBufferIndex", f"{int(p.DrawBufferIndex)}: past "
+                                    "the last draw buffer")  # fmt: skip
             only = self.r.target.draw_index.get(int(p.DrawBufferIndex))
             if only is None:  # the draw buffer is GL_NONE (or past the last): nothing to clear
                 return
             color, depth, stencil = self._clear_color(p, vclass, only), None, None
         elif kind in (kinds["Depth"], kinds["Stencil"], kinds["DepthStencil"]):
             color = None
-            depth = p.DepthValue if kind != kinds["Stencil"] else None
+            depth = clear_depth("Clear", p.DepthValue) if kind != kinds["Stencil"] else None
             stencil = p.StencilValue if kind != kinds["Depth"] else None
         else:
             raise VulkanRefused("Clear.Kind", f"{kind} is no kMGPipeClearKind")

@@ -242,7 +242,7 @@ class VulkanDevice:
         # Only what the pipeline create info may ask for; each is used only when present.
         wanted = ("fillModeNonSolid", "wideLines", "sampleRateShading", "logicOp",
                   "independentBlend", "depthClamp", "depthBiasClamp", "dualSrcBlend",
-                  "samplerAnisotropy", "occlusionQueryPrecise",
+                  "samplerAnisotropy", "occlusionQueryPrecise", "robustBufferAccess",
                   "multiDrawIndirect", "drawIndirectFirstInstance",  # indirect.py
                   "fragmentStoresAndAtomics", "vertexPipelineStoresAndAtomics",
                   "tessellationShader")  # fmt: skip

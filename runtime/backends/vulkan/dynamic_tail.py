@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 import vulkan as vk
 
+from ..limits import viewport_box
+
 __all__ = ["DynamicTailKey", "DynamicTail", "tail_key", "vector"]
 
 _FRONT = vk.VK_STENCIL_FACE_FRONT_BIT
@@ -119,6 +121,8 @@ class DynamicTail:
         lo, hi = limits.lineWidthRange[0], limits.lineWidthRange[1]
         self._line = (float(lo), float(hi)) if features.get("wideLines") else (1.0, 1.0)
         self._bias_clamp = bool(features.get("depthBiasClamp"))
+        dims, bounds = limits.maxViewportDimensions, limits.viewportBoundsRange
+        self._vp = (int(dims[0]), int(dims[1]), int(bounds[0]), int(bounds[1]))  # clamp to these
         self.issued: Counter[str] = Counter()
         self.version_hits = 0
         self.value_hits = 0
@@ -156,11 +160,14 @@ class DynamicTail:
         W, H = k.extent
         if old is None or (k.viewport, k.depth_range, k.extent) != (old.viewport, old.depth_range,
                                                                     old.extent):  # fmt: skip
-            x, y, w, h = (int(v) for v in k.viewport)  # glViewport takes integers
+            x, y, w, h = viewport_box("RenderState", *k.viewport, *self._vp)  # integers
             if w <= 0 or h <= 0:  # never written: GL's initial viewport, the surface
                 x, y, w, h = 0, 0, W, H
             n, f = (min(max(v, 0.0), 1.0) for v in k.depth_range)
-            vp = vk.VkViewport(x=x, y=H - y, width=w, height=-h, minDepth=n, maxDepth=f)
+            lo, hi = self._vp[2:]
+            top = min(max(H - y, lo), hi)  # Vulkan's y (top-left origin) in the bounds range
+            vp = vk.VkViewport(x=x, y=top, width=w, height=-min(h, top - lo), minDepth=n,
+                               maxDepth=f)  # fmt: skip
             vk.vkCmdSetViewport(cmd, 0, 1, [vp])
             self.issued["vkCmdSetViewport"] += 1
         if old is None or scissor_rect(k) != scissor_rect(old):

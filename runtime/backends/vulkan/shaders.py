@@ -16,11 +16,11 @@ as ``STORAGE_IMAGE`` descriptors. Push constants are refused by name.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import vulkan as vk
 
+from ..limits import check_spirv, load_reflection, spirv_input_locations
 from .device import VulkanDevice
 from .descriptors import ProgramResources
 from .errors import VulkanRefused
@@ -72,14 +72,20 @@ class ShaderProgram:
         for slot, code in spirv.items():
             if slot not in STAGE_BITS or len(code) % 4 or not code.startswith(_SPIRV_MAGIC):
                 raise ShaderRefused(f"CreateShaderState.Spirv[{slot}]", "not SPIR-V")
+            check_spirv(f"CreateShaderState.Spirv[{slot}]", code)  # framed as SPIR-V frames it
         try:
-            self.reflection = json.loads(reflection.decode()) if reflection else {}
+            self.reflection = load_reflection("CreateShaderState", reflection)
             self.inputs = frozenset(int(i["location"]) for i in self.reflection.get("inputs", ()))
-        except (UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
+        except (UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError,
+                RecursionError):
             raise ShaderRefused(
                 "CreateShaderState.Reflection",
                 "not a reflection record (expected JSON with 'inputs': [{'location': N, ...}])",
             ) from None
+        fetched = spirv_input_locations(spirv[0]) - self.inputs  # what the vertex stage reads
+        if fetched:
+            raise ShaderRefused("CreateShaderState.Reflection", f"the vertex stage reads "
+                                f"locations {sorted(fetched)} the reflection does not list")  # fmt: skip
         resources = sorted(k for k in _RESOURCE_KEYS if self.reflection.get(k))
         if resources:
             raise ShaderRefused(

@@ -1,0 +1,146 @@
+"""Child process of the backend fuzzer: mutated but well-formed streams into a real backend.
+
+``python tests/backend_fuzz_peer.py BACKEND FIRST COUNT`` runs streams ``FIRST`` ..
+``FIRST + COUNT - 1``. Stream ``i`` is a scene of :data:`SCENES_FUZZED` (chosen by ``i``)
+run by a fresh client into a fresh backend, where each record the client encodes through
+its general path has, with probability :data:`RATE`, one numeric field replaced by a
+hostile value (:data:`HOSTILE`); a value the field's type cannot carry is not sent (the
+stream stays well-formed: the decoder accepts every record, the backend must judge it).
+Before stream ``i`` it prints ``START i``; after it, ``DONE i {json}`` with the outcome:
+``ok``, ``refused`` (a named ``PipeFatal``: its kind), ``raised`` (any other exception: a
+finding), the validation messages, the mutation count and the slowest record's seconds.
+A driver crash kills the process between ``START`` and ``DONE``: the parent names it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import random
+import sys
+import time
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(__file__))
+os.environ.setdefault("MGPIPE_VK_VALIDATION", "on")
+
+SCENES_FUZZED = ("blend-toggle", "clears", "readback", "texture-upload", "instanced",
+                 "restart-strip", "viewports", "depth", "scissor", "blaze3d-frame")  # fmt: skip
+RATE = 0.15
+TRACE = os.environ.get("MGPIPE_FUZZ_TRACE") == "1"
+HOSTILE = (0, 1, -1, 2, 3, 7, 99, 255, 256, 1000, 4097, 65535, 65536, 2**31 - 1, 2**31,
+           2**32 - 1, -(2**31), 10**6, float("nan"), float("inf"), float("-inf"), 1e30)  # fmt: skip
+
+
+def _leaves(obj: Any, path: tuple = ()) -> list[tuple]:
+    """Paths of the numeric leaves of a payload (dicts and lists of them)."""
+    out: list[tuple] = []
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out += _leaves(v, path + (k,))
+    elif isinstance(obj, (list, tuple)) and not (len(obj) == 2 and all(isinstance(x, int) for x in obj)
+                                                 and type(obj).__name__ == "Handle"):  # fmt: skip
+        for i, v in enumerate(obj):
+            out += _leaves(v, path + (i,))
+    elif isinstance(obj, (int, float)) and not isinstance(obj, bool):
+        out.append(path)
+    return out
+
+
+def _set(obj: Any, path: tuple, value: Any) -> Any:
+    if not path:
+        return value
+    head, rest = path[0], path[1:]
+    if isinstance(obj, tuple):
+        obj = list(obj)
+    obj[head] = _set(obj[head], rest, value)
+    return obj
+
+
+class Mutator:
+    """Wraps an encoder: one hostile numeric field per chosen record."""
+
+    def __init__(self, encoder: Any, rng: random.Random) -> None:
+        self.encode, self.rng, self.mutations = encoder.encode, rng, 0
+        encoder.encode = self
+
+    def __call__(self, call: str, payload: Any = None, tails: tuple = (), blob: Any = None) -> Any:
+        if payload and self.rng.random() < RATE:
+            leaves = _leaves(payload)
+            if leaves:
+                path, value = self.rng.choice(leaves), self.rng.choice(HOSTILE)
+                mutated = _set(copy.deepcopy(payload), path, value)
+                if TRACE:  # which record a finding came from
+                    print(f"MUTATE {call} {path} = {value!r}", file=sys.stderr, flush=True)
+                try:
+                    rec = self.encode(call, mutated, tails, blob)
+                    self.mutations += 1
+                    return rec
+                except (ValueError, OverflowError, TypeError, KeyError):
+                    pass  # the field's type cannot carry it: not a well-formed record
+        return self.encode(call, payload, tails, blob)
+
+
+def _backend(name: str) -> Any:
+    if name == "vulkan":
+        from mgpipe.runtime.backends.vulkan.backend import VulkanBackend
+
+        return VulkanBackend(width=64, height=48)
+    from mgpipe.runtime.backends.gles import GlesBackend
+
+    return GlesBackend()
+
+
+def run_stream(backend: str, i: int) -> dict[str, Any]:
+    from mgpipe.runtime.client.api import Client
+    from mgpipe.runtime.errors import PipeFatal
+    from mgpipe.runtime.harness.scenes import SCENES
+    from mgpipe.runtime.server.applier import Applier
+    from mgpipe.runtime.wire.stage import StageSegment
+
+    be = _backend(backend)
+    stage = StageSegment(4 << 20)
+    applier = Applier(be, stage)
+    slowest = [0.0]
+
+    def timed(raw: Any) -> Any:
+        t0 = time.monotonic()
+        try:
+            return applier.apply(raw)
+        finally:
+            slowest[0] = max(slowest[0], time.monotonic() - t0)
+
+    c = Client(timed, stage, transport="monolith", width=64, height=48)
+    mut = Mutator(c.em.encoder, random.Random(i))
+    scene = SCENES_FUZZED[i % len(SCENES_FUZZED)]
+    out: dict[str, Any] = {"scene": scene, "outcome": "ok"}
+    try:
+        SCENES[scene].run(c, 2)
+        c.present()
+    except PipeFatal as e:
+        out.update(outcome="refused", kind=e.kind, reason=e.reason)
+    except Exception as e:  # noqa: BLE001 - a raw exception is the finding
+        out.update(outcome="raised", kind=type(e).__name__, reason=str(e)[:200])
+    dev = getattr(be, "dev", None)
+    out["messages"] = [str(m)[:200] for m in dev.take_messages()] if dev is not None else []
+    out["mutations"] = mut.mutations
+    out["slowest_s"] = round(slowest[0], 3)
+    try:
+        be.close()
+    except Exception:  # noqa: BLE001 - a refused context's teardown is not under test
+        pass
+    if dev is not None:
+        out["messages"] += [str(m)[:200] for m in dev.take_messages()]
+    return out
+
+
+def main(backend: str, first: int, count: int) -> int:
+    for i in range(first, first + count):
+        print(f"START {i}", flush=True)
+        print(f"DONE {i} {json.dumps(run_stream(backend, i))}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3])))

@@ -1,0 +1,96 @@
+"""The backend fuzzer (issue 21): mutated but well-formed streams against the real GLES and
+Vulkan backends, each in a child process (``backend_fuzz_peer.py``) so a driver crash is a
+finding, named with its stream, and the run goes on from the next stream.
+
+A stream passes when it ends ``ok`` or as a named refusal (``PipeFatal``), with no
+validation message and no record slower than :data:`RECORD_BUDGET_S`. The quick form runs
+:data:`STREAMS` streams per backend; ``MGPIPE_BACKEND_FUZZ_STREAMS=100000`` runs the long
+form (``MGPIPE_FUZZ_TRACE=1 python tests/backend_fuzz_peer.py BACKEND I 1`` replays
+stream ``I`` with its mutations printed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PEER = Path(__file__).with_name("backend_fuzz_peer.py")
+STREAMS = int(os.environ.get("MGPIPE_BACKEND_FUZZ_STREAMS", "60"))
+CHUNK = 500  # streams per child (a crash costs the rest of its chunk one restart)
+RECORD_BUDGET_S = 5.0
+
+
+def fuzz(backend: str, first: int, count: int) -> tuple[list[dict], list[str]]:
+    """(every stream's outcome, the findings) of streams ``first`` .. ``first+count-1``."""
+    outcomes: list[dict] = []
+    findings: list[str] = []
+    i, end = first, first + count
+    while i < end:
+        n = min(CHUNK, end - i)
+        proc = subprocess.run([sys.executable, str(PEER), backend, str(i), str(n)],
+                              capture_output=True, text=True, timeout=600 + 2 * n)  # fmt: skip
+        started = None
+        for line in proc.stdout.splitlines():
+            if line.startswith("START "):
+                started = int(line.split()[1])
+            elif line.startswith("DONE "):
+                _, k, text = line.split(" ", 2)
+                out = json.loads(text)
+                out["stream"] = int(k)
+                outcomes.append(out)
+                started = None
+                if out["outcome"] == "raised":
+                    findings.append(f"{backend} stream {k} ({out['scene']}): raw "
+                                    f"{out['kind']}: {out['reason']}")  # fmt: skip
+                if out["messages"]:
+                    findings.append(f"{backend} stream {k}: validation {out['messages'][:2]}")
+                if out["slowest_s"] > RECORD_BUDGET_S:
+                    findings.append(f"{backend} stream {k}: a record took {out['slowest_s']} s")
+        done = outcomes[-1]["stream"] + 1 if outcomes and outcomes[-1]["stream"] >= i else i
+        if proc.returncode != 0:
+            crashed = started if started is not None else done
+            sig = f" ({signal.Signals(-proc.returncode).name})" if proc.returncode < 0 else ""
+            findings.append(f"{backend} stream {crashed}: the child died, rc "
+                            f"{proc.returncode}{sig}")  # fmt: skip
+            i = crashed + 1
+        else:
+            i += n
+    return outcomes, findings
+
+
+@pytest.mark.parametrize("backend", ["gles", "vulkan"])
+def test_mutated_streams_end_ok_or_named(backend: str) -> None:
+    outcomes, findings = fuzz(backend, 0, STREAMS)
+    assert not findings, "\n".join(findings)
+    assert len(outcomes) == STREAMS
+    # the streams really were hostile: most carried mutations, many were refused by name
+    assert sum(o["mutations"] > 0 for o in outcomes) > STREAMS // 2
+    assert any(o["outcome"] == "refused" for o in outcomes)
+
+
+def test_the_fuzzer_names_a_crash_and_a_raw_exception(tmp_path: Path, monkeypatch) -> None:
+    """Negative control: a peer that dies by SIGSEGV in stream 1 and raises in stream 2
+    is reported as both findings, and the run resumes after the crash."""
+    fake = tmp_path / "peer.py"
+    fake.write_text(
+        "import json, os, signal, sys\n"
+        "first, n = int(sys.argv[2]), int(sys.argv[3])\n"
+        "for i in range(first, first + n):\n"
+        "    print(f'START {i}', flush=True)\n"
+        "    if i == 1:\n"
+        "        os.kill(os.getpid(), signal.SIGSEGV)\n"
+        "    out = {'scene': 's', 'outcome': 'raised' if i == 2 else 'ok', 'kind': 'IndexError',\n"
+        "           'reason': 'x', 'messages': [], 'mutations': 1, 'slowest_s': 0.0}\n"
+        "    print(f'DONE {i} ' + json.dumps(out), flush=True)\n"
+    )
+    monkeypatch.setattr(sys.modules[__name__], "PEER", fake)
+    outcomes, findings = fuzz("gles", 0, 4)
+    assert [o["stream"] for o in outcomes] == [0, 2, 3]
+    assert any("stream 1: the child died" in f and "SIGSEGV" in f for f in findings)
+    assert any("stream 2" in f and "raw IndexError" in f for f in findings)
