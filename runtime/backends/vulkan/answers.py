@@ -140,41 +140,9 @@ class AnswerEntries(AnswersCaps):
                                 int(p.Format), int(p.Type), where)  # fmt: skip
 
     def ReadPixels(self, ctx: Any, d: Any) -> Any:
-        """The tight pixels are the reply; a record that also names a stage destination
-        (``DstSize`` > 0) gets them there too, rows padded to the pushed pack alignment."""
-
-        def body() -> Any:
-            data = self.read_pixels_tight(d.payload)
-            if int(d.payload.DstSize):
-                self._stage_rows(ctx, d.payload, data)
-            return Reply.ok(data)
-
-        return self._answer(ctx, body)
-
-    def _stage_rows(self, ctx: Any, p: Any, data: bytes) -> None:
-        align = 4  # GL's initial pack alignment
-        pushed = ctx.last.get("SetPixelPackState")
-        if pushed is not None:
-            pack_state = pushed.Pack
-            if any((pack_state.RowLength, pack_state.SkipPixels, pack_state.SkipRows,
-                    pack_state.SwapBytes, pack_state.LSBFirst)):  # fmt: skip
-                raise VulkanRefused("ReadPixels.PixelPack", f"pack state {pack_state} beyond "
-                                    "alignment into a stage destination")  # fmt: skip
-            align = int(pack_state.Alignment)
-        if align not in (1, 2, 4, 8):
-            raise VulkanRefused("ReadPixels.PixelPack", f"pack alignment {align}")
-        w, h = int(p.Box.W), int(p.Box.H)
-        if not w or not h:
-            return
-        row = len(data) // h
-        stride = -(-row // align) * align
-        ref = (p.DstOffset, p.DstSize, ctx.stage.seg)  # the stage's own bytes: no Seg travels
-        dst = ctx.stage.view(ref, "ReadPixels.Dst", writable=True)
-        if len(dst) < stride * (h - 1) + row:
-            raise VulkanRefused("ReadPixels.Dst", f"{len(dst)} bytes for {w}x{h}, row stride "
-                                f"{stride}")  # fmt: skip
-        for y in range(h):
-            dst[y * stride : y * stride + row] = data[y * row : (y + 1) * row]
+        """The tight pixels are the reply (``DstOffset`` / ``DstSize`` name no stage
+        destination: the client scatters the reply with its own pack state)."""
+        return self._answer(ctx, lambda: Reply.ok(self.read_pixels_tight(d.payload)))
 
     def _texture_region(self, obj: Any, p: Any, where: str) -> tuple[Any, ...]:
         """(image, level, first layer, w, h, layers) a readback of ``p`` reads."""
