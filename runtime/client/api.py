@@ -833,11 +833,14 @@ class Client(AnswersMixin):
         self.frame_serial += 1
         seq = self.em.emit("Present", {"FrameSerial": self.frame_serial})
         # present credit (seed 001 §11.6): at most ``present_credit`` presents in flight --
-        # wait for the present ``credit`` frames back (credit 0: this one)
+        # wait for the present ``credit`` frames back (credit 0, or a frame whose staged
+        # bytes used the whole stage segment: this one)
+        credit = self.present_credit
         self._present_seqs.append(seq)
-        back = self._present_seqs[-1 - self.present_credit] if len(
-            self._present_seqs) > self.present_credit else 0  # fmt: skip
-        del self._present_seqs[: -1 - self.present_credit]
+        stage = self.em.stage
+        back = seq if credit == 0 or stage.wide else (
+            self._present_seqs[-1 - credit] if len(self._present_seqs) > credit else 0)  # fmt: skip
+        del self._present_seqs[: -1 - credit]
         if back:
             if self.link is not None:
                 self.link.credit_wait(back)
@@ -845,8 +848,8 @@ class Client(AnswersMixin):
                 self.transport.wait_applied(back)
         if self.device_lost:
             return EGL_CONTEXT_LOST
-        if self.transport.applied_seq >= seq:
-            self.em.stage.reset()  # every staged byte has been applied (the reset rule)
+        # the next frame's stage window (deterministic: the same on every transport)
+        stage.region((self.frame_serial + 1) % (credit + 1), credit + 1)
         return self.frame_serial
 
     @property
