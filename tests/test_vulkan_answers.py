@@ -630,3 +630,100 @@ def test_blit_refusals_and_gl_errors():
             c.em.emit("Blit", {"ReadFbo": default, "DrawFbo": default, "SrcX1": 2, "SrcY1": 2,
                                "DstX0": 2, "DstX1": 4, "DstY1": 2, "Mask": 0x0100,
                                "Filter": 0x2601})  # linear depth  # fmt: skip
+
+
+# -- depth / stencil blits, rendered textures, injected driver errors ---------------------------
+def _depth_fb(c, w, h):
+    tex = c.create_texture_2d(w, h, 0x88F0)  # DEPTH24_STENCIL8
+    col = c.create_texture_2d(w, h)
+    fb = c.create_framebuffer()
+    c.framebuffer_texture(fb, 0, col)
+    c.framebuffer_depth_stencil(fb, tex, tex)
+    return fb, tex
+
+
+def depth_blit_scene(c, ap, be, mask):
+    sfb, _ = _depth_fb(c, 4, 4)
+    dfb, dtex = _depth_fb(c, 4, 4)
+    c.bind_framebuffer(sfb)
+    c.clear_depth(0.25)
+    c.state.set_clear_stencil(0x5A) if hasattr(c.state, "set_clear_stencil") else None
+    c.clear(0x0100 | 0x0400)
+    c.bind_framebuffer(dfb)
+    c.clear_depth(1.0)
+    c.clear(0x0100 | 0x0400)
+    c.bind_framebuffer(sfb, "read")
+    c.bind_framebuffer(dfb, "draw")
+    c.blit_framebuffer(0, 0, 4, 4, 0, 0, 4, 4, mask, 0x2600)
+    return get_image(c, ap, dtex, "DEPTH_STENCIL", "UNSIGNED_INT_24_8")
+
+
+def check_depth(words: bytes, want_depth: float) -> None:
+    d = (np.frombuffer(words, np.uint32) >> 8) / 0xFFFFFF
+    if not np.allclose(d, want_depth, atol=1 / 0xFFFFFF):
+        raise AssertionError(f"depth blit: {sorted(set(d.round(6).tolist()))} != {want_depth}")
+
+
+def test_depth_stencil_blit_copies_the_values():
+    with vk_answers() as (c, be, ap):
+        words = depth_blit_scene(c, ap, be, 0x0100 | 0x0400)
+        check_depth(words, 0.25)
+
+
+def test_depth_blit_control_a_colour_only_mask_is_caught():
+    with vk_answers() as (c, be, ap):
+        words = depth_blit_scene(c, ap, be, 0x4000)  # the planted defect: depth not blitted
+        with pytest.raises(AssertionError, match=r"depth blit: \[1.0\] != 0.25"):
+            check_depth(words, 0.25)
+
+
+def test_rendered_texture_reads_back_in_gl_rows_on_the_host_and_into_a_pack_buffer():
+    with vk_answers() as (c, be, ap):
+        tex = c.create_texture_2d(W, H)
+        fb = c.create_framebuffer()
+        c.framebuffer_texture(fb, 0, tex)
+        c.bind_framebuffer(fb)
+        setup_color(c, (0, 1, 0, 1))  # the lower-left triangle on blue
+        c.clear_color(0, 0, 1, 1)
+        c.clear(0x4000)
+        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        box = {"X": 0, "Y": 0, "W": W, "H": H, "D": 1}
+        fbpx = ok(c, ap, "ReadPixels", {"Box": box, "Format": GL["RGBA"], "Type": GL["UNSIGNED_BYTE"]})
+        check_bottom_up(np.frombuffer(fbpx, np.uint8).reshape(H, W, 4))
+        assert get_image(c, ap, tex, "RGBA", "UNSIGNED_BYTE") == fbpx  # the attachment, GL rows
+        pb = c.create_buffer(bytes(W * H * 4))
+        c.em.emit("ReadPixelsToBuffer", {"Src": {"Box": box, "Format": GL["RGBA"],
+                                                 "Type": GL["UNSIGNED_BYTE"]}, "Dst": pb.handle})
+        assert be.pack_device_copies == 1  # RGBA8 as RGBA / UNSIGNED_BYTE: the copy's own bytes
+        assert readback(c, ap, pb, 0, W * H * 4) == fbpx
+        plain = c.create_texture_2d(W, H)  # rows bottom-up: the copy moves rows one by one
+        c.tex_image(plain, 0, bytes(W * H * 4))
+        c.tr.validate("ReadPixels")
+        c.em.emit("ResourceCopyRegion", {"Src": tex.handle, "Dst": plain.handle,
+                                         "SrcBox": {"W": W, "H": H, "D": 1}})
+        assert get_image(c, ap, plain, "RGBA", "UNSIGNED_BYTE") == fbpx
+
+
+def test_a_driver_error_is_an_ordered_gl_error_never_a_crash(monkeypatch):
+    import vulkan as vk
+
+    from mgpipe.runtime.backends.vulkan import answers
+
+    def oom(*a, **k):  # the driver's answer, injected
+        raise vk.VkErrorOutOfDeviceMemory()
+
+    with vk_answers() as (c, be, ap):
+        tex = c.create_texture_2d(2, 2)
+        c.tex_image(tex, 0, bytes(16))
+        c.tr.validate("ReadPixels")
+        monkeypatch.setattr(answers, "copy_region", oom)
+        status, data = ask(c, ap, "GetTextureImage", {"Res": tex.handle, "Format": GL["RGBA"],
+                                                      "Type": GL["UNSIGNED_BYTE"]})  # fmt: skip
+        seq = ap.ctx.seq
+        monkeypatch.undo()
+        assert status == ReplyStatus.ERROR
+        errs = [(e.seq, e.values[0]) for e in events(ap) if e.kind == EventKind.GlError]
+        # the event of that record (here, or already drained by the client's wait)
+        assert errs == [(seq, 0x0505)] or (errs == [] and c.get_error() == 0x0505)
+        assert c.get_error() == 0
+        assert get_image(c, ap, tex, "RGBA", "UNSIGNED_BYTE") == bytes(16)  # it carries on
