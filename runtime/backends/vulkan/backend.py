@@ -561,6 +561,8 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries):
         vertex at its end (the indices read from ``ib`` when the draw is indexed); the
         index buffer lives until this submission retires."""
         dtype = {1: np.uint8, 2: np.uint16, 4: np.uint32}.get(size)
+        if ib is not None:
+            self.settle_buffer(ib)  # indices a device copy wrote are read on the host
         src = np.frombuffer(ib.gpu.read(), dtype) if ib is not None and ib.gpu is not None else None
         parts, out = [], []
         at = 0
@@ -587,7 +589,8 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries):
         """The 16-bit copy of an 8-bit index buffer (the restart index 0xFF -> 0xFFFF),
         made again only when the buffer's bytes changed (a write or a rename)."""
         assert ib.gpu is not None
-        ident = (ib.gpu.buffer, ib.writes)
+        self.settle_buffer(ib)  # indices a device copy wrote are read on the host
+        ident = (ib.gpu.buffer, ib.writes, getattr(ib, "gpu_written", 0))
         memo = getattr(ib, "_u16", None)
         if memo is None or memo[0] != ident:
             wide = np.frombuffer(ib.gpu.read(), np.uint8).astype(np.uint16)

@@ -148,7 +148,7 @@ class FenceEntries:
             self.tick_flushes += 1
             self._tick_submits, self._tick_t = r.ring.submits, now
         done = r.ring.poll()
-        for fence in [f for f in self._fences_live.values() if not f.told]:
+        for fence in [f for f in self._fences_live.values() if not f.told and f.serial >= 0]:
             if fence.serial <= done and fence.serial < self.r.ring.serial:
                 fence.told = True
                 ctx.events.fence_signalled(fence.handle)

@@ -93,8 +93,8 @@ class VkQuery:
         self.ended = False  # a result exists to wait for (GL: begun and ended at least once)
         self.result: int | None = None  # read once, kept until the next begin
 
-    def destroy(self) -> None:
-        self.slots = []
+    def destroy(self) -> None:  # (ObjectDeath) nothing more is told of it
+        self.slots, self.told, self.ended = [], True, False
 
 
 def _query(obj: Any, where: str) -> VkQuery:
