@@ -182,6 +182,9 @@ def test_transports_render_the_same_frame(transport):
         c.clear(COLOR_DEPTH)
         c.draw_arrays(GL_TRIANGLES, 0, 3)
         c.present()
+        # present credit 1: the Present may still be applying on the apply thread; the
+        # snapshot reads the device from this thread, so everything is applied first
+        c.transport.wait_applied()
         img = be.snapshot()
         assert tuple(img[0, 0]) == (255, 0, 0, 255) and tuple(img[47, 63]) == (0, 0, 255, 255)
 

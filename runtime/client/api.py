@@ -721,6 +721,7 @@ class Client(AnswersMixin):
             raise ClientError("blit_framebuffer: depth / stencil blits filter GL_NEAREST only")
         tr = self.tr
         tr.validate("Blit")
+        tr.cso.validate(tr.rs)  # a blit is scissored: the server needs the scissor state now
         dfb = default_framebuffer()
         self.em.emit("Blit", {
             "ReadFbo": tr.read_fbo.handle if tr.read_fbo else dfb,

@@ -163,7 +163,9 @@ class GlesAnswers(AnswersCaps):
         if int(p.DstSize) != w * h * bpp:
             raise DriverRefused(f"{d.name}.DstSize", f"{int(p.DstSize)} bytes for a tight "
                                 f"{w}x{h} of {bpp}")  # fmt: skip
+        self._bind_read(ctx, d.name)
         data = self._read_tight(int(b.X), int(b.Y), w, h, fmt, typ, bpp)
+        self._restore_fb()
         self._gl_errors(ctx)
         return Reply.ok(data)
 
@@ -336,6 +338,7 @@ class GlesAnswers(AnswersCaps):
                                   int(box.Z), dst.name, dst.target, int(p.DstLevel), int(p.DstX),
                                   int(p.DstY), int(p.DstZ), w, h, depth)  # fmt: skip
         else:
+            restore = self._unscissored()
             for i in range(depth):
                 self._attach_read(src, int(p.SrcLevel), int(box.Z) + i, 0, d.name)
                 gl.glBindTexture(dst.target, dst.name)
@@ -349,9 +352,34 @@ class GlesAnswers(AnswersCaps):
             self.binder.disturbed()  # type: ignore[attr-defined]
         self._gl_errors(ctx)
 
+    def _unscissored(self) -> Any:
+        """GL's copies ignore the scissor; the driver's copy path may not: off around it."""
+        gl = self.gl  # type: ignore[attr-defined]
+        on = bool(gl.glIsEnabled(GL.GL_SCISSOR_TEST))
+        if on:
+            gl.glDisable(GL.GL_SCISSOR_TEST)
+        return lambda: gl.glEnable(GL.GL_SCISSOR_TEST) if on else None
+
+    def _bind_read(self, ctx: Any, what: str) -> None:
+        """``GL_READ_FRAMEBUFFER`` = the server's read framebuffer binding."""
+        from ...server.handle_fields import table_of
+        from .framebuffer import GlFramebuffer
+
+        h = ctx.read_framebuffer
+        if h == ctx.default_framebuffer.handle:
+            fb = self.fbs.default  # type: ignore[attr-defined]
+        else:
+            fb = getattr(ctx.tables[table_of("Framebuffer")].resolve(h, f"{what}.ReadFbo"),
+                         "backend", None)  # fmt: skip
+        if not isinstance(fb, GlFramebuffer):
+            raise DriverRefused(f"{what}.ReadFbo", "no framebuffer made for it yet")
+        self.gl.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, fb.name)  # type: ignore[attr-defined]
+
     def CopyFramebufferToTexture(self, ctx: Any, d: Any) -> None:
-        """``glCopyTex(Sub)Image2D`` from the bound read framebuffer."""
+        """``glCopyTex(Sub)Image2D`` from the read framebuffer binding (scissor off)."""
         self._ready()  # type: ignore[attr-defined]
+        self._bind_read(ctx, d.name)
+        restore = self._unscissored()
         p = d.payload
         tex = self._texture(ctx, "Dst", d.name)
         gl = self.gl  # type: ignore[attr-defined]
@@ -361,8 +389,11 @@ class GlesAnswers(AnswersCaps):
             gl.glCopyTexSubImage2D(target, int(p.Level), int(p.XOffset), int(p.YOffset),
                                    int(p.X), int(p.Y), int(p.Width), int(p.Height))  # fmt: skip
         else:
+            restore()
             raise DriverRefused(f"{d.name}.SubImage", "glCopyTexImage2D respecifies storage the "
                                 "client's ResourceRespecify owns: send SubImage = 1")  # fmt: skip
+        restore()
+        self._restore_fb()
         self.binder.disturbed()  # type: ignore[attr-defined]
         self._gl_errors(ctx)
 
@@ -444,9 +475,9 @@ class GlesAnswers(AnswersCaps):
 
     def _qtarget(self, kind: int, what: str) -> tuple[int, bool]:
         if kind == GL_TIME_ELAPSED:
-            if self.gpu is not None and self.gpu._active is not None:  # type: ignore[attr-defined]
-                raise DriverRefused(f"{what}.Kind", "the backend's frame timer holds the one "
-                                    "TIME_ELAPSED query of this frame")  # fmt: skip
+            if self.gpu is not None and self.gpu.available == AVAILABLE:  # type: ignore[attr-defined]
+                raise DriverRefused(f"{what}.Kind", "the backend's frame timer holds GLES's one "
+                                    "active GL_TIME_ELAPSED query (frames are timed)")  # fmt: skip
             return kind, True
         return kind, False
 
