@@ -768,3 +768,52 @@ def test_non_present_tick_control_a_tick_that_never_flushes_is_caught(monkeypatc
         f, told = non_present_loop(c, ap, be, 0.001)
         with pytest.raises(AssertionError, match="fence never signalled without a present"):
             check_told(f, told)
+
+
+def scissored_blit_scene(c, ap, box):
+    src_px = np.array([[[255, 0, 0, 255], [0, 255, 0, 255]],
+                       [[0, 0, 255, 255], [255, 255, 255, 255]]], np.uint8)
+    sfb, _ = _fb_with(c, 2, 2, src_px.tobytes())
+    dfb, _ = _fb_with(c, 4, 4, bytes(64))
+    c.enable("ScissorTest")
+    c.scissor(*box)
+    c.bind_framebuffer(sfb, "read")
+    c.bind_framebuffer(dfb, "draw")
+    c.blit_framebuffer(0, 0, 2, 2, 0, 0, 4, 4, 0x4000, 0x2600)
+    c.disable("ScissorTest")
+    c.bind_framebuffer(dfb)
+    got = np.frombuffer(ok(c, ap, "ReadPixels", {"Box": {"W": 4, "H": 4, "D": 1},
+                        "Format": GL["RGBA"], "Type": GL["UNSIGNED_BYTE"]}), np.uint8)  # fmt: skip
+    return got.reshape(4, 4, 4), src_px.repeat(2, 0).repeat(2, 1)
+
+
+def check_scissored(got, full, box):
+    x, y, w, h = box
+    want = np.zeros_like(full)
+    want[y : y + h, x : x + w] = full[y : y + h, x : x + w]
+    if not (got == want).all():
+        raise AssertionError(f"blit outside the scissor box {box} (or missing inside it)")
+
+
+def test_blit_honours_the_scissor_box():
+    with vk_answers() as (c, be, ap):
+        got, full = scissored_blit_scene(c, ap, (0, 2, 2, 2))  # the top-left quarter only
+        check_scissored(got, full, (0, 2, 2, 2))
+
+
+def test_scissored_blit_control_an_unscissored_blit_is_caught(monkeypatch):
+    from mgpipe.runtime.backends.vulkan import backend
+
+    monkeypatch.setattr(backend, "scissored_blit", lambda coords, block: coords)  # the defect
+    with vk_answers() as (c, be, ap):
+        got, full = scissored_blit_scene(c, ap, (0, 2, 2, 2))
+        with pytest.raises(AssertionError, match=r"blit outside the scissor box \(0, 2, 2, 2\)"):
+            check_scissored(got, full, (0, 2, 2, 2))
+
+
+def test_a_scissor_between_source_texels_is_refused_by_name():
+    from mgpipe.runtime.backends.vulkan.errors import VulkanRefused
+
+    with vk_answers(fatal=True) as (c, be, ap):
+        with pytest.raises(VulkanRefused, match="Blit.Scissor"):
+            scissored_blit_scene(c, ap, (1, 0, 3, 4))  # destination x 1 = source x 0.5

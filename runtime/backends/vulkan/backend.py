@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import struct
 from functools import lru_cache
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -39,7 +40,7 @@ from ...server.handle_fields import table_of
 from ...wire.handle import Handle
 from .counters import Counters
 from .answers import AnswerEntries
-from .copies import CopyEntries
+from .copies import CopyEntries, scissored_blit
 from .errors import VulkanRefused
 from .fences import FenceEntries
 from .queries import QueryEntries
@@ -734,6 +735,12 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries):
         buffer of the draw framebuffer (``vkCmdBlitImage``, the filter GL names), depth /
         stencil by nearest blit; GL's y-up rectangles become the images' top-down rows."""
         p = d.payload
+        names = ("SrcX0", "SrcY0", "SrcX1", "SrcY1", "DstX0", "DstY0", "DstX1", "DstY1")
+        cut = scissored_blit(tuple(int(getattr(p, n)) for n in names), ctx.render_state.view())
+        if cut is None:
+            return  # the scissor box leaves nothing of the destination
+        p = SimpleNamespace(ReadFbo=p.ReadFbo, DrawFbo=p.DrawFbo, Mask=p.Mask, Filter=p.Filter,
+                            **dict(zip(names, cut)))  # fmt: skip
         src, dst = self._fbs.get(p.ReadFbo, 0), self._fbs.get(p.DrawFbo, 0)
         src = self.r.default if src is None else src
         dst = self.r.default if dst is None else dst
