@@ -817,3 +817,32 @@ def test_a_scissor_between_source_texels_is_refused_by_name():
     with vk_answers(fatal=True) as (c, be, ap):
         with pytest.raises(VulkanRefused, match="Blit.Scissor"):
             scissored_blit_scene(c, ap, (1, 0, 3, 4))  # destination x 1 = source x 0.5
+
+
+def masked_clear_in_query(c, ap):
+    setup_color(c)
+    c.clear(0x4000)
+    q = new(c, "Query")
+    c.em.emit("QueryCreate", {"Query": q, "Kind": SAMPLES_PASSED})
+    c.em.emit("QueryBegin", {"Query": q, "Kind": SAMPLES_PASSED})
+    quad(c)
+    c.state.set_color_mask(1, 0, 1, 1)  # a masked clear: drawn by a pipeline, not counted
+    c.clear(0x4000)
+    c.state.set_color_mask(1, 1, 1, 1)
+    quad(c)
+    c.em.emit("QueryEnd", {"Query": q, "Kind": SAMPLES_PASSED})
+    return query_value(c, ap, q)[1]
+
+
+def test_a_masked_clear_inside_an_occlusion_query_is_not_counted():
+    with vk_answers() as (c, be, ap):
+        check_samples(masked_clear_in_query(c, ap), 2 * QUAD_SAMPLES)
+
+
+def test_masked_clear_control_a_counted_clear_is_caught(monkeypatch):
+    from mgpipe.runtime.backends.vulkan.queries import QueryEntries
+
+    monkeypatch.setattr(QueryEntries, "pause", lambda self, cmd: False)  # the planted defect
+    with vk_answers() as (c, be, ap):
+        with pytest.raises(AssertionError, match=rf"occlusion: {2 * QUAD_SAMPLES + W * H} samples"):
+            check_samples(masked_clear_in_query(c, ap), 2 * QUAD_SAMPLES)

@@ -736,7 +736,8 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries):
         stencil by nearest blit; GL's y-up rectangles become the images' top-down rows."""
         p = d.payload
         names = ("SrcX0", "SrcY0", "SrcX1", "SrcY1", "DstX0", "DstY0", "DstX1", "DstY1")
-        cut = scissored_blit(tuple(int(getattr(p, n)) for n in names), ctx.render_state.view())
+        block = ctx.render_state.view() if ctx is not None else None  # None: driven bare
+        cut = scissored_blit(tuple(int(getattr(p, n)) for n in names), block)
         if cut is None:
             return  # the scissor box leaves nothing of the destination
         p = SimpleNamespace(ReadFbo=p.ReadFbo, DrawFbo=p.DrawFbo, Mask=p.Mask, Filter=p.Filter,

@@ -267,7 +267,7 @@ def scissored_blit(coords: tuple[int, ...], block: Any) -> tuple[int, ...] | Non
     at a fractional source position) is refused by name rather than sampled elsewhere."""
     from .dynamic_tail import vector
 
-    if not int(block["ScissorTestEnabledMask"]) & 1:
+    if block is None or not int(block["ScissorTestEnabledMask"]) & 1:  # None: no state pushed
         return coords
     bx, by, bw, bh = (int(v) for v in vector(block["ScissorBoxes"][0]))
     sx0, sy0, sx1, sy1, dx0, dy0, dx1, dy1 = coords

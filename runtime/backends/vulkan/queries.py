@@ -150,6 +150,13 @@ class QueryEntries:
         vk.vkCmdBeginQuery(cmd, slot[0], slot[1], precise)
         q.slots.append((slot, self.r.ring.serial))
 
+    def pause(self, cmd: Any) -> bool:
+        """End the open segment now (a clear's draw follows, which GL does not count)."""
+        if self._occ_slot is None:
+            return False
+        self.pass_ending(cmd)
+        return True
+
     def pass_ending(self, cmd: Any) -> None:
         slot, self._occ_slot = self._occ_slot, None
         if slot is not None:
