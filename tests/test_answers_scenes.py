@@ -238,6 +238,27 @@ def test_a_ring_full_forever_is_a_named_fault_not_a_hang() -> None:
     assert ring.log(2, "warn") is False and ring.dropped == 1
 
 
+def test_log_lines_lossy_at_warn_lossless_rate_limited_at_error() -> None:
+    ring = EventRing(size=1 << 16)
+    assert all(ring.log(4, f"error {i}") for i in range(64))
+    assert ring.log(4, "one too many this second") is False and ring.dropped == 1
+    evs, _ = read_events(ring, 0, 1)
+    assert [e.data.decode() for e in evs] == [f"error {i}" for i in range(64)]
+    assert all(e.kind == EventKind.LogLine and e.flags == 4 for e in evs)
+
+
+def test_a_pack_buffer_readback_says_gpu_written_then_done() -> None:
+    c, _ = _gles_client()
+    c.clear()
+    pbo = c.create_buffer(bytes(64))
+    seq = c.read_pixels_to_buffer(pbo, 0, 0, 0, 4, 4)
+    c.present()
+    c.drain_events()
+    assert c.readbacks_done == [seq]
+    assert c.gpu_written == [(pbo.handle, ((0, 64),))]
+    c.close()
+
+
 def test_overflow_rule_client_blocked_on_credit_drains_and_the_server_resumes() -> None:
     """Fault injection (§11.7): every Present pushes more lossless events than the ring
     holds; the inproc apply thread stops at the record boundary until the client --

@@ -285,6 +285,8 @@ class GlesAnswers(AnswersCaps):
         gl.glPixelStorei(GL.GL_PACK_ROW_LENGTH, 0)
         self._gl_errors(ctx)
         self._gpu_wrote(buf, base, end - base)
+        dst = d.payload.Dst
+        ctx.events.gpu_written((dst.slot, dst.gen), [(base, end - base)])  # OnGpuWritten
         ctx.events.readback_done(ctx.seq)
 
     def ReadPixelsToBuffer(self, ctx: Any, d: Any) -> None:
