@@ -846,3 +846,34 @@ def test_masked_clear_control_a_counted_clear_is_caught(monkeypatch):
     with vk_answers() as (c, be, ap):
         with pytest.raises(AssertionError, match=rf"occlusion: {2 * QUAD_SAMPLES + W * H} samples"):
             check_samples(masked_clear_in_query(c, ap), 2 * QUAD_SAMPLES)
+
+
+def swapped_pack(c, ap, be, swap):
+    tex = c.create_texture_2d(2, 1, 0x8814)  # RGBA32F
+    vals = np.arange(8, dtype=np.float32) + 0.5
+    c.tex_image(tex, 0, vals.tobytes())
+    c.tr.validate("ReadPixels")
+    pb = c.create_buffer(bytes(32))
+    c.em.emit("GetTextureImageToBuffer", {"Src": {"Res": tex.handle, "Box": {"W": 2, "H": 1, "D": 1},
+              "Format": GL["RGBA"], "Type": GL["FLOAT"]}, "Dst": pb.handle, "SwapGroup": swap})  # fmt: skip
+    return readback(c, ap, pb, 0, 32), vals
+
+
+def check_swapped(got, vals):
+    want = vals.byteswap().tobytes()  # GL_PACK_SWAP_BYTES: each 4-byte float reversed
+    if got != want:
+        raise AssertionError(f"swap bytes not applied: {got[:8].hex()} != {want[:8].hex()}")
+
+
+def test_pack_swap_bytes_reverses_each_component():
+    with vk_answers() as (c, be, ap):
+        got, vals = swapped_pack(c, ap, be, 4)
+        check_swapped(got, vals)
+        assert (be.pack_device_copies, be.pack_host_conversions) == (0, 1)
+
+
+def test_pack_swap_bytes_control_an_unswapped_pack_is_caught():
+    with vk_answers() as (c, be, ap):
+        got, vals = swapped_pack(c, ap, be, 0)  # the planted defect: the group dropped
+        with pytest.raises(AssertionError, match="swap bytes not applied"):
+            check_swapped(got, vals)

@@ -11,7 +11,8 @@
   image into the buffer (``vkCmdCopyImageToBuffer`` per row at ``DstBase`` /
   ``RowStride`` / ``ImageStride``, in command order, nothing waits); any other packing is
   converted on the host once the image is read (counted: ``pack_host_conversions``), then
-  written into the buffer as a ``ResourceSubData`` would be. ``readback_done`` follows.
+  written into the buffer as a ``ResourceSubData`` would be (so is a pack with
+  ``SwapGroup``, ``GL_PACK_SWAP_BYTES``: each group's bytes reversed). ``readback_done`` follows.
 - ``MapPersistent``: DECLINED (tier T2: the client pushes the bytes). ``ResourceFlushRange``:
   the range is checked against the buffer and flushed (``vkFlushMappedMemoryRanges``,
   rounded to ``nonCoherentAtomSize``; the memory is host-coherent, the flush is what GL's
@@ -244,7 +245,11 @@ class AnswerEntries(AnswersCaps):
             raise GlError(GL_ERR.INVALID_OPERATION, f"{where}: the pack writes [{base}, {end}), "
                           f"the buffer has {dst.size} bytes")  # fmt: skip
         ring = self.r.ring
-        if native(img.format, aspects, gl_format, gl_type) and row % texel == 0 and (
+        swap = int(p.SwapGroup)  # GL_PACK_SWAP_BYTES: the bytes of each group reversed
+        if swap > 1 and (w * texel) % swap:
+            raise GlError(GL_ERR.INVALID_OPERATION, f"{where}: swap group {swap} does not divide "
+                          f"a {w * texel}-byte row")  # fmt: skip
+        if swap <= 1 and native(img.format, aspects, gl_format, gl_type) and row % texel == 0 and (
                 slab % row == 0) and base % max(texel, 4) == 0:  # fmt: skip
             cmd = self.r.cmd_outside_pass()
             init_general(cmd, [img])
@@ -264,6 +269,8 @@ class AnswerEntries(AnswersCaps):
             self.pack_device_copies += 1
         else:
             data = self._read_image(img, level, x, y, layer, w, h, layers, gl_format, gl_type, where)
+            if swap > 1:
+                data = np.frombuffer(data, np.uint8).reshape(-1, swap)[:, ::-1].tobytes()
             line = w * texel
             for z in range(layers):
                 for r in range(h):
