@@ -141,7 +141,9 @@ def test_occlusion_control_a_dropped_segment_is_caught(monkeypatch):
     monkeypatch.setattr(QueryEntries, "pass_begun", first_only)
     with vk_answers() as (c, be, ap):
         q = occlusion_scene(c, ap, SAMPLES_PASSED, 2)
-        with pytest.raises(AssertionError, match=r"occlusion: (?!1536 )\d+ samples, the geometry covers 1536"):
+        with pytest.raises(
+            AssertionError, match=r"occlusion: (?!1536 )\d+ samples, the geometry covers 1536"
+        ):
             check_samples(query_value(c, ap, q)[1], 2 * QUAD_SAMPLES)
 
 
@@ -155,8 +157,11 @@ def test_any_samples_passed(inside, expected):
         if inside:
             quad(c)
         else:  # the quad moved off the surface: clipped away, no sample passes
-            vb = c.create_buffer(vertices(tuple(v + 3 if i % 3 == 0 else v
-                                                for i, v in enumerate(QUAD)), (1, 0, 0, 1)))
+            vb = c.create_buffer(
+                vertices(
+                    tuple(v + 3 if i % 3 == 0 else v for i, v in enumerate(QUAD)), (1, 0, 0, 1)
+                )
+            )
             c.vertex_attrib_pointer(0, vb, 3, stride=28)
             c.vertex_attrib_pointer(1, vb, 4, stride=28, offset=12)
             c.draw_arrays(GL_TRIANGLES, 0, 6)
@@ -166,7 +171,9 @@ def test_any_samples_passed(inside, expected):
 
 def check_monotone(t0: int, elapsed: int, t1: int, now: int) -> None:
     if not (0 <= elapsed <= t1 - t0 and t0 <= t1 <= now):
-        raise AssertionError(f"timestamps not monotone: t0 {t0} elapsed {elapsed} t1 {t1} now {now}")
+        raise AssertionError(
+            f"timestamps not monotone: t0 {t0} elapsed {elapsed} t1 {t1} now {now}"
+        )
 
 
 def timing_scene(c, ap):
@@ -319,15 +326,19 @@ def _texels(name):
         rgba[:, 3] = 255
         rgba[:, :n] = v
         own = {1: "RED", 2: "RG", 4: "RGBA"}[n]
-        return v.tobytes(), [(own, "UNSIGNED_BYTE", v.tobytes()),
-                             ("RGBA", "UNSIGNED_BYTE", rgba.tobytes()),
-                             ("RGBA", "FLOAT", (rgba / 255.0).astype(np.float32).tobytes())]
+        return v.tobytes(), [
+            (own, "UNSIGNED_BYTE", v.tobytes()),
+            ("RGBA", "UNSIGNED_BYTE", rgba.tobytes()),
+            ("RGBA", "FLOAT", (rgba / 255.0).astype(np.float32).tobytes()),
+        ]
     if name == "RGB10_A2":
         r, g, b, a = i * 80 % 1024, i * 33 % 1024, 1023 - i, i % 4
         words = (r | g << 10 | b << 20 | a << 30).astype(np.uint32)
         f = np.stack([r / 1023, g / 1023, b / 1023, a / 3], 1).astype(np.float32)
-        return words.tobytes(), [("RGBA", "UNSIGNED_INT_2_10_10_10_REV", words.tobytes()),
-                                 ("RGBA", "FLOAT", f.tobytes())]
+        return words.tobytes(), [
+            ("RGBA", "UNSIGNED_INT_2_10_10_10_REV", words.tobytes()),
+            ("RGBA", "FLOAT", f.tobytes()),
+        ]
     if name == "R11F_G11F_B10F":
         # r = 1.0 + i/64 (exponent 15, mantissa i), g = 2.0, b = 0.5
         r = (15 << 6) | i
@@ -335,17 +346,26 @@ def _texels(name):
         b = np.full(N, 14 << 5)
         words = (r | g << 11 | b << 22).astype(np.uint32)
         f = np.stack([1 + i / 64, np.full(N, 2.0), np.full(N, 0.5), np.ones(N)], 1)
-        return words.tobytes(), [("RGB", "UNSIGNED_INT_10F_11F_11F_REV", words.tobytes()),
-                                 ("RGBA", "FLOAT", f.astype(np.float32).tobytes())]
+        return words.tobytes(), [
+            ("RGB", "UNSIGNED_INT_10F_11F_11F_REV", words.tobytes()),
+            ("RGBA", "FLOAT", f.astype(np.float32).tobytes()),
+        ]
     if name in ("RGBA16F", "RGBA32F"):
         dt = np.float16 if name == "RGBA16F" else np.float32
         v = (np.arange(N * 4).reshape(N, 4) * 0.25 - 3).astype(dt)
         own = "HALF_FLOAT" if name == "RGBA16F" else "FLOAT"
-        return v.tobytes(), [("RGBA", own, v.tobytes()),
-                             ("RGBA", "FLOAT", v.astype(np.float32).tobytes())]
+        return v.tobytes(), [
+            ("RGBA", own, v.tobytes()),
+            ("RGBA", "FLOAT", v.astype(np.float32).tobytes()),
+        ]
     if name in ("R32UI", "RGBA8UI", "RGBA8I", "RGBA32I", "RGBA32UI"):
-        dt = {"R32UI": np.uint32, "RGBA8UI": np.uint8, "RGBA8I": np.int8, "RGBA32I": np.int32,
-              "RGBA32UI": np.uint32}[name]
+        dt = {
+            "R32UI": np.uint32,
+            "RGBA8UI": np.uint8,
+            "RGBA8I": np.int8,
+            "RGBA32I": np.int32,
+            "RGBA32UI": np.uint32,
+        }[name]
         n = 1 if name == "R32UI" else 4
         v = (np.arange(N * n).reshape(N, n) * 7 - (40 if np.issubdtype(dt, np.signedinteger)
                                                    else 0)).astype(dt)  # fmt: skip
@@ -353,15 +373,23 @@ def _texels(name):
         wide = np.zeros((N, 4), np.int32 if signed else np.uint32)
         wide[:, 3] = 1
         wide[:, :n] = v
-        own_t = {np.uint32: "UNSIGNED_INT", np.uint8: "UNSIGNED_BYTE", np.int8: "BYTE",
-                 np.int32: "INT"}[dt]
+        own_t = {
+            np.uint32: "UNSIGNED_INT",
+            np.uint8: "UNSIGNED_BYTE",
+            np.int8: "BYTE",
+            np.int32: "INT",
+        }[dt]
         own_f = "RED_INTEGER" if n == 1 else "RGBA_INTEGER"
-        return v.tobytes(), [(own_f, own_t, v.tobytes()),
-                             ("RGBA_INTEGER", "INT" if signed else "UNSIGNED_INT", wide.tobytes())]
+        return v.tobytes(), [
+            (own_f, own_t, v.tobytes()),
+            ("RGBA_INTEGER", "INT" if signed else "UNSIGNED_INT", wide.tobytes()),
+        ]
     if name == "DEPTH_COMPONENT16":
         v = (i * 5000).astype(np.uint16)
-        return v.tobytes(), [("DEPTH_COMPONENT", "UNSIGNED_SHORT", v.tobytes()),
-                             ("DEPTH_COMPONENT", "FLOAT", (v / 65535).astype(np.float32).tobytes())]
+        return v.tobytes(), [
+            ("DEPTH_COMPONENT", "UNSIGNED_SHORT", v.tobytes()),
+            ("DEPTH_COMPONENT", "FLOAT", (v / 65535).astype(np.float32).tobytes()),
+        ]
     if name == "DEPTH_COMPONENT32F":
         v = (i / 16).astype(np.float32)
         return v.tobytes(), [("DEPTH_COMPONENT", "FLOAT", v.tobytes())]
@@ -371,15 +399,19 @@ def _texels(name):
         words = ((d24 << 8) | (s if name == "DEPTH24_STENCIL8" else 0)).astype(np.uint32)
         out = [("DEPTH_COMPONENT", "FLOAT", (d24 / 0xFFFFFF).astype(np.float32).tobytes())]
         if name == "DEPTH24_STENCIL8":
-            out += [("DEPTH_STENCIL", "UNSIGNED_INT_24_8", words.tobytes()),
-                    ("STENCIL_INDEX", "UNSIGNED_BYTE", s.astype(np.uint8).tobytes())]
+            out += [
+                ("DEPTH_STENCIL", "UNSIGNED_INT_24_8", words.tobytes()),
+                ("STENCIL_INDEX", "UNSIGNED_BYTE", s.astype(np.uint8).tobytes()),
+            ]
         return words.tobytes(), out
     if name == "DEPTH32F_STENCIL8":
         d = (i / 16).astype(np.float32)
         s = ((i * 21 + 3) % 256).astype(np.uint32)
         pairs = np.stack([d.view(np.uint32), s], 1).astype(np.uint32)
-        return pairs.tobytes(), [("DEPTH_STENCIL", "FLOAT_32_UNSIGNED_INT_24_8_REV", pairs.tobytes()),
-                                 ("STENCIL_INDEX", "UNSIGNED_BYTE", s.astype(np.uint8).tobytes())]
+        return pairs.tobytes(), [
+            ("DEPTH_STENCIL", "FLOAT_32_UNSIGNED_INT_24_8_REV", pairs.tobytes()),
+            ("STENCIL_INDEX", "UNSIGNED_BYTE", s.astype(np.uint8).tobytes()),
+        ]
     raise KeyError(name)
 
 
@@ -425,19 +457,37 @@ def test_read_pixels_rows_are_gl_bottom_up_and_tight():
         c.clear_color(0, 0, 1, 1)
         c.clear(0x4000)
         c.draw_arrays(GL_TRIANGLES, 0, 3)
-        data = ok(c, ap, "ReadPixels", {"Box": {"X": 0, "Y": 0, "Z": 0, "W": 3, "H": H, "D": 1},
-                                        "Format": GL["RGBA"], "Type": GL["UNSIGNED_BYTE"]})
+        data = ok(
+            c,
+            ap,
+            "ReadPixels",
+            {
+                "Box": {"X": 0, "Y": 0, "Z": 0, "W": 3, "H": H, "D": 1},
+                "Format": GL["RGBA"],
+                "Type": GL["UNSIGNED_BYTE"],
+            },
+        )
         assert len(data) == 3 * H * 4  # tight: no row padding
         rows = np.frombuffer(data, np.uint8).reshape(H, 3, 4)
         check_bottom_up(rows)
-        d24 = ok(c, ap, "ReadPixels", {"Box": {"X": 0, "Y": 0, "Z": 0, "W": 2, "H": 1, "D": 1},
-                                       "Format": GL["DEPTH_STENCIL"], "Type": GL["UNSIGNED_INT_24_8"]})
+        d24 = ok(
+            c,
+            ap,
+            "ReadPixels",
+            {
+                "Box": {"X": 0, "Y": 0, "Z": 0, "W": 2, "H": 1, "D": 1},
+                "Format": GL["DEPTH_STENCIL"],
+                "Type": GL["UNSIGNED_INT_24_8"],
+            },
+        )
         assert np.frombuffer(d24, np.uint32).tolist() == [0xFFFFFF00, 0xFFFFFF00]  # depth 1, s 0
 
 
 def check_bottom_up(rows):
     if tuple(rows[0, 0]) != (0, 255, 0, 255) or tuple(rows[-1, -1]) != (0, 0, 255, 255):
-        raise AssertionError(f"rows not bottom-up: first {tuple(rows[0, 0])} last {tuple(rows[-1, -1])}")
+        raise AssertionError(
+            f"rows not bottom-up: first {tuple(rows[0, 0])} last {tuple(rows[-1, -1])}"
+        )
 
 
 def test_read_pixels_control_top_down_rows_are_caught():
@@ -446,8 +496,16 @@ def test_read_pixels_control_top_down_rows_are_caught():
         c.clear_color(0, 0, 1, 1)
         c.clear(0x4000)
         c.draw_arrays(GL_TRIANGLES, 0, 3)
-        data = ok(c, ap, "ReadPixels", {"Box": {"X": 0, "Y": 0, "Z": 0, "W": 3, "H": H, "D": 1},
-                                        "Format": GL["RGBA"], "Type": GL["UNSIGNED_BYTE"]})
+        data = ok(
+            c,
+            ap,
+            "ReadPixels",
+            {
+                "Box": {"X": 0, "Y": 0, "Z": 0, "W": 3, "H": H, "D": 1},
+                "Format": GL["RGBA"],
+                "Type": GL["UNSIGNED_BYTE"],
+            },
+        )
         rows = np.frombuffer(data, np.uint8).reshape(H, 3, 4)[::-1]  # the planted defect
         with pytest.raises(AssertionError, match="rows not bottom-up"):
             check_bottom_up(rows)
@@ -475,8 +533,15 @@ def readback(c, ap, buf, off, size):
 def copy_then_read(c, ap):
     src = c.create_buffer(bytes(range(64)))
     dst = c.create_buffer(bytes(64))
-    c.em.emit("ResourceCopyRegion", {"Src": src.handle, "Dst": dst.handle,
-                                     "SrcBox": {"X": 8, "W": 16, "H": 1, "D": 1}, "DstX": 4})
+    c.em.emit(
+        "ResourceCopyRegion",
+        {
+            "Src": src.handle,
+            "Dst": dst.handle,
+            "SrcBox": {"X": 8, "W": 16, "H": 1, "D": 1},
+            "DstX": 4,
+        },
+    )
     return readback(c, ap, dst, 0, 24)
 
 
@@ -523,8 +588,16 @@ def test_image_copy_and_copy_framebuffer_to_texture_by_pixels():
         c.em.emit("CopyFramebufferToTexture", {"Dst": t.handle, "Level": 0, "X": 0, "Y": 0,
                                                "Width": 8, "Height": 8, "XOffset": 0, "YOffset": 0,
                                                "SubImage": 1, "InternalFormat": 0x8058})  # fmt: skip
-        fb = ok(c, ap, "ReadPixels", {"Box": {"X": 0, "Y": 0, "W": 8, "H": 8, "D": 1},
-                                      "Format": GL["RGBA"], "Type": GL["UNSIGNED_BYTE"]})
+        fb = ok(
+            c,
+            ap,
+            "ReadPixels",
+            {
+                "Box": {"X": 0, "Y": 0, "W": 8, "H": 8, "D": 1},
+                "Format": GL["RGBA"],
+                "Type": GL["UNSIGNED_BYTE"],
+            },
+        )
         assert get_image(c, ap, t, "RGBA", "UNSIGNED_BYTE") == fb
         assert fb[:4] == bytes([0, 255, 0, 255])
 
@@ -536,8 +609,12 @@ def test_pack_buffer_readback_on_the_device_and_converted():
         c.tex_image(tex, 0, data)
         c.tr.validate("ReadPixels")
         pb = c.create_buffer(bytes(256))
-        src = {"Res": tex.handle, "Box": {"X": 0, "Y": 0, "W": TW, "H": TH, "D": 1},
-               "Format": GL["RGBA"], "Type": GL["UNSIGNED_BYTE"]}
+        src = {
+            "Res": tex.handle,
+            "Box": {"X": 0, "Y": 0, "W": TW, "H": TH, "D": 1},
+            "Format": GL["RGBA"],
+            "Type": GL["UNSIGNED_BYTE"],
+        }
         seq = c.em.emit("GetTextureImageToBuffer", {"Src": src, "Dst": pb.handle, "DstBase": 16,
                                                      "RowStride": 20})  # fmt: skip
         one = dict(src, Type=GL["FLOAT"], Box={"X": 0, "Y": 0, "W": 1, "H": 1, "D": 1})
@@ -590,8 +667,10 @@ def _fb_with(c, w, h, data):
 
 def test_blit_scaled_nearest_and_flipped_by_pixels():
     with vk_answers() as (c, be, ap):
-        src_px = np.array([[[255, 0, 0, 255], [0, 255, 0, 255]],
-                           [[0, 0, 255, 255], [255, 255, 255, 255]]], np.uint8)  # GL row 0 first
+        src_px = np.array(
+            [[[255, 0, 0, 255], [0, 255, 0, 255]], [[0, 0, 255, 255], [255, 255, 255, 255]]],
+            np.uint8,
+        )  # GL row 0 first
         sfb, _ = _fb_with(c, 2, 2, src_px.tobytes())
         dfb, dtex = _fb_with(c, 4, 4, bytes(64))
         c.bind_framebuffer(sfb, "read")
@@ -690,19 +769,28 @@ def test_rendered_texture_reads_back_in_gl_rows_on_the_host_and_into_a_pack_buff
         c.clear(0x4000)
         c.draw_arrays(GL_TRIANGLES, 0, 3)
         box = {"X": 0, "Y": 0, "W": W, "H": H, "D": 1}
-        fbpx = ok(c, ap, "ReadPixels", {"Box": box, "Format": GL["RGBA"], "Type": GL["UNSIGNED_BYTE"]})
+        fbpx = ok(
+            c, ap, "ReadPixels", {"Box": box, "Format": GL["RGBA"], "Type": GL["UNSIGNED_BYTE"]}
+        )
         check_bottom_up(np.frombuffer(fbpx, np.uint8).reshape(H, W, 4))
         assert get_image(c, ap, tex, "RGBA", "UNSIGNED_BYTE") == fbpx  # the attachment, GL rows
         pb = c.create_buffer(bytes(W * H * 4))
-        c.em.emit("ReadPixelsToBuffer", {"Src": {"Box": box, "Format": GL["RGBA"],
-                                                 "Type": GL["UNSIGNED_BYTE"]}, "Dst": pb.handle})
+        c.em.emit(
+            "ReadPixelsToBuffer",
+            {
+                "Src": {"Box": box, "Format": GL["RGBA"], "Type": GL["UNSIGNED_BYTE"]},
+                "Dst": pb.handle,
+            },
+        )
         assert be.pack_device_copies == 1  # RGBA8 as RGBA / UNSIGNED_BYTE: the copy's own bytes
         assert readback(c, ap, pb, 0, W * H * 4) == fbpx
         plain = c.create_texture_2d(W, H)  # rows bottom-up: the copy moves rows one by one
         c.tex_image(plain, 0, bytes(W * H * 4))
         c.tr.validate("ReadPixels")
-        c.em.emit("ResourceCopyRegion", {"Src": tex.handle, "Dst": plain.handle,
-                                         "SrcBox": {"W": W, "H": H, "D": 1}})
+        c.em.emit(
+            "ResourceCopyRegion",
+            {"Src": tex.handle, "Dst": plain.handle, "SrcBox": {"W": W, "H": H, "D": 1}},
+        )
         assert get_image(c, ap, plain, "RGBA", "UNSIGNED_BYTE") == fbpx
 
 
@@ -771,8 +859,9 @@ def test_non_present_tick_control_a_tick_that_never_flushes_is_caught(monkeypatc
 
 
 def scissored_blit_scene(c, ap, box):
-    src_px = np.array([[[255, 0, 0, 255], [0, 255, 0, 255]],
-                       [[0, 0, 255, 255], [255, 255, 255, 255]]], np.uint8)
+    src_px = np.array(
+        [[[255, 0, 0, 255], [0, 255, 0, 255]], [[0, 0, 255, 255], [255, 255, 255, 255]]], np.uint8
+    )
     sfb, _ = _fb_with(c, 2, 2, src_px.tobytes())
     dfb, _ = _fb_with(c, 4, 4, bytes(64))
     c.enable("ScissorTest")

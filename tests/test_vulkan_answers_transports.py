@@ -116,8 +116,9 @@ def answers_scene(c) -> dict:
     c.copy_buffer_sub_data(src, dst, 8, 4, 16)
     got["copy"] = c.get_buffer_sub_data(dst, 0, 24)
     got["error_none"] = c.get_error()
-    c.em.emit("QueryEnd", {"Query": occ.handle if hasattr(occ, "handle") else occ,
-                           "Kind": SAMPLES_PASSED})  # not active: GL_INVALID_OPERATION
+    c.em.emit(
+        "QueryEnd", {"Query": occ.handle if hasattr(occ, "handle") else occ, "Kind": SAMPLES_PASSED}
+    )  # not active: GL_INVALID_OPERATION
     c.get_timestamp()  # a round trip: the error's event has arrived by its end (glGetError
     # itself never waits: seed 001 §13.1)
     got["error"] = c.get_error()
@@ -139,8 +140,9 @@ def check_answers(got: dict) -> None:
     assert tuple(px[0, 0]) == (0, 0, 255, 255)  # the clear colour outside it
     assert np.frombuffer(got["depth"], np.uint32).tolist() == [0xFFFFFF00] * 2  # depth 1, s 0
     check_texels("RGBA8", "RGBA", "UNSIGNED_BYTE", got["tex"], bytes(range(48)))
-    check_texels("RGBA8", "RGBA", "FLOAT", got["texf"],
-                 (np.arange(48) / 255.0).astype(np.float32).tobytes())
+    check_texels(
+        "RGBA8", "RGBA", "FLOAT", got["texf"], (np.arange(48) / 255.0).astype(np.float32).tobytes()
+    )
     check_copy(got["copy"])
     assert (got["error_none"], got["error"], got["error_after"]) == (0, 0x0502, 0)
 
@@ -175,5 +177,7 @@ def check_same(a: dict, b: dict, transport: str) -> None:
 
 def test_transport_comparison_control_a_changed_answer_is_named():
     a = {"samples": QUAD_SAMPLES, "copy": b"x"}
-    with pytest.raises(AssertionError, match=r"inproc answered differently from monolith: \['samples'\]"):
+    with pytest.raises(
+        AssertionError, match=r"inproc answered differently from monolith: \['samples'\]"
+    ):
         check_same(a, dict(a, samples=QUAD_SAMPLES - 1), "inproc")

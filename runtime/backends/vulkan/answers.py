@@ -268,7 +268,9 @@ class AnswerEntries(AnswersCaps):
             dst.gpu_written = ring.serial  # type: ignore[attr-defined]
             self.pack_device_copies += 1
         else:
-            data = self._read_image(img, level, x, y, layer, w, h, layers, gl_format, gl_type, where)
+            data = self._read_image(
+                img, level, x, y, layer, w, h, layers, gl_format, gl_type, where
+            )
             if swap > 1:
                 data = np.frombuffer(data, np.uint8).reshape(-1, swap)[:, ::-1].tobytes()
             line = w * texel
@@ -295,8 +297,9 @@ class AnswerEntries(AnswersCaps):
 
         def body() -> None:
             obj = ctx.resolved[_SRC_RES]
-            img, level, layer, w, h, layers = self._texture_region(obj, p.Src,
-                                                                   "GetTextureImageToBuffer")
+            img, level, layer, w, h, layers = self._texture_region(
+                obj, p.Src, "GetTextureImageToBuffer"
+            )
             self._pack_into(ctx, p, img, level, layer, w, h, layers, "GetTextureImageToBuffer")
 
         self._fire(ctx, body)
@@ -311,11 +314,13 @@ class AnswerEntries(AnswersCaps):
         dyn = {
             "UniformBufferOffsetAlignment": int(lim.minUniformBufferOffsetAlignment),
             "ShaderStorageBufferOffsetAlignment": int(lim.minStorageBufferOffsetAlignment),
-            "MaxTextureMaxAnisotropy": float(lim.maxSamplerAnisotropy)
-            if dev.features.get("samplerAnisotropy") else 1.0,
+            "MaxTextureMaxAnisotropy": (
+                float(lim.maxSamplerAnisotropy) if dev.features.get("samplerAnisotropy") else 1.0
+            ),
             "AliasedLineWidthRangeMin": float(lim.lineWidthRange[0]),
-            "AliasedLineWidthRangeMax": float(lim.lineWidthRange[1])
-            if dev.features.get("wideLines") else 1.0,
+            "AliasedLineWidthRangeMax": (
+                float(lim.lineWidthRange[1]) if dev.features.get("wideLines") else 1.0
+            ),
             "SmoothLineWidthGranularity": float(lim.lineWidthGranularity),
             "PointSizeRangeMin": float(lim.pointSizeRange[0]),
             "PointSizeRangeMax": float(lim.pointSizeRange[1]),

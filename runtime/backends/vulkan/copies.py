@@ -255,7 +255,9 @@ class CopyEntries:
                 raise VulkanRefused(f"Blit.{side}", f"{dev.name} cannot blit "
                                     f"{'from' if side == 'ReadFbo' else 'into'} "
                                     f"{info.name if info else img.format}")  # fmt: skip
-        if linear and not _has(dev, s_img.format, vk.VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT):
+        if linear and not _has(
+            dev, s_img.format, vk.VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT
+        ):
             raise VulkanRefused("Blit.Filter", "GL_LINEAR: the device does not filter this format")
 
 
@@ -272,7 +274,10 @@ def scissored_blit(coords: tuple[int, ...], block: Any) -> tuple[int, ...] | Non
     bx, by, bw, bh = (int(v) for v in vector(block["ScissorBoxes"][0]))
     sx0, sy0, sx1, sy1, dx0, dy0, dx1, dy1 = coords
     out_s, out_d = [], []
-    for s0, s1, d0, d1, lo, hi in ((sx0, sx1, dx0, dx1, bx, bx + bw), (sy0, sy1, dy0, dy1, by, by + bh)):
+    for s0, s1, d0, d1, lo, hi in (
+        (sx0, sx1, dx0, dx1, bx, bx + bw),
+        (sy0, sy1, dy0, dy1, by, by + bh),
+    ):
         a, b = sorted((d0, d1))
         c0, c1 = max(a, lo), min(b, hi)
         if c1 <= c0:

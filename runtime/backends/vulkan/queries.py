@@ -290,8 +290,12 @@ class QueryEntries:
 
     def QueryAvailable(self, ctx: Any, d: Any) -> Any:
         q = _query(ctx.resolved["Handle"], "QueryAvailable.Handle")
-        return self._answer(ctx, lambda: Reply.ok(  # type: ignore[attr-defined]
-            struct.pack("<I", int(self.query_available(q, "QueryAvailable")))))
+        return self._answer(
+            ctx,
+            lambda: Reply.ok(  # type: ignore[attr-defined]
+                struct.pack("<I", int(self.query_available(q, "QueryAvailable")))
+            ),
+        )
 
     def query_result(self, q: VkQuery, wait: bool, where: str) -> int | None:
         if not self.query_available(q, where):
