@@ -19,6 +19,12 @@ format table with their texel sizes; ``GenerateMipmap`` blits; multisampled
 renderbuffers resolve by ``Blit``. What cannot be executed is a named refusal at the
 record (:class:`~.errors.VulkanRefused` / ``UnsupportedEnum``), never another picture.
 
+The answers of the reverse channel (docs/REVERSE_CHANNEL.md) are mixins: fences
+(:mod:`.fences`, per-submission retirement, the non-present tick), queries
+(:mod:`.queries`, VkQueryPools), readbacks / caps / maps (:mod:`.answers` over
+:mod:`.readbacks`) and copies (:mod:`.copies`); a GL rule a record breaks is an ordered
+``OnGlError`` event (:class:`~.errors.GlError`), never a crash.
+
 Options (constructor, else environment): ``device`` (``MGPIPE_VK_DEVICE``),
 ``validation`` (``MGPIPE_VK_VALIDATION``), ``width`` / ``height`` of the default
 framebuffer.
