@@ -966,3 +966,15 @@ def test_pack_swap_bytes_control_an_unswapped_pack_is_caught():
         got, vals = swapped_pack(c, ap, be, 0)  # the planted defect: the group dropped
         with pytest.raises(AssertionError, match="swap bytes not applied"):
             check_swapped(got, vals)
+
+
+def test_a_3d_texture_reads_back_slice_by_slice():
+    with vk_answers() as (c, be, ap):
+        tex = c.create_texture("3d", 2, 2, 3)
+        data = bytes(range(2 * 2 * 3 * 4))
+        c.tex_image(tex, 0, data)
+        # check_texels' control: test_readback_control_a_wrong_byte_is_named
+        check_texels("3d", "RGBA", "UNSIGNED_BYTE", get_image(c, ap, tex, "RGBA", "UNSIGNED_BYTE"),
+                     data)  # every slice  # fmt: skip
+        one = get_image(c, ap, tex, "RGBA", "UNSIGNED_BYTE", box=(0, 0, 1, 2, 2, 1))
+        check_texels("3d slice 1", "RGBA", "UNSIGNED_BYTE", one, data[16:32])
