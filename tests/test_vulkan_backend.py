@@ -592,7 +592,7 @@ def test_an_integer_clear_buffer_on_an_integer_attachment_reads_back_its_values(
         c.framebuffer_texture(fb, 0, tex)
         c.bind_framebuffer(fb)
         c.clear_buffer("color", 0, (10, 20, 30, 40), value_class="uint")
-        raw = c.read_pixels(2, 2, 1, 1, RGBA_INTEGER, UNSIGNED_INT, bytes_per_pixel=16)
+        raw = c.read_pixels(2, 2, 1, 1, RGBA_INTEGER, UNSIGNED_INT)  # 16 bytes: from the pair
         assert struct.unpack("<4I", raw) == (10, 20, 30, 40)
         c.present()
 
