@@ -559,13 +559,16 @@ class GlesAnswers(AnswersCaps):
         obj.backend = None
 
     # -- tick (every 64 records, at Present) ---------------------------------------------
-    def tick(self, ctx: Any) -> None:
-        """Retire what finished (per fence / per query) and say so; the non-present tick."""
+    def tick(self, ctx: Any, present: bool = False) -> None:
+        """Retire what finished (per fence / per query) and say so; the non-present fence
+        tick. Its own GL calls go through a counter of their own (pipe machinery, like the
+        frame timer's: the backend's ``gl_calls`` stay the frame's)."""
         if self.egl is None:  # type: ignore[attr-defined]
             return
         live = self._fences()
+        gl = self._tick_gl
         if live or self._live_queries:
-            self.gl.glFlush()  # type: ignore[attr-defined]
+            gl.glFlush()
         for key, (obj, h) in list(live.items()):
             if obj.backend is not None and not obj.data.get("signalled") and self._fence_done(obj):
                 ctx.events.fence_signalled((h.slot, h.gen))
@@ -578,15 +581,26 @@ class GlesAnswers(AnswersCaps):
                 self._live_queries.pop(key)
         now = time.monotonic()
         tf = self._tick_fence
-        if tf is not None and int(self.gl.glClientWaitSync(tf[0], 0, 0)) in (  # type: ignore[attr-defined]
+        if tf is not None and int(gl.glClientWaitSync(tf[0], 0, 0)) in (
                 GL_ALREADY_SIGNALED, GL_CONDITION_SATISFIED):  # fmt: skip
-            self.retired_seq = tf[1]
-            self.gl.glDeleteSync(tf[0])  # type: ignore[attr-defined]
+            self.retired_seq = tf[1]  # every record up to it has retired on the GPU
+            gl.glDeleteSync(tf[0])
             self._tick_fence = tf = None
+        if present:  # a Present is the frame's own retirement point: the clock restarts
+            self._last_tick, self._tick_seq = now, ctx.seq
+            return
         if tf is None and (now - self._last_tick > TICK_S or ctx.seq - self._tick_seq >= TICK_RECORDS):
-            self._tick_fence = (self.gl.glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0), ctx.seq)  # type: ignore[attr-defined]
-            self._tick_seq = ctx.seq
-        self._last_tick = now if tf is None else self._last_tick
+            self._tick_fence = (gl.glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0), ctx.seq)
+            self._last_tick, self._tick_seq = now, ctx.seq
+
+    @property
+    def _tick_gl(self) -> Any:
+        gl = getattr(self, "_tick_counted", None)
+        if gl is None:
+            from .gl import CountedGL
+
+            gl = self._tick_counted = CountedGL()
+        return gl
 
     # -- persistent maps (tier T2) -------------------------------------------------------
     def MapPersistent(self, ctx: Any, d: Any) -> Reply:
