@@ -720,8 +720,8 @@ class Client(AnswersMixin):
         if filter == GL_LINEAR and mask & (GL_DEPTH_BUFFER_BIT | GL_STENCIL_BUFFER_BIT):
             raise ClientError("blit_framebuffer: depth / stencil blits filter GL_NEAREST only")
         tr = self.tr
-        tr.validate("Blit")
         tr.cso.validate(tr.rs)  # a blit is scissored: the server needs the scissor state now
+        tr.validate("Blit")
         dfb = default_framebuffer()
         self.em.emit("Blit", {
             "ReadFbo": tr.read_fbo.handle if tr.read_fbo else dfb,

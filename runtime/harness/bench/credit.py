@@ -80,14 +80,14 @@ def report(frames: int = 12, draws: int = 200) -> list[dict[str, Any]]:
 
 
 def text(rows: list[dict[str, Any]]) -> str:
-    out = ["present credit (MinecraftFrame, recorder backend): frames in flight at present, "
-           "client stall per frame",
+    out = ["present credit (MinecraftFrame, recorder): frames in flight at present, "
+           "client stall / frame",
            f"{'transport':<10} {'credit':>6} {'in flight max':>13} {'mean':>6} "
-           f"{'stall p50 us':>12} {'stall mean us':>13} {'round trips/frame':>17}"]  # fmt: skip
+           f"{'stall p50 us':>12} {'stall mean us':>13} {'trips/frame':>11}"]  # fmt: skip
     for r in rows:
         p50 = r["client_stall_ns_per_frame_p50"]
         out.append(f"{r['transport']:<10} {r['credit']:>6} {r['frames_in_flight_max']:>13} "
                    f"{r['frames_in_flight_mean']:>6.2f} "
                    f"{(p50 or 0) / 1e3:>12.1f} {r['client_stall_ns_per_frame_mean'] / 1e3:>13.1f} "
-                   f"{r['blocking_round_trips_per_frame_max']:>17}")  # fmt: skip
+                   f"{r['blocking_round_trips_per_frame_max']:>11}")  # fmt: skip
     return "\n".join(out)
