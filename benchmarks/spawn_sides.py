@@ -51,7 +51,7 @@ def _local(scene: str, transport: str, n: int) -> tuple:
             server_ns[0] += time.thread_time_ns() - t0
 
         t = InprocTransport(sink, 1 << 20)
-    c = Client(None, stage, transport=t)  # type: ignore[arg-type]
+    c = Client(None, stage, transport=t, reverse=applier.apply.reverse)  # type: ignore[arg-type]
     c0, w0 = time.process_time_ns(), time.perf_counter()
     SCENES[scene].run(c, n)
     c.close()

@@ -97,22 +97,40 @@ class CountingWaits:
 
 
 @pytest.mark.parametrize("transport", ["monolith", "inproc"])
-def test_present_waits_once_and_buffer_subdata_never(transport: str) -> None:
+def test_present_waits_on_its_credit_and_buffer_subdata_never(transport: str) -> None:
+    """Blocking round trips by call (the reverse link's counter): the buffer half of
+    ResourceSubData none, the texture half one; a present at credit 1 leaves at most one
+    present in flight (present k returns with present k - 1 applied), and never waits for
+    itself once the stage is in its per-frame regions."""
     client, _ = _pipe(transport)
-    counter = CountingWaits(client.transport)
-    client.transport.wait_applied = counter  # type: ignore[method-assign]
+    rt = client.link.round_trips
     buf = client.create_buffer(bytes(64))
-    counter.waits = 0
+    before = sum(rt.values())
     client.buffer_sub_data(buf, 0, b"\x01" * 16)  # the buffer half: fire-and-forget
-    assert counter.waits == 0
+    assert sum(rt.values()) == before
     tex = client.create_texture_2d(4, 4)
     client.tex_sub_image_2d(tex, 0, 0, 0, 4, 4, bytes(64))
-    counter.waits = 0
     client.draw_arrays(GL_TRIANGLES, 0, 3)  # the upload leaves here: the texture half waits
-    assert counter.waits == 1
-    counter.waits = 0
-    client.present()
-    assert counter.waits == 1  # once, on its credit
+    assert rt["ResourceSubData"] == 1
+    seqs, before = [], sum(rt.values())
+    for _ in range(4):
+        client.draw_arrays(GL_TRIANGLES, 0, 3)
+        client.present()
+        seqs.append(client.transport.emit_seq)
+        if len(seqs) > 1:
+            assert client.transport.applied_seq >= seqs[-2]  # credit 1
+    assert client.em.stage.wide is False  # frames stage into regions: no self-wait
+    assert sum(rt.values()) == before  # presents are credit waits, not round trips
+    client.close()
+
+
+def test_negative_control_credit_0_waits_for_every_present() -> None:
+    client, _ = _pipe("inproc")
+    client.present_credit = 0
+    for _ in range(3):
+        client.draw_arrays(GL_TRIANGLES, 0, 3)
+        client.present()
+        assert client.transport.applied_seq == client.transport.emit_seq
     client.close()
 
 

@@ -115,7 +115,7 @@ def test_ring_stream_is_byte_identical_to_the_pinned_one(key: str) -> None:
         count[0] += 1
         return applier.apply(rec)
 
-    with Client(sink, stage, transport=transport) as c:
+    with Client(sink, stage, transport=transport, reverse=applier.apply.reverse) as c:
         SCENES[name].run(c, int(n))
     if UPDATE:  # re-pin (the scenes' programs changed: real SPIR-V replaced placeholder bytes)
         pinned = json.loads((GOLDEN / "streams.json").read_text())

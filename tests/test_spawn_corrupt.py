@@ -51,7 +51,8 @@ def _scene_records(scene: str, n: int) -> list[bytes]:
         out.append(bytes(rec))
         applier.apply(rec)
 
-    c = Client(None, stage, transport=MonolithTransport(sink))  # type: ignore[arg-type]
+    c = Client(None, stage, transport=MonolithTransport(sink),  # type: ignore[arg-type]
+               reverse=applier.apply.reverse)  # the applier's SEG_REPLY / SEG_EVENT  # fmt: skip
     SCENES[scene].run(c, n)
     return out
 

@@ -74,10 +74,11 @@ def test_sigstop_is_slowness_the_client_waits_and_resumes_on_sigcont() -> None:
     result: dict[str, object] = {}
 
     def frame() -> None:
-        for _ in range(3):
-            c.enable("Blend")
-            c.draw_arrays(4, 0, 3)
-        result["present"] = c.present()
+        for _ in range(2):  # present credit 1: the second present waits for the first
+            for _ in range(3):
+                c.enable("Blend")
+                c.draw_arrays(4, 0, 3)
+            result["present"] = c.present()
         done.set()
 
     th = threading.Thread(target=frame, daemon=True)

@@ -182,6 +182,9 @@ def test_transports_render_the_same_frame(transport):
         c.clear(COLOR_DEPTH)
         c.draw_arrays(GL_TRIANGLES, 0, 3)
         c.present()
+        # present credit 1: the Present may still be applying on the apply thread; the
+        # snapshot reads the device from this thread, so everything is applied first
+        c.transport.wait_applied()
         img = be.snapshot()
         assert tuple(img[0, 0]) == (255, 0, 0, 255) and tuple(img[47, 63]) == (0, 0, 255, 255)
 
@@ -617,7 +620,7 @@ def test_an_integer_clear_buffer_on_an_integer_attachment_reads_back_its_values(
         c.framebuffer_texture(fb, 0, tex)
         c.bind_framebuffer(fb)
         c.clear_buffer("color", 0, (10, 20, 30, 40), value_class="uint")
-        raw = c.read_pixels(2, 2, 1, 1, RGBA_INTEGER, UNSIGNED_INT, bytes_per_pixel=16)
+        raw = c.read_pixels(2, 2, 1, 1, RGBA_INTEGER, UNSIGNED_INT)  # 16 bytes: from the pair
         assert struct.unpack("<4I", raw) == (10, 20, 30, 40)
         c.present()
 

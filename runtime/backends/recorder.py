@@ -17,15 +17,45 @@ file compares by :meth:`recording_digest` (xxh64 of the canonical JSON).
 from __future__ import annotations
 
 import json
+import struct
 from collections import Counter
 from typing import Any
 
 import xxhash
 
+from ..server.reverse import BackendCaps, Reply, encode_caps
 from ..wire.spec import call_spec
-from .base import call_names
+from .base import build_table, call_names
 
 __all__ = ["Recorder", "VERB_CLASS", "FORMAT", "canonical_json"]
+
+#: What the recorder answers (it draws nothing and waits for nothing): caps naming its every
+#: entry, zero pixels / bytes of the asked size (as its read-backs always left the
+#: destination), fences signalled, queries available with 0, a timestamp = the record seq
+#: (monotone), MapPersistent DECLINED (tier T2).
+_ANSWERS: dict[str, Any] = {
+    "GetCaps": lambda self, ctx, d: Reply.ok(encode_caps(
+        BackendCaps(renderer="mgpipe recorder"), build_table(self))),
+    "ReadPixels": lambda self, ctx, d: Reply.ok(bytes(int(d.payload.DstSize))),
+    "GetTextureImage": lambda self, ctx, d: Reply.ok(bytes(int(d.payload.DstSize))),
+    "ResourceReadback": lambda self, ctx, d: Reply.ok(bytes(int(d.payload.Size))),
+    "FenceStatus": lambda self, ctx, d: Reply.ok(struct.pack("<I", 1)),
+    "FenceWait": lambda self, ctx, d: Reply.ok(struct.pack("<I", 2)),
+    "QueryAvailable": lambda self, ctx, d: Reply.ok(struct.pack("<I", 1)),
+    "QueryResult": lambda self, ctx, d: Reply.ok(struct.pack("<IIQ", 1, 0, 0)),
+    "QueryTimestamp": lambda self, ctx, d: Reply.ok(struct.pack("<Q", ctx.seq)),
+    "MapPersistent": lambda self, ctx, d: Reply.declined("tier T2"),
+}
+
+
+def _answering(name: str, entry: Any) -> Any:
+    answer = _ANSWERS[name]
+
+    def recorded_answer(ctx: Any, d: Any) -> Any:
+        entry(ctx, d)
+        return answer(recorded_answer.owner, ctx, d)
+
+    return recorded_answer
 
 VERB_CLASS = "kCtxVerb"
 FORMAT = "mgpipe-recording/1"
@@ -53,7 +83,11 @@ class Recorder:
         self._json: tuple[int, list[dict[str, Any]], Counter[str]] | None = None
         for name in call_names():
             spec = call_spec(name)
-            setattr(self, name, self._entry(name, spec.blob_paths))
+            entry = self._entry(name, spec.blob_paths)
+            if name in _ANSWERS:
+                entry = _answering(name, entry)
+                entry.owner = self  # type: ignore[attr-defined]
+            setattr(self, name, entry)
 
     def _entry(self, name: str, blob_paths: tuple) -> Any:
         counts, raws, blobs = self.counts, self.raw, self.blobs

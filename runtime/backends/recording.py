@@ -58,7 +58,7 @@ def replay(raw: list[bytes], blobs: dict[int, list[tuple[int, bytes]]],
     """(verb records, call counts) of a capture, replayed through a fresh server."""
     stage = StageSegment(stage_capacity or DEFAULT_CAPACITY)
     backend = JsonRecorder()
-    applier = Applier(backend, stage)
+    applier = Applier(backend, stage, post_replies=False)  # a replay: no reader of replies
     for i, record in enumerate(raw):
         for offset, data in blobs.get(i, ()):
             stage.write_at(offset, data)

@@ -773,6 +773,7 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
         if filter == GL_LINEAR and mask & (GL_DEPTH_BUFFER_BIT | GL_STENCIL_BUFFER_BIT):
             raise ClientError("blit_framebuffer: depth / stencil blits filter GL_NEAREST only")
         tr = self.tr
+        tr.cso.validate(tr.rs)  # a blit is scissored: the server needs the scissor state now
         tr.validate("Blit")
         dfb = default_framebuffer()
         self.em.emit("Blit", {
@@ -926,11 +927,14 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
         self.frame_serial += 1
         seq = self.em.emit("Present", {"FrameSerial": self.frame_serial})
         # present credit (seed 001 §11.6): at most ``present_credit`` presents in flight --
-        # wait for the present ``credit`` frames back (credit 0: this one)
+        # wait for the present ``credit`` frames back (credit 0, or a frame whose staged
+        # bytes used the whole stage segment: this one)
+        credit = self.present_credit
         self._present_seqs.append(seq)
-        back = self._present_seqs[-1 - self.present_credit] if len(
-            self._present_seqs) > self.present_credit else 0  # fmt: skip
-        del self._present_seqs[: -1 - self.present_credit]
+        stage = self.em.stage
+        back = seq if credit == 0 or stage.wide else (
+            self._present_seqs[-1 - credit] if len(self._present_seqs) > credit else 0)  # fmt: skip
+        del self._present_seqs[: -1 - credit]
         if back:
             if self.link is not None:
                 self.link.credit_wait(back)
@@ -938,8 +942,8 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
                 self.transport.wait_applied(back)
         if self.device_lost:
             return EGL_CONTEXT_LOST
-        if self.transport.applied_seq >= seq:
-            self.em.stage.reset()  # every staged byte has been applied (the reset rule)
+        # the next frame's stage window (deterministic: the same on every transport)
+        stage.region((self.frame_serial + 1) % (credit + 1), credit + 1)
         return self.frame_serial
 
     @property

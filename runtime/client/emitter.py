@@ -50,9 +50,13 @@ class Emitter:
 
     def room(self, nbytes: int) -> None:
         """Make ``nbytes`` of stage space (drain, then rewind: the stage reset rule)."""
-        if self.stage.free < nbytes + 8:
+        stage = self.stage
+        if stage.free < nbytes + 8:
             self.waiter(self.transport.emit_seq, "Stage.Drain")
-            self.stage.reset()
+            if stage.limit - stage.base >= nbytes + 8:
+                stage.reset()
+            else:  # larger than a frame's region: the whole segment (this frame drains)
+                stage.widen()
 
     def stage_bytes(self, data: bytes) -> BlobRef:
         self.staged_bytes += len(data)
@@ -61,7 +65,7 @@ class Emitter:
     def stage_blob(self, data: bytes) -> BlobRef:
         """Stage a blob a fast record names (room first: the stage reset rule)."""
         stage = self.stage
-        if stage.capacity - stage.used < len(data) + 8:  # ``stage.free``, without the call
+        if stage.limit - stage.used < len(data) + 8:  # ``stage.free``, without the call
             self.room(len(data))
         self.staged_bytes += len(data)
         return self.stage.stage(data)

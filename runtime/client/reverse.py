@@ -144,8 +144,9 @@ class ReverseLink:
     def answer(self, seq: int, call: str) -> tuple[ReplyStatus, bytes]:
         """Wait for record ``seq`` and read its reply (ERROR is ``<Call>.ReplyError``)."""
         self.wait(seq, call)
-        if getattr(self.transport, "lost", False):
-            return ReplyStatus.DECLINED, b""
+        if getattr(self.transport, "lost", False):  # the server's named refusal, here
+            reason = getattr(self.transport, "lost_reason", None)
+            raise reason if reason is not None else ProtocolCorruption(f"{call}.ReplyMissing")
         status, data = self.mailbox.take(seq, self.transport.applied_seq, call)
         if status == ReplyStatus.ERROR:
             raise ProtocolCorruption(f"{call}.ReplyError")

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..client.api import Client
+from ..schema import tables as _t
 from ..wire.stage import StageSegment
 from .runner import STAGE_CAPACITY, run_scene
 from .scenes import SCENES
@@ -32,13 +33,42 @@ def _nothing(record: memoryview) -> None:
     return None
 
 
+class _ClientOnly:
+    """The client side's sink: applies nothing; a record that answers (``kReplySlot``) gets
+    the recorder's answer in a local SEG_REPLY (so a scene that reads back runs), every
+    other record costs one header read and one dict lookup."""
+
+    def __init__(self, stage: StageSegment) -> None:
+        from types import SimpleNamespace
+
+        from ..backends.recorder import _ANSWERS, Recorder
+        from ..server.reverse import EventRing, ReplyMailbox
+        from ..wire.codec import Decoder
+        from ..wire.header import read_header
+
+        self.mailbox, self.events = ReplyMailbox(), EventRing()
+        self.reverse = (self.mailbox, self.events)
+        ops = _t.tables().OPCODE
+        self._answers = {ops[name]: (name, fn) for name, fn in _ANSWERS.items()}
+        self._decode, self._header = Decoder(stage).decode, read_header
+        self._rec, self._ctx = Recorder(), SimpleNamespace(seq=0)
+
+    def __call__(self, record: memoryview) -> None:
+        ctx = self._ctx
+        ctx.seq += 1
+        hit = self._answers.get(self._header(record)[0])
+        if hit is not None:
+            self.mailbox.post(ctx.seq, hit[1](self._rec, ctx, self._decode(record)), hit[0])
+
+
 def run_side(scene: str, transport: str, n: int, side: str) -> Client:
     """Run ``scene`` ``n`` times on one side; the (closed) client."""
     if side == "round":
         return run_scene(scene, "recorder", transport, n).client
     if side != "client":
         raise ValueError(f"side {side!r} is not one of {SIDES}")
-    client = Client(_nothing, StageSegment(STAGE_CAPACITY), transport=transport)
+    stage = StageSegment(STAGE_CAPACITY)
+    client = Client(_ClientOnly(stage), stage, transport=transport)
     with client:
         SCENES[scene].run(client, n)
     return client

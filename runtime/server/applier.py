@@ -74,7 +74,8 @@ class Applier:
     """
 
     def __init__(self, backend: object, stage: StageSegment, max_slots: int | None = None, *,
-                 mailbox: ReplyMailbox | None = None, events: EventRing | None = None) -> None:  # fmt: skip
+                 mailbox: ReplyMailbox | None = None, events: EventRing | None = None,
+                 post_replies: bool = True) -> None:  # fmt: skip
         if max_slots is None:  # the budget both sides know (the client's allocators stop there)
             max_slots = budgets().objects_per_kind
         self.backend = backend
@@ -90,7 +91,8 @@ class Applier:
         self.ctx.reply_capacity = self.mailbox.capacity
         tick = getattr(backend, "tick", None)
         self._tick = tick if callable(tick) else None
-        self._answering = answering_calls()
+        #: the calls whose replies are posted (none on a replay: nobody reads them)
+        self._answering = answering_calls() if post_replies else frozenset()
         self.applied: Counter[str] = Counter()
         self.skipped: Counter[str] = Counter()
         self._kind_names = {v: k for k, v in handle_kinds().items()}
@@ -100,6 +102,7 @@ class Applier:
         self._handlers: dict[int, Handler] = {}
         #: ``apply(record) -> object``: the transport sink (compiled, see _compile_apply)
         self.apply: Callable[[memoryview | bytes | bytearray], object] = self._compile_apply()
+        self.apply.reverse = (self.mailbox, self.events)  # type: ignore[attr-defined]
 
     def __call__(self, record: memoryview | bytes) -> object:
         return self.apply(record)

@@ -193,8 +193,8 @@ class EventRing:
 
     def __init__(self, buf: memoryview | bytearray | None = None,
                  size: int = EVENT_RING_SIZE) -> None:  # fmt: skip
-        self.buf = memoryview(buf if buf is not None
-                              else bytearray(_EV_CTL_SIZE + size)).cast("B")  # fmt: skip
+        whole = memoryview(buf if buf is not None else bytearray(_EV_CTL_SIZE + size)).cast("B")
+        self.buf = whole[: _EV_CTL_SIZE + size]  # a shared segment is rounded up to pages
         cap = len(self.buf) - _EV_CTL_SIZE
         if cap <= 0 or cap & (cap - 1):
             raise ValueError(f"SEG_EVENT: {len(self.buf)} bytes (64 + a power of two)")

@@ -55,13 +55,17 @@ def hello_segments(segments: Any) -> dict[int, int]:
         if not _int(seg) or not _int(size) or seg in out:
             raise ProtocolMismatch("Hello.segments")
         out[seg] = size
-    if set(out) != {seg_cmd, seg_stage}:
+    seg_reply, seg_event = int(_t.constant("kMGPipeSegReply")), int(_t.constant("kMGPipeSegEvent"))
+    if set(out) != {seg_cmd, seg_stage, seg_reply, seg_event}:
         raise ProtocolMismatch("Hello.segments")
     ring, stage = out[seg_cmd], out[seg_stage]
     if not MIN_RING <= ring <= MAX_SEGMENT or ring & (ring - 1):
         raise ProtocolMismatch("Hello.segments.Cmd")
     if not 1 <= stage <= MAX_SEGMENT or stage % stage_align():
         raise ProtocolMismatch("Hello.segments.Stage")
+    for seg, name in ((seg_reply, "Reply"), (seg_event, "Event")):
+        if not 1 <= out[seg] <= MAX_SEGMENT or out[seg] % stage_align():
+            raise ProtocolMismatch(f"Hello.segments.{name}")
     return out
 
 

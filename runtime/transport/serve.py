@@ -87,7 +87,8 @@ def serve(ctrl: socket.socket) -> None:
     close = getattr(backend, "close", None)
     if callable(close):
         s.releasers.append(close)
-    applier = Applier(backend, CopyingStage(s.stage_capacity, s.stage_buf))
+    applier = Applier(backend, CopyingStage(s.stage_capacity, s.stage_buf), mailbox=s.mailbox,
+                      events=s.events)  # fmt: skip
     s.welcome(name)
     try:
         want_recording = s.consume(applier.apply)

@@ -29,6 +29,7 @@ from .handshake import append_log, hello_config, hello_segments
 from .shared_ring import SharedRing, segment_size
 from .shm import SharedSegment
 from .sockbell import SocketBell
+from ..server.reverse import EventRing, ReplyMailbox
 
 __all__ = ["Session", "RELEASE_EVERY", "EXIT_ABI", "EXIT_FATAL", "EXIT_BACKEND", "fingerprint"]
 
@@ -60,6 +61,8 @@ class Session:
         self.bell: SocketBell
         self.stage_buf: memoryview
         self.stage_capacity = 0
+        self.mailbox: ReplyMailbox
+        self.events: EventRing
         self._cpu0 = self._cpu1 = 0
 
     # -- leaving ---------------------------------------------------------------
@@ -98,7 +101,7 @@ class Session:
             s.fatal(exc.kind, exc.reason, EXIT_FATAL)
         fds = s.reader.recv_fds()
         s.reader.accept_fds = False  # from here on every descriptor that arrives is closed
-        if len(fds) != 3:
+        if len(fds) != 5:
             for fd in fds:
                 os.close(fd)
         if msg.kind != "Hello":
@@ -109,7 +112,8 @@ class Session:
         if msg["fingerprint"] != mine:
             s.fatal("AbiMismatch", f"Hello.fingerprint {msg['fingerprint']} != {mine}", EXIT_ABI)
         seg_cmd, seg_stage = _t.constant("kMGPipeSegCmd"), _t.constant("kMGPipeSegStage")
-        if len(fds) != 3:
+        seg_reply, seg_event = _t.constant("kMGPipeSegReply"), _t.constant("kMGPipeSegEvent")
+        if len(fds) != 5:
             s.fatal("ProtocolMismatch", "Hello.segments", EXIT_FATAL)
         try:
             segs = hello_segments(msg["segments"])
@@ -126,6 +130,11 @@ class Session:
             s.bell = SocketBell(page, bell_sock, ctrl, CONSUMER_PARKED, PRODUCER_PARKED,
                                 s._on_control)  # fmt: skip
             s.ring = SharedRing(cmd.buf, ring_cap, "consumer", s.bell, s.bell)
+            reply = SharedSegment.adopt(fds[3], segs[seg_reply])
+            event = SharedSegment.adopt(fds[4], segs[seg_event])
+            s.mailbox = ReplyMailbox(reply.buf)
+            s.events = EventRing(event.buf)
+            s.events.on_full = s.bell.ring  # knock a parked client: it drains, apply resumes
         except (OSError, ValueError) as exc:  # not the segments / doorbell Hello announced
             s.fatal("ProtocolMismatch", f"Hello.segments: {exc}", EXIT_FATAL)
         try:  # every config field of its type before the server reads one

@@ -47,6 +47,7 @@ from .handshake import SERVE_LOG_ENV
 from .process import Child, child_env
 from .shared_ring import SharedRing, segment_size
 from .shm import SharedSegment
+from ..server.reverse import EventRing, ReplyMailbox
 from .sockbell import SocketBell
 
 __all__ = ["SpawnTransport", "DeviceLost", "AbiMismatch", "build_fingerprint"]
@@ -112,6 +113,11 @@ class SpawnTransport:
         self._cmd = SharedSegment.create("cmd", segment_size(ring_capacity))
         self._stage_seg = SharedSegment.create("stage", stage_capacity)
         self.stage = StageSegment(stage_capacity, self._stage_seg.buf)
+        # the reverse channel: SEG_REPLY (server-written slots) and SEG_EVENT (the event ring)
+        self._reply_seg = SharedSegment.create("reply", ReplyMailbox.size())
+        self._event_seg = SharedSegment.create("event", EventRing.segment_size())
+        #: (mailbox, events) the client's ReverseLink reads
+        self.reverse = (ReplyMailbox(self._reply_seg.buf), EventRing(self._event_seg.buf))
         ctrl, child_ctrl = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         bell, child_bell = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self._ctrl, self._bell = ctrl, bell
@@ -129,11 +135,14 @@ class SpawnTransport:
         segs = [
             {"seg": _t.constant("kMGPipeSegCmd"), "size": ring_capacity},
             {"seg": _t.constant("kMGPipeSegStage"), "size": stage_capacity},
+            {"seg": _t.constant("kMGPipeSegReply"), "size": ReplyMailbox.size()},
+            {"seg": _t.constant("kMGPipeSegEvent"), "size": EventRing.segment_size()},
         ]
         try:
             hello = encode("Hello", abi=CONTROL_ABI, fingerprint=build_fingerprint(),
                            config=cfg, segments=segs)  # fmt: skip
-            send_frame(ctrl, hello, [self._cmd.fd, self._stage_seg.fd, child_bell.fileno()])
+            send_frame(ctrl, hello, [self._cmd.fd, self._stage_seg.fd, child_bell.fileno(),
+                                     self._reply_seg.fd, self._event_seg.fd])  # fmt: skip
         finally:
             child_bell.close()
         self.welcome = self._handshake(handshake_timeout)
@@ -142,7 +151,7 @@ class SpawnTransport:
                 self._on_control()
             except _Latched:
                 pass
-        for seg in (self._cmd, self._stage_seg):
+        for seg in (self._cmd, self._stage_seg, self._reply_seg, self._event_seg):
             seg.release_fd()  # the child has mapped them: the mappings keep the memory
 
     # -- handshake / control ---------------------------------------------------
@@ -302,6 +311,20 @@ class SpawnTransport:
         except _Latched:
             return
 
+    def wait_polling(self, seq: int, poll: Any) -> None:
+        """Block until record ``seq`` is applied, running ``poll()`` at every wake-up (the
+        reverse link drains the event ring there: a server stopped on a full ring knocks
+        and resumes once drained); returns at once when lost."""
+        if self.lost:
+            return
+        ring = self.ring
+        if seq > ring.published_seq:
+            ring.publish()
+        try:
+            self.bell.wait(lambda: bool(poll()) or ring.applied_seq >= seq)
+        except _Latched:
+            return
+
     def stage_bytes(self, size: int) -> bytes:
         """The first ``size`` bytes of ``SEG_STAGE`` as they are now (after :meth:`close`:
         what the server left there, e.g. the capture a ``capture`` config asks for)."""
@@ -336,7 +359,7 @@ class SpawnTransport:
         self._closed = True
         for s in (self._ctrl, self._bell):
             s.close()
-        for seg in (self._cmd, self._stage_seg):
+        for seg in (self._cmd, self._stage_seg, self._reply_seg, self._event_seg):
             seg.release_fd()
         self._reap(grace)
 
@@ -345,7 +368,7 @@ class SpawnTransport:
         correct server exits at EOF at once), then it is killed -- never an unbounded wait."""
         for s in (self._ctrl, self._bell):
             s.close()
-        for seg in (self._cmd, self._stage_seg):
+        for seg in (self._cmd, self._stage_seg, self._reply_seg, self._event_seg):
             seg.release_fd()
         self._closed = True
         self._reap(self._grace)

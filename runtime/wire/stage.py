@@ -92,6 +92,12 @@ class StageSegment:
         self.used = 0
         self.high_water = 0
         self.resets = 0
+        #: the bump allocator's window [base, limit): the whole segment, or one frame's
+        #: region under present credit (the client's rule, :meth:`region`)
+        self.base = 0
+        self.limit = capacity
+        #: the window is the whole segment (a frame whose bytes may lie anywhere)
+        self.wide = True
 
     def stage(self, data: bytes | bytearray | memoryview) -> BlobRef:
         """Copy ``data`` in; returns its ``(Offset, Size, Seg)``."""
@@ -99,11 +105,11 @@ class StageSegment:
         size = len(raw)
         offset = self.used
         end = offset + size
-        if end > self.capacity:
+        if end > self.limit:
             raise StageOverflow(f"Stage.{size}B")
         self._buf[offset:end] = raw
         used = end + (-end % self._align)
-        self.used = used = used if used < self.capacity else self.capacity
+        self.used = used = used if used < self.limit else self.limit
         if used > self.high_water:
             self.high_water = used
         return offset, size, self.seg
@@ -132,10 +138,24 @@ class StageSegment:
         self._buf[offset:end] = data
 
     def reset(self) -> None:
-        """Rewind the bump pointer (only once everything staged has been applied)."""
-        self.used = 0
+        """Rewind the bump pointer to the window's base (only once everything staged in the
+        window has been applied)."""
+        self.used = self.base
+        self.resets += 1
+
+    def region(self, index: int, count: int) -> None:
+        """Bump within region ``index`` of ``count`` equal regions (present credit: frame k
+        stages into region k mod (credit + 1), free once present k - credit - 1 applied)."""
+        size = self.capacity // count // self._align * self._align
+        self.base, self.limit, self.wide = index * size, index * size + size, count == 1
+        self.used = self.base
+        self.resets += 1
+
+    def widen(self) -> None:
+        """The whole segment, from 0 (everything staged has been applied)."""
+        self.base, self.limit, self.wide, self.used = 0, self.capacity, True, 0
         self.resets += 1
 
     @property
     def free(self) -> int:
-        return self.capacity - self.used
+        return self.limit - self.used

@@ -171,7 +171,9 @@ class GlesAnswers(AnswersCaps):
         if w * h * bpp > getattr(ctx, "reply_capacity", w * h * bpp):
             raise DriverRefused(f"{d.name}.Box", f"{w}x{h} of {bpp} bytes is more than the "
                                 f"{ctx.reply_capacity}-byte answer")  # fmt: skip
+        self._bind_read(ctx, d.name)
         data = self._read_tight(int(b.X), int(b.Y), w, h, fmt, typ, bpp)
+        self._restore_fb()
         self._gl_errors(ctx)
         return Reply.ok(data)
 
@@ -291,6 +293,8 @@ class GlesAnswers(AnswersCaps):
         gl.glPixelStorei(GL.GL_PACK_ROW_LENGTH, 0)
         self._gl_errors(ctx)
         self._gpu_wrote(buf, base, end - base)
+        dst = d.payload.Dst
+        ctx.events.gpu_written((dst.slot, dst.gen), [(base, end - base)])  # OnGpuWritten
         ctx.events.readback_done(ctx.seq)
 
     def ReadPixelsToBuffer(self, ctx: Any, d: Any) -> None:
@@ -344,6 +348,7 @@ class GlesAnswers(AnswersCaps):
                                   int(box.Z), dst.name, dst.target, int(p.DstLevel), int(p.DstX),
                                   int(p.DstY), int(p.DstZ), w, h, depth)  # fmt: skip
         else:
+            restore = self._unscissored()
             for i in range(depth):
                 self._attach_read(src, int(p.SrcLevel), int(box.Z) + i, 0, d.name)
                 gl.glBindTexture(dst.target, dst.name)
@@ -357,9 +362,34 @@ class GlesAnswers(AnswersCaps):
             self.binder.disturbed()  # type: ignore[attr-defined]
         self._gl_errors(ctx)
 
+    def _unscissored(self) -> Any:
+        """GL's copies ignore the scissor; the driver's copy path may not: off around it."""
+        gl = self.gl  # type: ignore[attr-defined]
+        on = bool(gl.glIsEnabled(GL.GL_SCISSOR_TEST))
+        if on:
+            gl.glDisable(GL.GL_SCISSOR_TEST)
+        return lambda: gl.glEnable(GL.GL_SCISSOR_TEST) if on else None
+
+    def _bind_read(self, ctx: Any, what: str) -> None:
+        """``GL_READ_FRAMEBUFFER`` = the server's read framebuffer binding."""
+        from ...server.handle_fields import table_of
+        from .framebuffer import GlFramebuffer
+
+        h = ctx.read_framebuffer
+        if h == ctx.default_framebuffer.handle:
+            fb = self.fbs.default  # type: ignore[attr-defined]
+        else:
+            fb = getattr(ctx.tables[table_of("Framebuffer")].resolve(h, f"{what}.ReadFbo"),
+                         "backend", None)  # fmt: skip
+        if not isinstance(fb, GlFramebuffer):
+            raise DriverRefused(f"{what}.ReadFbo", "no framebuffer made for it yet")
+        self.gl.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, fb.name)  # type: ignore[attr-defined]
+
     def CopyFramebufferToTexture(self, ctx: Any, d: Any) -> None:
-        """``glCopyTex(Sub)Image2D`` from the bound read framebuffer."""
+        """``glCopyTex(Sub)Image2D`` from the read framebuffer binding (scissor off)."""
         self._ready()  # type: ignore[attr-defined]
+        self._bind_read(ctx, d.name)
+        restore = self._unscissored()
         p = d.payload
         tex = self._texture(ctx, "Dst", d.name)
         gl = self.gl  # type: ignore[attr-defined]
@@ -369,8 +399,11 @@ class GlesAnswers(AnswersCaps):
             gl.glCopyTexSubImage2D(target, int(p.Level), int(p.XOffset), int(p.YOffset),
                                    int(p.X), int(p.Y), int(p.Width), int(p.Height))  # fmt: skip
         else:
+            restore()
             raise DriverRefused(f"{d.name}.SubImage", "glCopyTexImage2D respecifies storage the "
                                 "client's ResourceRespecify owns: send SubImage = 1")  # fmt: skip
+        restore()
+        self._restore_fb()
         self.binder.disturbed()  # type: ignore[attr-defined]
         self._gl_errors(ctx)
 
@@ -452,9 +485,9 @@ class GlesAnswers(AnswersCaps):
 
     def _qtarget(self, kind: int, what: str) -> tuple[int, bool]:
         if kind == GL_TIME_ELAPSED:
-            if self.gpu is not None and self.gpu._active is not None:  # type: ignore[attr-defined]
-                raise DriverRefused(f"{what}.Kind", "the backend's frame timer holds the one "
-                                    "TIME_ELAPSED query of this frame")  # fmt: skip
+            if self.gpu is not None and self.gpu.available == AVAILABLE:  # type: ignore[attr-defined]
+                raise DriverRefused(f"{what}.Kind", "the backend's frame timer holds GLES's one "
+                                    "active GL_TIME_ELAPSED query (frames are timed)")  # fmt: skip
             return kind, True
         return kind, False
 
@@ -534,13 +567,16 @@ class GlesAnswers(AnswersCaps):
         obj.backend = None
 
     # -- tick (every 64 records, at Present) ---------------------------------------------
-    def tick(self, ctx: Any) -> None:
-        """Retire what finished (per fence / per query) and say so; the non-present tick."""
+    def tick(self, ctx: Any, present: bool = False) -> None:
+        """Retire what finished (per fence / per query) and say so; the non-present fence
+        tick. Its own GL calls go through a counter of their own (pipe machinery, like the
+        frame timer's: the backend's ``gl_calls`` stay the frame's)."""
         if self.egl is None:  # type: ignore[attr-defined]
             return
         live = self._fences()
+        gl = self._tick_gl
         if live or self._live_queries:
-            self.gl.glFlush()  # type: ignore[attr-defined]
+            gl.glFlush()
         for key, (obj, h) in list(live.items()):
             if obj.backend is not None and not obj.data.get("signalled") and self._fence_done(obj):
                 ctx.events.fence_signalled((h.slot, h.gen))
@@ -553,15 +589,26 @@ class GlesAnswers(AnswersCaps):
                 self._live_queries.pop(key)
         now = time.monotonic()
         tf = self._tick_fence
-        if tf is not None and int(self.gl.glClientWaitSync(tf[0], 0, 0)) in (  # type: ignore[attr-defined]
+        if tf is not None and int(gl.glClientWaitSync(tf[0], 0, 0)) in (
                 GL_ALREADY_SIGNALED, GL_CONDITION_SATISFIED):  # fmt: skip
-            self.retired_seq = tf[1]
-            self.gl.glDeleteSync(tf[0])  # type: ignore[attr-defined]
+            self.retired_seq = tf[1]  # every record up to it has retired on the GPU
+            gl.glDeleteSync(tf[0])
             self._tick_fence = tf = None
+        if present:  # a Present is the frame's own retirement point: the clock restarts
+            self._last_tick, self._tick_seq = now, ctx.seq
+            return
         if tf is None and (now - self._last_tick > TICK_S or ctx.seq - self._tick_seq >= TICK_RECORDS):
-            self._tick_fence = (self.gl.glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0), ctx.seq)  # type: ignore[attr-defined]
-            self._tick_seq = ctx.seq
-        self._last_tick = now if tf is None else self._last_tick
+            self._tick_fence = (gl.glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0), ctx.seq)
+            self._last_tick, self._tick_seq = now, ctx.seq
+
+    @property
+    def _tick_gl(self) -> Any:
+        gl = getattr(self, "_tick_counted", None)
+        if gl is None:
+            from .gl import CountedGL
+
+            gl = self._tick_counted = CountedGL()
+        return gl
 
     # -- persistent maps (tier T2) -------------------------------------------------------
     def MapPersistent(self, ctx: Any, d: Any) -> Reply:

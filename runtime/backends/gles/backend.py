@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ctypes
 import threading
-import time
 from typing import Any
 
 import numpy as np
@@ -604,8 +603,7 @@ class GlesBackend(GlesAnswers, ComputeEntries, GlesDrawsMixin):
         self.gl.glFlush()
         self.frames += 1
         self._gl_errors(ctx)  # OnGlError, ordered after this record (never a Fatal)
-        self.tick(ctx)
-        self._last_tick = time.monotonic()  # the non-present fence tick counts from here
+        self.tick(ctx, present=True)  # retire; the non-present fence tick counts from here
         total = self.gl.total()
         self.frame_gl_calls.append(total - self._frame_start)  # GL calls issued this frame
         self._frame_start = total

@@ -11,7 +11,8 @@
   image into the buffer (``vkCmdCopyImageToBuffer`` per row at ``DstBase`` /
   ``RowStride`` / ``ImageStride``, in command order, nothing waits); any other packing is
   converted on the host once the image is read (counted: ``pack_host_conversions``), then
-  written into the buffer as a ``ResourceSubData`` would be. ``readback_done`` follows.
+  written into the buffer as a ``ResourceSubData`` would be (so is a pack with
+  ``SwapGroup``, ``GL_PACK_SWAP_BYTES``: each group's bytes reversed). ``readback_done`` follows.
 - ``MapPersistent``: DECLINED (tier T2: the client pushes the bytes). ``ResourceFlushRange``:
   the range is checked against the buffer and flushed (``vkFlushMappedMemoryRanges``,
   rounded to ``nonCoherentAtomSize``; the memory is host-coherent, the flush is what GL's
@@ -164,41 +165,10 @@ class AnswerEntries(AnswersCaps):
         return bytes(out)
 
     def ReadPixels(self, ctx: Any, d: Any) -> Any:
-        """The tight pixels are the reply; a record that also names a stage destination
-        (``DstSize`` > 0) gets them there too, rows padded to the pushed pack alignment."""
-
-        def body() -> Any:
-            data = self.read_pixels_tight(d.payload, limit=getattr(ctx, "reply_capacity", None))
-            if int(d.payload.DstSize):
-                self._stage_rows(ctx, d.payload, data)
-            return Reply.ok(data)
-
-        return self._answer(ctx, body)
-
-    def _stage_rows(self, ctx: Any, p: Any, data: bytes) -> None:
-        align = 4  # GL's initial pack alignment
-        pushed = ctx.last.get("SetPixelPackState")
-        if pushed is not None:
-            pack_state = pushed.Pack
-            if any((pack_state.RowLength, pack_state.SkipPixels, pack_state.SkipRows,
-                    pack_state.SwapBytes, pack_state.LSBFirst)):  # fmt: skip
-                raise VulkanRefused("ReadPixels.PixelPack", f"pack state {pack_state} beyond "
-                                    "alignment into a stage destination")  # fmt: skip
-            align = int(pack_state.Alignment)
-        if align not in (1, 2, 4, 8):
-            raise VulkanRefused("ReadPixels.PixelPack", f"pack alignment {align}")
-        w, h = int(p.Box.W), int(p.Box.H)
-        if not w or not h:
-            return
-        row = len(data) // h
-        stride = -(-row // align) * align
-        ref = (p.DstOffset, p.DstSize, ctx.stage.seg)  # the stage's own bytes: no Seg travels
-        dst = ctx.stage.view(ref, "ReadPixels.Dst", writable=True)
-        if len(dst) < stride * (h - 1) + row:
-            raise VulkanRefused("ReadPixels.Dst", f"{len(dst)} bytes for {w}x{h}, row stride "
-                                f"{stride}")  # fmt: skip
-        for y in range(h):
-            dst[y * stride : y * stride + row] = data[y * row : (y + 1) * row]
+        """The tight pixels are the reply (``DstOffset`` / ``DstSize`` name no stage
+        destination: the client scatters the reply with its own pack state)."""
+        limit = getattr(ctx, "reply_capacity", None)
+        return self._answer(ctx, lambda: Reply.ok(self.read_pixels_tight(d.payload, limit=limit)))
 
     def _texture_region(self, obj: Any, p: Any, where: str) -> tuple[Any, ...]:
         """(image, level, first layer, w, h, layers) a readback of ``p`` reads."""
@@ -300,7 +270,11 @@ class AnswerEntries(AnswersCaps):
             raise GlError(GL_ERR.INVALID_OPERATION, f"{where}: the pack writes [{base}, {end}), "
                           f"the buffer has {dst.size} bytes")  # fmt: skip
         ring = self.r.ring
-        if native(img.format, aspects, gl_format, gl_type) and row % texel == 0 and (
+        swap = int(p.SwapGroup)  # GL_PACK_SWAP_BYTES: the bytes of each group reversed
+        if swap > 1 and (w * texel) % swap:
+            raise GlError(GL_ERR.INVALID_OPERATION, f"{where}: swap group {swap} does not divide "
+                          f"a {w * texel}-byte row")  # fmt: skip
+        if swap <= 1 and native(img.format, aspects, gl_format, gl_type) and row % texel == 0 and (
                 slab % row == 0) and base % max(texel, 4) == 0:  # fmt: skip
             cmd = self.r.cmd_outside_pass()
             init_general(cmd, [img])
@@ -319,7 +293,11 @@ class AnswerEntries(AnswersCaps):
             dst.gpu_written = ring.serial  # type: ignore[attr-defined]
             self.pack_device_copies += 1
         else:
-            data = self._read_image(img, level, x, y, layer, w, h, layers, gl_format, gl_type, where)
+            data = self._read_image(
+                img, level, x, y, layer, w, h, layers, gl_format, gl_type, where
+            )
+            if swap > 1:
+                data = np.frombuffer(data, np.uint8).reshape(-1, swap)[:, ::-1].tobytes()
             line = w * texel
             for z in range(layers):
                 for r in range(h):
@@ -344,8 +322,9 @@ class AnswerEntries(AnswersCaps):
 
         def body() -> None:
             obj = ctx.resolved[_SRC_RES]
-            img, level, layer, w, h, layers = self._texture_region(obj, p.Src,
-                                                                   "GetTextureImageToBuffer")
+            img, level, layer, w, h, layers = self._texture_region(
+                obj, p.Src, "GetTextureImageToBuffer"
+            )
             self._pack_into(ctx, p, img, level, layer, w, h, layers, "GetTextureImageToBuffer")
 
         self._fire(ctx, body)
@@ -360,11 +339,13 @@ class AnswerEntries(AnswersCaps):
         dyn = {
             "UniformBufferOffsetAlignment": int(lim.minUniformBufferOffsetAlignment),
             "ShaderStorageBufferOffsetAlignment": int(lim.minStorageBufferOffsetAlignment),
-            "MaxTextureMaxAnisotropy": float(lim.maxSamplerAnisotropy)
-            if dev.features.get("samplerAnisotropy") else 1.0,
+            "MaxTextureMaxAnisotropy": (
+                float(lim.maxSamplerAnisotropy) if dev.features.get("samplerAnisotropy") else 1.0
+            ),
             "AliasedLineWidthRangeMin": float(lim.lineWidthRange[0]),
-            "AliasedLineWidthRangeMax": float(lim.lineWidthRange[1])
-            if dev.features.get("wideLines") else 1.0,
+            "AliasedLineWidthRangeMax": (
+                float(lim.lineWidthRange[1]) if dev.features.get("wideLines") else 1.0
+            ),
             "SmoothLineWidthGranularity": float(lim.lineWidthGranularity),
             "PointSizeRangeMin": float(lim.pointSizeRange[0]),
             "PointSizeRangeMax": float(lim.pointSizeRange[1]),

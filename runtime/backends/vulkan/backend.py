@@ -24,6 +24,12 @@ format table with their texel sizes; ``GenerateMipmap`` blits; multisampled
 renderbuffers resolve by ``Blit``. What cannot be executed is a named refusal at the
 record (:class:`~.errors.VulkanRefused` / ``UnsupportedEnum``), never another picture.
 
+The answers of the reverse channel (docs/REVERSE_CHANNEL.md) are mixins: fences
+(:mod:`.fences`, per-submission retirement, the non-present tick), queries
+(:mod:`.queries`, VkQueryPools), readbacks / caps / maps (:mod:`.answers` over
+:mod:`.readbacks`) and copies (:mod:`.copies`); a GL rule a record breaks is an ordered
+``OnGlError`` event (:class:`~.errors.GlError`), never a crash.
+
 Options (constructor, else environment): ``device`` (``MGPIPE_VK_DEVICE``),
 ``validation`` (``MGPIPE_VK_VALIDATION``), ``width`` / ``height`` of the default
 framebuffer.
@@ -34,6 +40,7 @@ from __future__ import annotations
 import struct
 from collections import OrderedDict
 from functools import lru_cache
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -48,7 +55,7 @@ from .compute import ComputeEntries
 from .stream_output import GL_PATCHES, StreamOutputEntries
 from .counters import Counters
 from .answers import AnswerEntries
-from .copies import CopyEntries
+from .copies import CopyEntries, scissored_blit
 from .errors import VulkanRefused
 from .fences import FenceEntries
 from .queries import QueryEntries
@@ -645,7 +652,7 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
         index buffer lives until this submission retires."""
         dtype = {1: np.uint8, 2: np.uint16, 4: np.uint32}.get(size)
         if ib is not None:
-            self._gpu_written_ready(ib)
+            self.settle_buffer(ib)  # indices a device copy wrote are read on the host
         src = np.frombuffer(ib.gpu.read(), dtype) if ib is not None and ib.gpu is not None else None
         parts, out = [], []
         at = 0
@@ -679,8 +686,8 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
         made again only when the buffer's bytes changed (a write, a rename, or a shader's
         write: then its submission is waited for before the bytes are read)."""
         assert ib.gpu is not None
-        self._gpu_written_ready(ib)
-        ident = (ib.gpu.buffer, ib.writes, ib.gpu_written)
+        self.settle_buffer(ib)  # indices a device copy wrote are read on the host
+        ident = (ib.gpu.buffer, ib.writes, getattr(ib, "gpu_written", 0))
         memo = getattr(ib, "_u16", None)
         if memo is None or memo[0] != ident:
             wide = np.frombuffer(ib.gpu.read(), np.uint8).astype(np.uint16)
@@ -827,6 +834,13 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
         buffer of the draw framebuffer (``vkCmdBlitImage``, the filter GL names), depth /
         stencil by nearest blit; GL's y-up rectangles become the images' top-down rows."""
         p = d.payload
+        names = ("SrcX0", "SrcY0", "SrcX1", "SrcY1", "DstX0", "DstY0", "DstX1", "DstY1")
+        block = ctx.render_state.view() if ctx is not None else None  # None: driven bare
+        cut = scissored_blit(tuple(int(getattr(p, n)) for n in names), block)
+        if cut is None:
+            return  # the scissor box leaves nothing of the destination
+        p = SimpleNamespace(ReadFbo=p.ReadFbo, DrawFbo=p.DrawFbo, Mask=p.Mask, Filter=p.Filter,
+                            **dict(zip(names, cut)))  # fmt: skip
         src, dst = self._fbs.get(p.ReadFbo, 0), self._fbs.get(p.DrawFbo, 0)
         src = self.r.default if src is None else src
         dst = self.r.default if dst is None else dst

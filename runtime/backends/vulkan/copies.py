@@ -255,5 +255,45 @@ class CopyEntries:
                 raise VulkanRefused(f"Blit.{side}", f"{dev.name} cannot blit "
                                     f"{'from' if side == 'ReadFbo' else 'into'} "
                                     f"{info.name if info else img.format}")  # fmt: skip
-        if linear and not _has(dev, s_img.format, vk.VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT):
+        if linear and not _has(
+            dev, s_img.format, vk.VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT
+        ):
             raise VulkanRefused("Blit.Filter", "GL_LINEAR: the device does not filter this format")
+
+
+def scissored_blit(coords: tuple[int, ...], block: Any) -> tuple[int, ...] | None:
+    """GL's scissor test applied to a blit (``glBlitFramebuffer`` is scissored; a
+    ``vkCmdBlitImage`` is not): the destination rectangle cut to the scissor box and the
+    source rectangle cut in proportion, in GL window coordinates, directions kept. None:
+    nothing is left to write. A cut that falls between source texels (a scaled blit cut
+    at a fractional source position) is refused by name rather than sampled elsewhere."""
+    from .dynamic_tail import vector
+
+    if block is None or not int(block["ScissorTestEnabledMask"]) & 1:  # None: no state pushed
+        return coords
+    bx, by, bw, bh = (int(v) for v in vector(block["ScissorBoxes"][0]))
+    sx0, sy0, sx1, sy1, dx0, dy0, dx1, dy1 = coords
+    out_s, out_d = [], []
+    for s0, s1, d0, d1, lo, hi in (
+        (sx0, sx1, dx0, dx1, bx, bx + bw),
+        (sy0, sy1, dy0, dy1, by, by + bh),
+    ):
+        a, b = sorted((d0, d1))
+        c0, c1 = max(a, lo), min(b, hi)
+        if c1 <= c0:
+            return None
+        if (c0, c1) == (a, b):
+            out_s.append((s0, s1))
+            out_d.append((d0, d1))
+            continue
+        nd0, nd1 = (c0, c1) if d0 <= d1 else (c1, c0)  # the destination's direction kept
+        span = d1 - d0
+        n0, n1 = s0 * span + (nd0 - d0) * (s1 - s0), s0 * span + (nd1 - d0) * (s1 - s0)
+        if n0 % span or n1 % span:
+            raise VulkanRefused("Blit.Scissor", f"the scissor box cuts the scaled blit between "
+                                f"source texels (destination {nd0}..{nd1} of {d0}..{d1})")  # fmt: skip
+        out_s.append((n0 // span, n1 // span))
+        out_d.append((nd0, nd1))
+    (sx0, sx1), (sy0, sy1) = out_s
+    (dx0, dx1), (dy0, dy1) = out_d
+    return sx0, sy0, sx1, sy1, dx0, dy0, dx1, dy1

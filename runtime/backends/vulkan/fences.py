@@ -20,6 +20,7 @@ pushes ``fence_signalled`` once per fence whose submission has retired.
 from __future__ import annotations
 
 import struct
+import time
 from typing import Any
 
 from ...server.reverse import Reply
@@ -36,6 +37,10 @@ class GL_SYNC:
     ALREADY_SIGNALED, TIMEOUT_EXPIRED, CONDITION_SATISFIED = 0x911A, 0x911B, 0x911C
     FLUSH_COMMANDS_BIT = 0x00000001
 
+
+#: the non-present tick's period: what a fence or query waits on is submitted once nothing
+#: was for this long (seed 001 §11.8: 8 ms since the last Present)
+TICK_FLUSH_NS = 8_000_000
 
 #: the wait answer -> FenceWait's reply value (docs/REVERSE_CHANNEL.md §1)
 _WAIT_REPLY = {GL_SYNC.TIMEOUT_EXPIRED: 0, GL_SYNC.CONDITION_SATISFIED: 1,
@@ -69,6 +74,9 @@ class FenceEntries:
 
     r: Any
     _fences_live: dict[int, VkSyncObject]
+    _tick_submits = -1
+    _tick_t = 0
+    tick_flushes = 0
 
     def _fence_serial(self) -> int:
         """The serial a fence made now covers."""
@@ -99,6 +107,14 @@ class FenceEntries:
         fence = _sync(ctx.resolved["Handle"], "FenceStatus.Handle")
         return Reply.ok(struct.pack("<I", int(self.fence_signalled(fence))))
 
+    def _waited_on(self) -> bool:
+        """Does a fence or ended query wait on the serial being recorded?"""
+        rec = self.r.ring.serial
+        if any(not f.told and f.serial >= rec for f in self._fences_live.values()):
+            return True
+        return any(not q.told and q.ended and q.slots and max(s for _, s in q.slots) >= rec
+                   for q in self._queries_live.values())  # type: ignore[attr-defined]  # fmt: skip
+
     def fence_wait(self, fence: VkSyncObject, timeout_ns: int, flags: int) -> int:
         if self.fence_signalled(fence):
             return GL_SYNC.ALREADY_SIGNALED
@@ -120,9 +136,19 @@ class FenceEntries:
 
     def tick(self, ctx: Any) -> None:
         """Retire what finished (per submission) and tell the client of each fence and
-        query that has become signalled / available since the last tick."""
-        done = self.r.ring.poll()
-        for fence in [f for f in self._fences_live.values() if not f.told]:
+        query that has become signalled / available since the last tick. The non-present
+        tick (seed 001 §11.8): while a fence or query waits on commands still being
+        recorded and nothing was submitted for :data:`TICK_FLUSH_NS`, they are submitted
+        (a loop that never presents still sees its fences signal)."""
+        r, now = self.r, time.monotonic_ns()
+        if r.ring.submits != self._tick_submits:
+            self._tick_submits, self._tick_t = r.ring.submits, now
+        elif now - self._tick_t >= TICK_FLUSH_NS and r.pending() and self._waited_on():
+            r.flush()
+            self.tick_flushes += 1
+            self._tick_submits, self._tick_t = r.ring.submits, now
+        done = r.ring.poll()
+        for fence in [f for f in self._fences_live.values() if not f.told and f.serial >= 0]:
             if fence.serial <= done and fence.serial < self.r.ring.serial:
                 fence.told = True
                 ctx.events.fence_signalled(fence.handle)

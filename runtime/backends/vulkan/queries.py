@@ -93,8 +93,8 @@ class VkQuery:
         self.ended = False  # a result exists to wait for (GL: begun and ended at least once)
         self.result: int | None = None  # read once, kept until the next begin
 
-    def destroy(self) -> None:
-        self.slots = []
+    def destroy(self) -> None:  # (ObjectDeath) nothing more is told of it
+        self.slots, self.told, self.ended = [], True, False
 
 
 def _query(obj: Any, where: str) -> VkQuery:
@@ -149,6 +149,13 @@ class QueryEntries:
         precise = vk.VK_QUERY_CONTROL_PRECISE_BIT if q.kind == GL_QUERY.SAMPLES_PASSED else 0
         vk.vkCmdBeginQuery(cmd, slot[0], slot[1], precise)
         q.slots.append((slot, self.r.ring.serial))
+
+    def pause(self, cmd: Any) -> bool:
+        """End the open segment now (a clear's draw follows, which GL does not count)."""
+        if self._occ_slot is None:
+            return False
+        self.pass_ending(cmd)
+        return True
 
     def pass_ending(self, cmd: Any) -> None:
         slot, self._occ_slot = self._occ_slot, None
@@ -283,8 +290,12 @@ class QueryEntries:
 
     def QueryAvailable(self, ctx: Any, d: Any) -> Any:
         q = _query(ctx.resolved["Handle"], "QueryAvailable.Handle")
-        return self._answer(ctx, lambda: Reply.ok(  # type: ignore[attr-defined]
-            struct.pack("<I", int(self.query_available(q, "QueryAvailable")))))
+        return self._answer(
+            ctx,
+            lambda: Reply.ok(  # type: ignore[attr-defined]
+                struct.pack("<I", int(self.query_available(q, "QueryAvailable")))
+            ),
+        )
 
     def query_result(self, q: VkQuery, wait: bool, where: str) -> int | None:
         if not self.query_available(q, where):

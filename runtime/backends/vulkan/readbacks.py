@@ -122,7 +122,11 @@ def decode_color(fmt: int, raw: bytes, count: int) -> tuple[str, np.ndarray]:
         return "float", out
     if fmt == vk.VK_FORMAT_B10G11R11_UFLOAT_PACK32:
         w = np.frombuffer(raw, np.uint32, count)
-        out[:, 0], out[:, 1], out[:, 2] = _uf(w & 0x7FF, 6), _uf((w >> 11) & 0x7FF, 6), _uf(w >> 22, 5)
+        out[:, 0], out[:, 1], out[:, 2] = (
+            _uf(w & 0x7FF, 6),
+            _uf((w >> 11) & 0x7FF, 6),
+            _uf(w >> 22, 5),
+        )
         return "float", out
     if fmt not in _PLAIN:
         raise UnsupportedEnum("ReadPixels.Format", f"{_name(fmt)}: no colour decode")
@@ -232,7 +236,9 @@ def pack_depth_stencil(fmt: int, depth: bytes | None, stencil: bytes | None, cou
     """Depth and / or stencil aspect bytes of ``fmt`` -> GL's packed bytes, tight."""
     if gl_format == GLP.STENCIL_INDEX:
         if gl_type != GLP.UNSIGNED_BYTE:
-            raise UnsupportedEnum(f"{where}.Type", f"{gl_type:#x}: STENCIL_INDEX reads UNSIGNED_BYTE")
+            raise UnsupportedEnum(
+                f"{where}.Type", f"{gl_type:#x}: STENCIL_INDEX reads UNSIGNED_BYTE"
+            )
         assert stencil is not None
         return bytes(stencil[:count])
     if gl_format == GLP.DEPTH_COMPONENT:

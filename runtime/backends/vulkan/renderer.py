@@ -107,6 +107,7 @@ class VulkanRenderer:
         #: objects told about every render pass: ``before_pass(cmd)`` (outside it),
         #: ``pass_begun(cmd)`` and ``pass_ending(cmd)`` (inside it) -- the occlusion queries
         self.pass_watchers: list[Any] = []
+        self._end_after_clear = False  # a clear's draw ended a query segment: end the pass
         self.draws = 0
         self.frames = 0
         self.frame_cpu_ns: list[int] = []
@@ -261,7 +262,12 @@ class VulkanRenderer:
                 raise VulkanRefused("Clear.ColorMasks", "a masked integer colour clear")
             rp_key = t.key()
             pipe = self.masked.pipeline(rp_key, masks, self.passes.get(rp_key))
+            # a clear is no draw to an occlusion query (GL): the query's segment ends before
+            # the clear's draw, and the pass with it (the next draw opens a new segment)
+            paused = [w for w in self.pass_watchers if w.pause(cmd)]
             self.masked.record(cmd, pipe, (t.width, t.height), rect, color)  # type: ignore[arg-type]
+            if paused:
+                self._end_after_clear = True
             self._bound.pop("pipeline", None)
             self.tail.reset()  # the clear draw moved viewport and scissor
         aspect = (vk.VK_IMAGE_ASPECT_DEPTH_BIT if d is not None else 0) | (
@@ -272,6 +278,9 @@ class VulkanRenderer:
                                                          stencil=s or 0))))  # fmt: skip
         if atts:
             vk.vkCmdClearAttachments(cmd, len(atts), atts, 1, [r])
+        if self._end_after_clear:
+            self._end_after_clear = False
+            self._flush_pass()
 
     # -- draw -------------------------------------------------------------------
     def draw(self, dc: DrawCall, block: np.void, version: int,

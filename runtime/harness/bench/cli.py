@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from . import guard, plot, report
+from . import credit, guard, plot, report
 from .pipe import BACKENDS, TRANSPORTS
 from .run import FULL, QUICK, QUICK_LANES, REPORT_BACKENDS, REPORT_TRANSPORTS, Plan, run
 from .strategies import STRATEGIES
@@ -106,6 +106,8 @@ def cli_run(args: argparse.Namespace, refuse: Callable[[str], int]) -> int:
             "python": platform.python_version(),
             "sizes": {w: vars(s) for w, s in plan.sizes.items()}}  # fmt: skip
     doc = report.results_doc(cells, extra, findings, meta)
+    # present credit: frames in flight and client stall per frame at credit 0 and 1
+    doc["present_credit"] = credit.report(frames=8 if args.quick else 24)
     if args.json:
         sys.stdout.write(report.dump(doc))
     else:
@@ -114,6 +116,8 @@ def cli_run(args: argparse.Namespace, refuse: Callable[[str], int]) -> int:
         print(report.legend())
         print()
         print(report.headline(cells))
+        print()
+        print(credit.text(doc["present_credit"]))
         print()
     # the guard's verdict: stdout beside the table, stderr beside the JSON document
     print(

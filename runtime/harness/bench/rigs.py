@@ -178,8 +178,9 @@ class LocalRig(_Waits):
                 self.applied_here += here
 
         sink = timed_apply if timed else census_apply if census else apply
-        self.client = Client(sink, stage, transport=transport,
-                             ring_capacity=RING_CAPACITY, **strategy.client_kwargs())  # fmt: skip
+        self.client = Client(sink, stage, transport=transport, ring_capacity=RING_CAPACITY,
+                             reverse=self.applier.apply.reverse,  # the applier's replies
+                             **strategy.client_kwargs())  # fmt: skip
         if strategy.install is not None:
             strategy.install(self.client)
         super().__init__(self.client)

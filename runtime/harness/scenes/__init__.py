@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...client.api import Client
-from . import compute, pixel_draw, pixel_state, render
+from . import answers, compute, pixel_draw, pixel_state, render
 from .core import blend_toggle, clear_present, readback, viewport_churn
 from .kit import Image, Probe
 
-__all__ = ["SCENES", "PIXEL_SCENES", "RENDER_SCENES", "COMPUTE_SCENES", "GROUPS", "scene_names",
-           "Scene", "Image", "Probe"]
+__all__ = ["SCENES", "PIXEL_SCENES", "RENDER_SCENES", "COMPUTE_SCENES", "ANSWER_SCENES", "GROUPS",
+           "scene_names", "Scene", "Image", "Probe"]
 
 
 @dataclass(frozen=True)
@@ -89,15 +89,28 @@ COMPUTE_SCENES: dict[str, Scene] = dict(
     for name, (run, probes) in compute.SCENE_FNS.items())  # fmt: skip
 
 
+#: Issue 18's scenes (:mod:`.answers`): fences, queries, readbacks, copies, GL errors,
+#: persistent maps; found by name like the render scenes, checked by
+#: tests/test_answers_scenes.py (each appends its checks to ``client.answer_checks``).
+ANSWER_SCENES: dict[str, Scene] = {
+    name: Scene(name, run, 1, (run.__doc__ or "").split("\n")[0], answers.SIZE, answers.SIZE)
+    for name, run in answers.ANSWER_FNS.items()
+}
+
+
 class _SceneTable(dict):
     """:data:`SCENES`: iterating gives the established scenes (``all``); a name of
     :data:`RENDER_SCENES` is found too (``SCENES["tex-rgba8"]``, ``"tex-rgba8" in SCENES``)."""
 
     def __missing__(self, key: str) -> Scene:
-        return RENDER_SCENES[key] if key in RENDER_SCENES else COMPUTE_SCENES[key]
+        for table in (RENDER_SCENES, COMPUTE_SCENES, ANSWER_SCENES):
+            if key in table:
+                return table[key]
+        raise KeyError(key)
 
     def __contains__(self, key: object) -> bool:
-        return dict.__contains__(self, key) or key in RENDER_SCENES or key in COMPUTE_SCENES
+        return (dict.__contains__(self, key) or key in RENDER_SCENES or key in COMPUTE_SCENES
+                or key in ANSWER_SCENES)  # fmt: skip
 
     def get(self, key, default=None):  # type: ignore[override]
         return self[key] if key in self else default
