@@ -989,3 +989,27 @@ def test_a_3d_texture_reads_back_slice_by_slice():
                      data)  # every slice  # fmt: skip
         one = get_image(c, ap, tex, "RGBA", "UNSIGNED_BYTE", box=(0, 0, 1, 2, 2, 1))
         check_texels("3d slice 1", "RGBA", "UNSIGNED_BYTE", one, data[16:32])
+
+
+def test_a_flush_range_is_atom_aligned_or_ends_at_the_memory_end():
+    """NVIDIA's nonCoherentAtomSize is 64 (lavapipe's 1 hides it): every flushed range
+    starts on an atom and ends on one or at the whole mapped allocation (VUID 01389 / 01390
+    on the H200 when a 100-byte buffer in 128 bytes of memory was flushed to its own end)."""
+    from mgpipe.runtime.backends.vulkan.answers import _FOREVER, flush_range
+
+    for atom in (1, 64, 256):
+        for alloc in (128, 256, 4096):
+            for off in range(0, alloc, 7):
+                for size in (1, 13, 64, alloc - off):
+                    if off + size > alloc:
+                        continue
+                    start, length = flush_range(off, size, atom, alloc)
+                    assert start % atom == 0 and start <= off
+                    if length == _FOREVER:
+                        assert -(-(off + size) // atom) * atom >= alloc
+                    else:
+                        assert (start + length) % atom == 0 and start + length >= off + size
+                        assert start + length <= alloc
+    # control: the buffer's own end (100 of 128 bytes) is neither an atom nor the memory end
+    assert flush_range(0, 100, 64, 128) == (0, _FOREVER)
+    assert flush_range(0, 100, 64, 128) != (0, 100)

@@ -67,6 +67,16 @@ FORMAT_FLAGS = {
 }  # fmt: skip
 
 
+
+def flush_range(off: int, size: int, atom: int, alloc_size: int) -> tuple[int, int]:
+    """(offset, size) of the ``vkFlushMappedMemoryRanges`` range covering ``[off, off +
+    size)`` of a memory object of ``alloc_size`` bytes mapped whole: the offset a multiple
+    of ``nonCoherentAtomSize``, the end one too or ``VK_WHOLE_SIZE`` to the memory's end."""
+    atom = atom or 1
+    start = off // atom * atom
+    end = -(-(off + size) // atom) * atom
+    return (start, _FOREVER) if end >= alloc_size else (start, end - start)
+
 class AnswerEntries(AnswersCaps):
     """Readback, map and caps entries of :class:`~.backend.VulkanBackend` (a mixin)."""
 
@@ -235,13 +245,10 @@ class AnswerEntries(AnswersCaps):
             if off + size > buf.size:
                 raise GlError(GL_ERR.INVALID_VALUE, f"ResourceFlushRange: [{off}, {off + size}) "
                               f"outside {buf.size} bytes")  # fmt: skip
-            atom = int(self.r.dev.limits.nonCoherentAtomSize) or 1
-            start = off // atom * atom
-            end = min(-(-(off + size) // atom) * atom, buf.gpu.size)
-            whole = end >= buf.gpu.size
+            start, length = flush_range(off, size, int(self.r.dev.limits.nonCoherentAtomSize),
+                                        buf.gpu.alloc_size)  # fmt: skip
             vk.vkFlushMappedMemoryRanges(self.r.dev.device, 1, [vk.VkMappedMemoryRange(
-                memory=buf.gpu.memory, offset=start,
-                size=_FOREVER if whole else end - start)])  # VK_WHOLE_SIZE  # fmt: skip
+                memory=buf.gpu.memory, offset=start, size=length)])  # fmt: skip
             self.flushed_ranges = getattr(self, "flushed_ranges", 0) + 1
 
         self._fire(ctx, body)

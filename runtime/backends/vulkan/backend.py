@@ -609,6 +609,8 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
         indirect = bool(p.Flags & _draw_flag("kDrawIsIndirect"))  # MGPDrawIndirect, no ranges
         ranges = [] if indirect else [(r.Start, r.Count, r.IndexBias) for r in d.tails[0]]
         if not indirect:  # the commands of an indirect draw are the GPU's: robust access guards them
+            if size:
+                self.settle_buffer(ib)  # the scan reads indices a shader may have written
             self._ranges.check_draw(vertex, shader.inputs, self._vbufs, ranges,
                                     ib if size else None, size, restart,
                                     self.r.defaults_binding)  # before the driver  # fmt: skip

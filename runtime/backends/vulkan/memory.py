@@ -54,7 +54,10 @@ class GpuBuffer:
         )
         self.memory = vk.vkAllocateMemory(dev.device, alloc, None)
         vk.vkBindBufferMemory(dev.device, self.buffer, self.memory, 0)
-        self.mapped = vk.vkMapMemory(dev.device, self.memory, 0, self.size, 0)
+        # the whole allocation is mapped: a flush to VK_WHOLE_SIZE then ends at the memory's
+        # end, which every nonCoherentAtomSize allows (NVIDIA's is 64; the buffer's end is not)
+        self.alloc_size = int(req.size)
+        self.mapped = vk.vkMapMemory(dev.device, self.memory, 0, self.alloc_size, 0)
 
     def write(self, offset: int, data: bytes | memoryview) -> None:
         n = len(data)
