@@ -22,6 +22,28 @@ if [ "$PART" = tests ]; then
   done
 fi
 if [ "$PART" = frame ]; then
+  echo "== the reverse channel on the hardware: timestamps, occlusion, fences (values printed)"
+  for b in gles vulkan; do
+  timeout 60 python3 -P - $b <<'PY' 2>&1 | tail -12
+import sys
+from mgpipe.runtime.client.api import Client
+from mgpipe.runtime.harness.runner import run_scene
+seen = []
+for name in ("get_timestamp", "query_result"):
+    orig = getattr(Client, name)
+    def wrap(self, *a, _orig=orig, _name=name, **k):
+        v = _orig(self, *a, **k); seen.append((_name, v)); return v
+    setattr(Client, name, wrap)
+for scene in ("answers-timestamp", "answers-occlusion-samples", "answers-occlusion-any", "answers-fence"):
+    seen.clear()
+    try:
+        r = run_scene(scene, sys.argv[1], "monolith")
+        checks = getattr(r.client, "answer_checks", [])
+        print(sys.argv[1], scene, "values", seen[:6], "checks", [(n, w == g) for n, w, g in checks])
+    except Exception as exc:
+        print(sys.argv[1], scene, "raised", type(exc).__name__, str(exc)[:200])
+PY
+  done
   echo "== mgpipe compare all"
   timeout 200 mgpipe compare all --json > $R/compare-all.json 2>&1; echo "rc=$?"
   python3 -P - "$R/compare-all.json" <<'PY'
