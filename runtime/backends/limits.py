@@ -193,6 +193,11 @@ def load_reflection(what: str, raw: bytes) -> dict:
     if not isinstance(refl, dict):
         raise DriverRefused(place, f"a JSON {type(refl).__name__}, expected an object")
     for key, value in refl.items():
+        if key == "workgroup":  # a compute program's local size: three counts
+            if not (isinstance(value, list) and len(value) == 3 and all(
+                    isinstance(e, int) and not isinstance(e, bool) and e > 0 for e in value)):
+                raise DriverRefused(place, "'workgroup': three positive integers expected")
+            continue
         if isinstance(value, list) and not all(isinstance(e, dict) for e in value):
             raise DriverRefused(place, f"{key!r}: a list of objects expected")
     return refl

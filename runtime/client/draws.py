@@ -28,7 +28,12 @@
   stream buffer is how the bytes travel: bytes, never a pointer.
 
 The client's copy of a buffer's bytes (``Buffer.shadow``, kept by ``buffer_data`` /
-``buffer_sub_data``) is what the count resolve and the max-index scan read.
+``buffer_sub_data`` and every ``ResourceReadback``) is what the count resolve and the
+max-index scan read. Seed 001's stale-index rule per site: the max-index scan first reads
+back the GPU-written pending ranges it covers (``sync_gpu_writes``, runtime/client/
+compute.py: one ``ResourceReadback`` each); the ``*IndirectCount`` resolve syncs only
+persistent-mapped ranges (the monolith's own rule), never GPU writes; the client
+vertex-array span syncs nothing.
 """
 
 from __future__ import annotations
@@ -406,6 +411,7 @@ class DrawsMixin:
                 if need > ib.size:
                     raise _error(f"{what}: indices [{offset}, {need}) pass the index buffer's "
                                  f"{ib.size} bytes")  # fmt: skip
+                self.sync_gpu_writes(ib, offset, need, what)  # type: ignore[attr-defined]
                 part = bytes((getattr(ib, "shadow", None) or bytearray(ib.size))[offset:need])
                 ranges.append({"Start": offset // index_size, "Count": count, "IndexBias": bias})
             idx = np.frombuffer(part, _INDEX_DTYPES[index_size])
