@@ -58,7 +58,8 @@ def _failures(name: str, images: list[Image]) -> list[str]:
 
 
 def test_every_compute_family_has_a_scene_run_by_name() -> None:
-    assert set(NAMES) == {"compute-fill", "compute-indirect", "compute-indices", "image-load-store",
+    assert set(NAMES) == {"compute-fill", "compute-indirect", "compute-indices",
+                          "compute-client-indices", "image-load-store",
                           "atomic-counter", "xfb-capture", "xfb-skip", "xfb-separate",
                           "tess-patch"}  # fmt: skip
     for name in NAMES:
@@ -522,3 +523,96 @@ def test_gles_marks_gpu_written_only_what_the_mask_says_may_be_written(
 
     assert run(False) == (False, True)
     assert run(True) == (True, True)  # the planted all-writable mask
+
+
+# -- direct readbacks and OnGpuWritten (the reverse channel meets issue 19) ------------------
+#: scene -> the index of its ResourceReadback image (runtime/harness/scenes/compute.py)
+READBACKS = {"compute-fill": 1, "compute-indirect": 1, "compute-indices": 1,
+             "compute-client-indices": 1, "atomic-counter": 2, "xfb-capture": 2}  # fmt: skip
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("backend", ("gles", "vulkan"))
+@pytest.mark.parametrize("name", sorted(READBACKS))
+def test_storage_words_read_back_directly_on_both_backends(name: str, backend: str,
+                                                           transport: str) -> None:  # fmt: skip
+    """Every word of the buffer the scene wrote, through ResourceReadback, equals the word the
+    probes compute (and the picture probes hold as before)."""
+    kind, res = outcome(name, backend, transport)
+    assert kind == "ok", f"{name} on {backend} over {transport}: {res}"
+    scene = COMPUTE_SCENES[name]
+    probes = scene.probes(scene.default_n)
+    direct = [p for p in probes if p.image == READBACKS[name]]
+    assert direct and all("readback" in p.what for p in direct)
+    bad = [m for p in probes if (m := p.check(res.images))]
+    assert not bad, f"{name} on {backend} over {transport}: {bad[:5]}"
+    assert res.client.link.round_trips["ResourceReadback"] >= 1
+
+
+@pytest.mark.parametrize("backend", ("gles", "vulkan"))
+def test_on_gpu_written_names_the_written_range_and_narrows_the_unwritten(backend: str) -> None:
+    """The launch of indices.comp (writes point 1, declares no point 5) with buffers at both:
+    OnGpuWritten(idx, [(0, 12)]) then OnGpuWritten(spare, []), in window order, the first
+    events of the run; the client's pending set loses the spare."""
+    kind, res = outcome("compute-client-indices", backend)
+    assert kind == "ok", res
+    c = res.client
+    first = c.gpu_written[:2]
+    assert [r for _h, r in first] == [((0, 12),), ()], c.gpu_written
+    assert first[0][0] != first[1][0]
+    assert all(h not in c.gpu_pending for h, _r in first)  # read back / narrowed
+
+
+@pytest.mark.parametrize("backend", ("gles", "vulkan"))
+def test_control_a_missing_on_gpu_written_leaves_the_guess_pending(
+        backend: str, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    from mgpipe.runtime.server.reverse import EventRing
+
+    monkeypatch.setattr(EventRing, "gpu_written", lambda self, handle, ranges: None)
+    with pytest.raises(AssertionError, match=r"OnGpuWritten\.Missing: the buffer at storage "
+                                             r"point 5 is still pending \[\(0, 16\)\]"):  # fmt: skip
+        run_scene("compute-client-indices", backend, "monolith")
+
+
+@pytest.mark.parametrize("backend", ("gles", "vulkan"))
+def test_control_a_scan_that_skips_the_sync_reads_stale_indices(
+        backend: str, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """Without the readback before the max-index scan, the scan reads the 0xEEEE the client
+    uploaded and the client arrays cannot hold vertex 61166: a named ClientError."""
+    monkeypatch.setattr(client_compute.ComputeCalls, "sync_gpu_writes",
+                        lambda self, buf, start, end, what: 0)  # fmt: skip
+    with pytest.raises(ClientError, match=r"draw_elements: attribute 0 fetches vertex 61166"):
+        run_scene("compute-client-indices", backend, "monolith")
+
+
+def test_a_scan_with_no_reverse_channel_refuses_by_name(client: Client) -> None:
+    idx = client.create_buffer(struct.pack("<6H", *([0xEEEE] * 6)))
+    _use(client, "indices")
+    client.bind_buffer_base("storage", 1, idx)
+    client.dispatch_compute(3)
+    client.bind_buffer_base("storage", 1, None)
+    _use(client, "color")
+    data = bytes(4 * 7 * 4)
+    client.vertex_attrib_pointer(0, data, 3, stride=28, offset=0)
+    client.bind_index_buffer(idx)
+    with pytest.raises(ClientError, match=r"bytes \[0, 12\) of the index buffer were written by "
+                                          r"the GPU and this client has no reverse channel"):  # fmt: skip
+        client.draw_elements(4, 6, 2)
+    client.buffer_sub_data(idx, 0, struct.pack("<6H", 0, 1, 2, 0, 2, 3))  # the bytes known again
+    client.draw_elements(4, 6, 2)  # no GPU-written byte left under the scan
+
+
+def test_an_earlier_record_s_event_never_drops_a_later_guess(client: Client) -> None:
+    buf = client.create_buffer(bytes(64))
+    _use(client, "fill")
+    client.bind_buffer_base("storage", 1, buf)
+    client.dispatch_compute(1)
+    s1 = client.transport.emit_seq
+    client.dispatch_compute(1)
+    s2 = client.transport.emit_seq
+    client.on_gpu_written(buf.handle, [(0, 8)], seq=s1)  # the first launch's account
+    assert client.gpu_pending[buf.handle] == [(0, 64)]  # the second's guess stays
+    client.on_gpu_written(buf.handle, [(0, 8)], seq=s2)  # the last record's: it narrows
+    assert client.gpu_pending[buf.handle] == [(0, 8)]
+    client.on_gpu_written(buf.handle, [], seq=s2)
+    assert buf.handle not in client.gpu_pending

@@ -597,6 +597,7 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
             ib = (self.user_index_buffer(ctx, d, "DrawVbo")
                   if p.Flags & _draw_flag("kDrawHasUserIndices")
                   else _obj(ctx, "Buffer", p.IndexResource, "DrawVbo.IndexResource").backend)  # fmt: skip
+            self.settle_buffer(ib)  # GPU-written indices: retired before the host reads them
             if restart and size in (1, 2, 4) and p.RestartIndex != (1 << (8 * size)) - 1:
                 ib, size = self.restart_rewrite(ib, size, int(p.RestartIndex), "DrawVbo"), 4
             if size == 1:  # Vulkan 1.0 has no 8-bit indices: widened to 16 bits, once per content

@@ -200,6 +200,54 @@ def probes_compute_indices(n: int) -> list[Probe]:
         word_probes(1, INDEX_WORDS, "compute-indices readback")  # fmt: skip
 
 
+SPARE_POINT = 5  # a storage point indices.comp does not declare
+
+
+def compute_client_indices(c: Client, n: int) -> list[Image]:
+    """The indices compute wrote drive a draw from client vertex arrays (seed 001's client
+    array after a compute write): the client's max-index scan must read the GPU's 0 1 2 0 2 3,
+    not the 0xEEEE it uploaded, to ship vertices 0..3 -- the pending range is read back
+    (ResourceReadback) before the scan. A buffer bound at storage point 5, which the shader
+    does not declare, is guessed GPU-written by the client and narrowed away by the server's
+    OnGpuWritten. Image 0: the quad over x < 48; image 1: the index words read back."""
+    from .kit import STRIDE
+
+    idx = c.create_buffer(struct.pack("<6H", *([INDEX_STALE] * 6)))
+    spare = _sentinel_buffer(c, 4)
+    _program(c, "indices")
+    c.bind_buffer_base("storage", 1, idx)
+    c.bind_buffer_base("storage", SPARE_POINT, spare)
+    need(c, "dispatch_compute")(3, 1, 1)
+    guessed = spare.handle in c.gpu_pending and idx.handle in c.gpu_pending
+    c.bind_buffer_base("storage", 1, None)
+    c.bind_buffer_base("storage", SPARE_POINT, None)
+    need(c, "memory_barrier")("element_array")
+    verts: list[float] = []
+    for x, y in ((-1.0, -1.0), (0.5, -1.0), (0.5, 1.0), (-1.0, 1.0)):
+        verts += [x, y, 0.0, *INDEX_COLOR]
+    data = struct.pack(f"<{len(verts)}f", *verts)
+    _program(c, "color")
+    c.vertex_attrib_pointer(0, data, 3, stride=STRIDE, offset=0)  # client memory
+    c.vertex_attrib_pointer(1, data, 4, stride=STRIDE, offset=12)
+    c.bind_index_buffer(idx)
+    c.viewport(0, 0, SIZE, SIZE)
+    c.clear_color(0.0, 0.0, 0.0, 1.0)
+    c.clear()
+    c.draw_elements(GL_TRIANGLES, 6, 2)  # the scan: a readback of the pending range first
+    if not guessed:
+        raise AssertionError("compute-client-indices: the launch left no pending guess for the "
+                             "buffers bound at its writable points")  # fmt: skip
+    if spare.handle in c.gpu_pending:
+        raise AssertionError(f"OnGpuWritten.Missing: the buffer at storage point {SPARE_POINT} "
+                             f"is still pending {c.gpu_pending[spare.handle]} after the launch's "
+                             "record was applied (no narrowing arrived)")  # fmt: skip
+    return _finish(c, [capture(c, SIZE, SIZE), readback(c, idx, 3)])
+
+
+def probes_compute_client_indices(n: int) -> list[Probe]:
+    return probes_compute_indices(n)
+
+
 # -- image load / store -------------------------------------------------------------------------
 IMG = 8  # the images are 8 x 8 RGBA8
 GL_RGBA8, GL_READ_ONLY, GL_WRITE_ONLY = 0x8058, 0x88B8, 0x88B9
@@ -484,6 +532,7 @@ SCENE_FNS: dict[str, tuple[Any, Any]] = {
     "compute-fill": (compute_fill, probes_compute_fill),
     "compute-indirect": (compute_indirect, probes_compute_indirect),
     "compute-indices": (compute_indices, probes_compute_indices),
+    "compute-client-indices": (compute_client_indices, probes_compute_client_indices),
     "image-load-store": (image_load_store, probes_image_load_store),
     "atomic-counter": (atomic_counter, probes_atomic_counter),
     "xfb-capture": (xfb_capture, probes_xfb_capture),
