@@ -59,7 +59,7 @@ def _failures(name: str, images: list[Image]) -> list[str]:
 
 def test_every_compute_family_has_a_scene_run_by_name() -> None:
     assert set(NAMES) == {"compute-fill", "compute-indirect", "compute-indices",
-                          "compute-client-indices", "image-load-store",
+                          "compute-client-indices", "compute-restart-indices", "image-load-store",
                           "atomic-counter", "xfb-capture", "xfb-skip", "xfb-separate",
                           "tess-patch"}  # fmt: skip
     for name in NAMES:
@@ -528,7 +528,8 @@ def test_gles_marks_gpu_written_only_what_the_mask_says_may_be_written(
 # -- direct readbacks and OnGpuWritten (the reverse channel meets issue 19) ------------------
 #: scene -> the index of its ResourceReadback image (runtime/harness/scenes/compute.py)
 READBACKS = {"compute-fill": 1, "compute-indirect": 1, "compute-indices": 1,
-             "compute-client-indices": 1, "atomic-counter": 2, "xfb-capture": 2}  # fmt: skip
+             "compute-client-indices": 1, "compute-restart-indices": 1, "atomic-counter": 2,
+             "xfb-capture": 2}  # fmt: skip
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -616,3 +617,14 @@ def test_an_earlier_record_s_event_never_drops_a_later_guess(client: Client) -> 
     assert client.gpu_pending[buf.handle] == [(0, 8)]
     client.on_gpu_written(buf.handle, [], seq=s2)
     assert buf.handle not in client.gpu_pending
+
+
+def test_control_a_stale_mirror_under_the_restart_rewrite(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The GLES server rewrites restart index 0xEEEE from its host mirror: with the mirror not
+    re-read after the launch, every index is the restart index and the quad is not drawn."""
+    from mgpipe.runtime.backends.gles import vertex
+
+    assert not _failures("compute-restart-indices", run_scene("compute-restart-indices", "gles").images)
+    monkeypatch.setattr(vertex, "refresh_mirror", lambda gl, buf: setattr(buf, "gpu_dirty", False))
+    bad = _failures("compute-restart-indices", run_scene("compute-restart-indices", "gles").images)
+    assert bad and all("the quad the GPU's indices draw" in m for m in bad), bad

@@ -165,7 +165,7 @@ INDEX_STALE = 0xEEEE  # what the index buffer held before the launch: no vertex 
 INDEX_COLOR = (1.0, 0.5, 0.0, 1.0)
 
 
-def compute_indices(c: Client, n: int) -> list[Image]:
+def compute_indices(c: Client, n: int, restart: bool = False) -> list[Image]:
     """A compute shader writes 0 1 2 0 2 3 (u16) into a buffer that held 0xEEEE everywhere;
     the buffer is then the index buffer of a quad of 4 vertices over pixels x < 48. The server's
     index-range check must read what the GPU wrote, not the bytes the client uploaded."""
@@ -185,8 +185,21 @@ def compute_indices(c: Client, n: int) -> list[Image]:
     c.viewport(0, 0, SIZE, SIZE)
     c.clear_color(0.0, 0.0, 0.0, 1.0)
     c.clear()
+    if restart:
+        c.enable("PrimitiveRestart")
+        c.state.set_primitive_restart_index(INDEX_STALE)
     c.draw_elements(GL_TRIANGLES, 6, 2)
+    if restart:
+        c.disable("PrimitiveRestart")
     return _finish(c, [capture(c, SIZE, SIZE), readback(c, idx, 3)])
+
+
+def compute_restart_indices(c: Client, n: int) -> list[Image]:
+    """compute-indices with primitive restart at index 0xEEEE -- what the buffer held before
+    the launch. No driver restarts at an index other than the type's maximum, so the server
+    rewrites the buffer from its host mirror: the mirror must hold the GPU's indices (a stale
+    one is all restart indices: nothing drawn). Image 0: the quad; image 1: the words."""
+    return compute_indices(c, n, restart=True)
 
 
 #: the six u16 indices ``indices.comp`` writes, as the three little-endian words they fill
@@ -533,6 +546,7 @@ SCENE_FNS: dict[str, tuple[Any, Any]] = {
     "compute-indirect": (compute_indirect, probes_compute_indirect),
     "compute-indices": (compute_indices, probes_compute_indices),
     "compute-client-indices": (compute_client_indices, probes_compute_client_indices),
+    "compute-restart-indices": (compute_restart_indices, probes_compute_indices),
     "image-load-store": (image_load_store, probes_image_load_store),
     "atomic-counter": (atomic_counter, probes_atomic_counter),
     "xfb-capture": (xfb_capture, probes_xfb_capture),
