@@ -234,6 +234,8 @@ class DrawsMixin:
                                 0xFFFFFFFF, 0, buf.handle[0], buf.handle[1], NULL[0], NULL[1],
                                 offset, 0, stride, drawcount)  # fmt: skip
         self.draws += 1
+        if tr.buffer_bindings:  # the writable points' ranges join the pending set
+            tr.note_gpu_writes(self.em.transport.emit_seq)
 
     def _restart(self, flags: int, index_size: int) -> tuple[int, int]:
         p, restart = self.tr.rs.p, self.tr.rs.restart_index
@@ -310,6 +312,8 @@ class DrawsMixin:
                    "NumDraws": 1}  # fmt: skip
         self.em.emit("DrawVbo", payload, ([{"Start": first, "Count": count, "IndexBias": 0}],))
         self.draws += 1
+        if tr.buffer_bindings:
+            tr.note_gpu_writes(self.em.transport.emit_seq)
 
     # -- multi-draw (glMultiDrawArrays / glMultiDrawElements[BaseVertex]) ---------------
     def multi_draw_arrays(self, mode: int, firsts: Any, counts: Any) -> None:
@@ -363,6 +367,8 @@ class DrawsMixin:
             body = dict(payload, NumDraws=len(part))
             self.em.emit("DrawVbo", body, (part,) if host is None else (part, host))
             self.draws += 1
+        if self.tr.buffer_bindings:  # the writable points' ranges join the pending set
+            self.tr.note_gpu_writes(self.em.transport.emit_seq)
 
     # -- user index arrays (and indexed client-array draws) ---------------------------
     def _draw_elements_client(self, mode: int, count: int, index_size: int, offset: int,
