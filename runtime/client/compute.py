@@ -188,8 +188,9 @@ class ComputeCalls:
         if link is None:
             a, b = hits[0]
             raise _client_error(f"{what}: bytes [{a}, {b}) of the index buffer were written by "
-                                "the GPU and this client has no reverse channel to read them "
-                                "back (ResourceReadback); the scan would read stale bytes")  # fmt: skip
+                                "the GPU and this client has no reverse channel to read "
+                                "them back (ResourceReadback); the scan would read stale "
+                                "bytes")  # fmt: skip
         got = 0
         for a, b in hits:
             self.get_buffer_sub_data(buf, a, b - a)  # type: ignore[attr-defined]

@@ -29,7 +29,8 @@ def _bit(words: Sequence[int], point: int) -> bool:
     return 0 <= point < 32 * len(words) and bool(words[point >> 5] >> (point & 31) & 1)
 
 
-def writable_rows(ctx: Any, masks: dict[int, Sequence[int]]) -> list[tuple[int, int, Any, int, int]]:
+def writable_rows(ctx: Any,
+                  masks: dict[int, Sequence[int]]) -> list[tuple[int, int, Any, int, int]]:
     """``(class, point, handle, offset, size)`` of every buffer bound at a point whose
     ``WritableMask`` bit is set (``masks``: class -> the last record's mask words)."""
     whole = int(_t.constant("kMGPipeWholeBuffer"))

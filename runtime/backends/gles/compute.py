@@ -227,7 +227,8 @@ class ComputeEntries:
             packed = sum(4 * v.components for v in vs)
             tight = packed == stride and all(
                 v.offset == sum(4 * u.components for u in vs[:i]) for i, v in enumerate(vs))
-            targets.append({"point": k, "buf": buf, "res": t.Res, "off": off, "size": size, "stride": stride,
+            targets.append({"point": k, "buf": buf, "res": t.Res, "off": off, "size": size,
+                            "stride": stride,
                             "packed": packed, "varyings": vs, "scratch": 0 if tight else -1})  # fmt: skip
         gl.glBindTransformFeedback(GL.GL_TRANSFORM_FEEDBACK, self._xfb_name(int(p.LifetimeId)))
         for t in targets:
