@@ -629,3 +629,38 @@ def test_control_a_stale_mirror_under_the_restart_rewrite(monkeypatch: pytest.Mo
     monkeypatch.setattr(vertex, "refresh_mirror", lambda gl, buf: setattr(buf, "gpu_dirty", False))
     bad = _failures(name, run_scene(name, "gles").images)
     assert bad and all("the quad the GPU's indices draw" in m for m in bad), bad
+
+
+@pytest.mark.parametrize("backend", ("gles", "vulkan"))
+def test_a_pack_readback_is_pending_until_read_back(backend: str) -> None:
+    """glReadPixels into a PACK buffer: the client marks the bytes GPU-written at the call,
+    the server's OnGpuWritten names the same range, a ResourceReadback brings them back
+    (equal to the client-memory ReadPixels) and empties the set."""
+    from mgpipe.runtime.backends.registry import make_backend
+
+    be = make_backend(backend)
+    stage = StageSegment(1 << 22)
+    c = Client(Applier(be, stage).apply, stage, transport="monolith", width=8, height=8)
+    try:
+        c.clear_color(1.0, 0.0, 0.0, 1.0)
+        c.clear()
+        buf = c.create_buffer(bytes(4 * 4 * 4))
+        c.read_pixels_to_buffer(buf, 0, 0, 0, 4, 4)
+        assert c.gpu_pending[buf.handle] == [(0, 64)]
+        got = c.get_buffer_sub_data(buf, 0, 64)
+        assert (buf.handle, ((0, 64),)) in c.gpu_written
+        assert buf.handle not in c.gpu_pending
+        assert got == c.read_pixels(0, 0, 4, 4) == bytes((255, 0, 0, 255)) * 16
+    finally:
+        c.close()
+        be.close()
+
+
+def test_control_a_pack_readback_the_client_does_not_mark(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the client's own mark the pack's bytes are not pending: the check above fails
+    at its first assertion (the event alone arrives only at the next drain)."""
+    from mgpipe.runtime.client.answers import AnswersMixin
+
+    monkeypatch.setattr(AnswersMixin, "_pack_pending", lambda self, buf, base, n: None)
+    with pytest.raises(KeyError):
+        test_a_pack_readback_is_pending_until_read_back("gles")
