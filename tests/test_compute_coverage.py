@@ -664,3 +664,52 @@ def test_control_a_pack_readback_the_client_does_not_mark(monkeypatch: pytest.Mo
     monkeypatch.setattr(AnswersMixin, "_pack_pending", lambda self, buf, base, n: None)
     with pytest.raises(KeyError):
         test_a_pack_readback_is_pending_until_read_back("gles")
+
+
+_CMD_SRC = """#version 450
+layout(local_size_x = 1, local_size_y = 1, local_size_z = 1) in;
+layout(std430, binding = 1) buffer Cmd { uint w[]; } cmd;
+void main() { cmd.w[0] = 6u; cmd.w[1] = 1u; cmd.w[2] = 0u; cmd.w[3] = 0u; }
+"""
+
+
+@pytest.mark.parametrize("plant", (False, True))
+def test_gles_indirect_commands_a_shader_wrote_are_read_from_a_fresh_mirror(
+        plant: bool, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """A launch writes DrawArraysIndirectCommand {6, 1, 0, 0} into a zeroed buffer, then a
+    draw_arrays_indirect of a full-screen quad from it: the GLES server reads the commands
+    from its mirror, re-read after the launch -- the quad is drawn. Control (plant): the
+    mirror not re-read holds count 0 -- nothing drawn."""
+    from mgpipe.runtime.backends.gles import vertex
+    from mgpipe.runtime.backends.registry import make_backend
+    from mgpipe.runtime.harness.scenes.kit import quad, setup
+    from mgpipe.runtime.harness.shaders import programs
+
+    src, out = tmp_path / "cmd.comp", tmp_path / "cmd.comp.spv"
+    src.write_text(_CMD_SRC)
+    programs.compile_source(src, out)
+    spirv = {programs.STAGE_SLOTS["comp"]: out.read_bytes()}
+    if plant:
+        monkeypatch.setattr(vertex, "refresh_mirror",
+                            lambda gl, buf: setattr(buf, "gpu_dirty", False))  # fmt: skip
+    be = make_backend("gles")
+    stage = StageSegment(1 << 22)
+    c = Client(Applier(be, stage).apply, stage, transport="monolith", width=64, height=64)
+    try:
+        cmd = c.create_buffer(bytes(16))
+        c.use_program(c.create_program(spirv, programs.reflection_record({"comp": out})))
+        c.bind_buffer_base("storage", 1, cmd)
+        c.dispatch_compute(1)
+        c.bind_buffer_base("storage", 1, None)
+        c.memory_barrier("command")
+        setup(c, quad(-1.0, -1.0, 1.0, 1.0, 0.0, (1.0, 0.0, 0.0, 1.0)))
+        c.viewport(0, 0, 64, 64)
+        c.clear_color(0.0, 0.0, 0.0, 1.0)
+        c.clear()
+        c.bind_indirect_buffer(cmd)
+        c.draw_arrays_indirect(0x0004, 0)
+        got = tuple(c.read_pixels(32, 32, 1, 1))
+    finally:
+        c.close()
+        be.close()
+    assert got == ((0, 0, 0, 255) if plant else (255, 0, 0, 255))
