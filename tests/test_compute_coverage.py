@@ -58,7 +58,8 @@ def _failures(name: str, images: list[Image]) -> list[str]:
 
 
 def test_every_compute_family_has_a_scene_run_by_name() -> None:
-    assert set(NAMES) == {"compute-fill", "compute-indirect", "compute-indices", "image-load-store",
+    assert set(NAMES) == {"compute-fill", "compute-indirect", "compute-indices",
+                          "compute-client-indices", "compute-restart-indices", "image-load-store",
                           "atomic-counter", "xfb-capture", "xfb-skip", "xfb-separate",
                           "tess-patch"}  # fmt: skip
     for name in NAMES:
@@ -104,7 +105,7 @@ def test_control_blank_images_fail_every_scene() -> None:
     for name in NAMES:
         scene = COMPUTE_SCENES[name]
         probes = scene.probes(1)
-        blank = [Image(scene.width, scene.height, bytes(scene.width * scene.height * 4))] * 2
+        blank = [Image(scene.width, scene.height, bytes(scene.width * scene.height * 4))] * 3
         assert _failures(name, blank), f"{name}: a blank picture passes every probe"
         assert len({p.rgba for p in probes}) > 1
 
@@ -116,6 +117,7 @@ def test_control_a_short_grid_leaves_words_unwritten(monkeypatch: pytest.MonkeyP
     res = run_scene("compute-fill", "gles", "monolith")
     bad = _failures("compute-fill", res.images)
     assert bad and all(re.search(r"word (5[6-9]|6[0-3]) ", m) for m in bad), bad
+    assert any("readback word" in m for m in bad), "the direct readback missed the short grid"
 
 
 def test_control_an_indirect_grid_read_at_the_wrong_offset(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -127,7 +129,9 @@ def test_control_an_indirect_grid_read_at_the_wrong_offset(monkeypatch: pytest.M
     monkeypatch.setattr(scenes, "INDIRECT_WORDS", (100, 100, 100, 3, 1, 1, 1))
     res = run_scene("compute-indirect", "gles", "monolith")
     bad = _failures("compute-indirect", res.images)
-    assert bad and all(re.search(r"compute-indirect word (8|9|1\d|2[0-3]) ", m) for m in bad), bad
+    assert bad and all(re.search(r"compute-indirect (readback )?word (8|9|1\d|2[0-3]) ", m)
+                       for m in bad), bad  # fmt: skip
+    assert any("readback word" in m for m in bad), "the direct readback missed the short grid"
 
 
 def test_control_a_stale_index_mirror_is_what_the_refresh_prevents(
@@ -519,3 +523,193 @@ def test_gles_marks_gpu_written_only_what_the_mask_says_may_be_written(
 
     assert run(False) == (False, True)
     assert run(True) == (True, True)  # the planted all-writable mask
+
+
+# -- direct readbacks and OnGpuWritten (the reverse channel meets issue 19) ------------------
+#: scene -> the index of its ResourceReadback image (runtime/harness/scenes/compute.py)
+READBACKS = {"compute-fill": 1, "compute-indirect": 1, "compute-indices": 1,
+             "compute-client-indices": 1, "compute-restart-indices": 1, "atomic-counter": 2,
+             "xfb-capture": 2}  # fmt: skip
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("backend", ("gles", "vulkan"))
+@pytest.mark.parametrize("name", sorted(READBACKS))
+def test_storage_words_read_back_directly_on_both_backends(name: str, backend: str,
+                                                           transport: str) -> None:  # fmt: skip
+    """Every word of the buffer the scene wrote, through ResourceReadback, equals the word the
+    probes compute (and the picture probes hold as before)."""
+    kind, res = outcome(name, backend, transport)
+    assert kind == "ok", f"{name} on {backend} over {transport}: {res}"
+    scene = COMPUTE_SCENES[name]
+    probes = scene.probes(scene.default_n)
+    direct = [p for p in probes if p.image == READBACKS[name]]
+    assert direct and all("readback" in p.what for p in direct)
+    bad = [m for p in probes if (m := p.check(res.images))]
+    assert not bad, f"{name} on {backend} over {transport}: {bad[:5]}"
+    assert res.client.link.round_trips["ResourceReadback"] >= 1
+
+
+@pytest.mark.parametrize("backend", ("gles", "vulkan"))
+def test_on_gpu_written_names_the_written_range_and_narrows_the_unwritten(backend: str) -> None:
+    """The launch of indices.comp (writes point 1, declares no point 5) with buffers at both:
+    OnGpuWritten(idx, [(0, 12)]) then OnGpuWritten(spare, []), in window order, the first
+    events of the run; the client's pending set loses the spare."""
+    kind, res = outcome("compute-client-indices", backend)
+    assert kind == "ok", res
+    c = res.client
+    first = c.gpu_written[:2]
+    assert [r for _h, r in first] == [((0, 12),), ()], c.gpu_written
+    assert first[0][0] != first[1][0]
+    assert all(h not in c.gpu_pending for h, _r in first)  # read back / narrowed
+
+
+@pytest.mark.parametrize("backend", ("gles", "vulkan"))
+def test_control_a_missing_on_gpu_written_leaves_the_guess_pending(
+        backend: str, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    from mgpipe.runtime.server.reverse import EventRing
+
+    monkeypatch.setattr(EventRing, "gpu_written", lambda self, handle, ranges: None)
+    want = r"OnGpuWritten\.Missing: the buffer at storage point 5 is still pending \[\(0, 16\)\]"
+    with pytest.raises(AssertionError, match=want):
+        run_scene("compute-client-indices", backend, "monolith")
+
+
+@pytest.mark.parametrize("backend", ("gles", "vulkan"))
+def test_control_a_scan_that_skips_the_sync_reads_stale_indices(
+        backend: str, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """Without the readback before the max-index scan, the scan reads the 0xEEEE the client
+    uploaded and the client arrays cannot hold vertex 61166: a named ClientError."""
+    monkeypatch.setattr(client_compute.ComputeCalls, "sync_gpu_writes",
+                        lambda self, buf, start, end, what: 0)  # fmt: skip
+    with pytest.raises(ClientError, match=r"draw_elements: attribute 0 fetches vertex 61166"):
+        run_scene("compute-client-indices", backend, "monolith")
+
+
+def test_a_scan_with_no_reverse_channel_refuses_by_name(client: Client) -> None:
+    idx = client.create_buffer(struct.pack("<6H", *([0xEEEE] * 6)))
+    _use(client, "indices")
+    client.bind_buffer_base("storage", 1, idx)
+    client.dispatch_compute(3)
+    client.bind_buffer_base("storage", 1, None)
+    _use(client, "color")
+    data = bytes(4 * 7 * 4)
+    client.vertex_attrib_pointer(0, data, 3, stride=28, offset=0)
+    client.bind_index_buffer(idx)
+    want = r"bytes \[0, 12\) of the index buffer were written by the GPU and this client has no"
+    with pytest.raises(ClientError, match=want + r" reverse channel"):
+        client.draw_elements(4, 6, 2)
+    client.buffer_sub_data(idx, 0, struct.pack("<6H", 0, 1, 2, 0, 2, 3))  # the bytes known again
+    client.draw_elements(4, 6, 2)  # no GPU-written byte left under the scan
+
+
+def test_an_earlier_record_s_event_never_drops_a_later_guess(client: Client) -> None:
+    buf = client.create_buffer(bytes(64))
+    _use(client, "fill")
+    client.bind_buffer_base("storage", 1, buf)
+    client.dispatch_compute(1)
+    s1 = client.transport.emit_seq
+    client.dispatch_compute(1)
+    s2 = client.transport.emit_seq
+    client.on_gpu_written(buf.handle, [(0, 8)], seq=s1)  # the first launch's account
+    assert client.gpu_pending[buf.handle] == [(0, 64)]  # the second's guess stays
+    client.on_gpu_written(buf.handle, [(0, 8)], seq=s2)  # the last record's: it narrows
+    assert client.gpu_pending[buf.handle] == [(0, 8)]
+    client.on_gpu_written(buf.handle, [], seq=s2)
+    assert buf.handle not in client.gpu_pending
+
+
+def test_control_a_stale_mirror_under_the_restart_rewrite(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The GLES server rewrites restart index 0xEEEE from its host mirror: with the mirror not
+    re-read after the launch, every index is the restart index and the quad is not drawn."""
+    from mgpipe.runtime.backends.gles import vertex
+
+    name = "compute-restart-indices"
+    assert not _failures(name, run_scene(name, "gles").images)
+    monkeypatch.setattr(vertex, "refresh_mirror", lambda gl, buf: setattr(buf, "gpu_dirty", False))
+    bad = _failures(name, run_scene(name, "gles").images)
+    assert bad and all("the quad the GPU's indices draw" in m for m in bad), bad
+
+
+@pytest.mark.parametrize("backend", ("gles", "vulkan"))
+def test_a_pack_readback_is_pending_until_read_back(backend: str) -> None:
+    """glReadPixels into a PACK buffer: the client marks the bytes GPU-written at the call,
+    the server's OnGpuWritten names the same range, a ResourceReadback brings them back
+    (equal to the client-memory ReadPixels) and empties the set."""
+    from mgpipe.runtime.backends.registry import make_backend
+
+    be = make_backend(backend)
+    stage = StageSegment(1 << 22)
+    c = Client(Applier(be, stage).apply, stage, transport="monolith", width=8, height=8)
+    try:
+        c.clear_color(1.0, 0.0, 0.0, 1.0)
+        c.clear()
+        buf = c.create_buffer(bytes(4 * 4 * 4))
+        c.read_pixels_to_buffer(buf, 0, 0, 0, 4, 4)
+        assert c.gpu_pending[buf.handle] == [(0, 64)]
+        got = c.get_buffer_sub_data(buf, 0, 64)
+        assert (buf.handle, ((0, 64),)) in c.gpu_written
+        assert buf.handle not in c.gpu_pending
+        assert got == c.read_pixels(0, 0, 4, 4) == bytes((255, 0, 0, 255)) * 16
+    finally:
+        c.close()
+        be.close()
+
+
+def test_control_a_pack_readback_the_client_does_not_mark(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the client's own mark the pack's bytes are not pending: the check above fails
+    at its first assertion (the event alone arrives only at the next drain)."""
+    from mgpipe.runtime.client.answers import AnswersMixin
+
+    monkeypatch.setattr(AnswersMixin, "_pack_pending", lambda self, buf, base, n: None)
+    with pytest.raises(KeyError):
+        test_a_pack_readback_is_pending_until_read_back("gles")
+
+
+_CMD_SRC = """#version 450
+layout(local_size_x = 1, local_size_y = 1, local_size_z = 1) in;
+layout(std430, binding = 1) buffer Cmd { uint w[]; } cmd;
+void main() { cmd.w[0] = 6u; cmd.w[1] = 1u; cmd.w[2] = 0u; cmd.w[3] = 0u; }
+"""
+
+
+@pytest.mark.parametrize("plant", (False, True))
+def test_gles_indirect_commands_a_shader_wrote_are_read_from_a_fresh_mirror(
+        plant: bool, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """A launch writes DrawArraysIndirectCommand {6, 1, 0, 0} into a zeroed buffer, then a
+    draw_arrays_indirect of a full-screen quad from it: the GLES server reads the commands
+    from its mirror, re-read after the launch -- the quad is drawn. Control (plant): the
+    mirror not re-read holds count 0 -- nothing drawn."""
+    from mgpipe.runtime.backends.gles import vertex
+    from mgpipe.runtime.backends.registry import make_backend
+    from mgpipe.runtime.harness.scenes.kit import quad, setup
+    from mgpipe.runtime.harness.shaders import programs
+
+    src, out = tmp_path / "cmd.comp", tmp_path / "cmd.comp.spv"
+    src.write_text(_CMD_SRC)
+    programs.compile_source(src, out)
+    spirv = {programs.STAGE_SLOTS["comp"]: out.read_bytes()}
+    if plant:
+        monkeypatch.setattr(vertex, "refresh_mirror",
+                            lambda gl, buf: setattr(buf, "gpu_dirty", False))  # fmt: skip
+    be = make_backend("gles")
+    stage = StageSegment(1 << 22)
+    c = Client(Applier(be, stage).apply, stage, transport="monolith", width=64, height=64)
+    try:
+        cmd = c.create_buffer(bytes(16))
+        c.use_program(c.create_program(spirv, programs.reflection_record({"comp": out})))
+        c.bind_buffer_base("storage", 1, cmd)
+        c.dispatch_compute(1)
+        c.bind_buffer_base("storage", 1, None)
+        c.memory_barrier("command")
+        setup(c, quad(-1.0, -1.0, 1.0, 1.0, 0.0, (1.0, 0.0, 0.0, 1.0)))
+        c.viewport(0, 0, 64, 64)
+        c.clear_color(0.0, 0.0, 0.0, 1.0)
+        c.clear()
+        c.bind_indirect_buffer(cmd)
+        c.draw_arrays_indirect(0x0004, 0)
+        got = tuple(c.read_pixels(32, 32, 1, 1))
+    finally:
+        c.close()
+        be.close()
+    assert got == ((0, 0, 0, 255) if plant else (255, 0, 0, 255))

@@ -362,5 +362,5 @@ def test_indices_a_shader_wrote_are_read_after_its_submission(tmp_path):
 def test_negative_control_reading_them_before_the_submission_draws_nothing(tmp_path, monkeypatch):
     from mgpipe.runtime.backends.vulkan.backend import VulkanBackend
 
-    monkeypatch.setattr(VulkanBackend, "_gpu_written_ready", lambda self, buf: None)
+    monkeypatch.setattr(VulkanBackend, "settle_buffer", lambda self, buf: None)  # the wait
     assert _indices_from_compute(tmp_path) == (0, 0, 0, 0)  # indices 0, 0, 0: degenerate

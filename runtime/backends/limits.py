@@ -164,9 +164,6 @@ def check_spirv(what: str, module: bytes) -> None:
 #: How deep a reflection record may nest (the deepest well-formed one is an object of
 #: lists of objects of arrays: 4).
 REFLECTION_DEPTH = 8
-#: The reflection rows that are lists of ints, not of objects (key -> length): a compute
-#: program's ``workgroup`` (local size x, y, z; runtime/harness/shaders/programs.py).
-INT_ROWS = {"workgroup": 3}
 
 
 def load_reflection(what: str, raw: bytes) -> dict:
@@ -196,12 +193,12 @@ def load_reflection(what: str, raw: bytes) -> dict:
     if not isinstance(refl, dict):
         raise DriverRefused(place, f"a JSON {type(refl).__name__}, expected an object")
     for key, value in refl.items():
-        if key in INT_ROWS:  # a compute program's local size: so many non-negative ints
-            n = INT_ROWS[key]
-            if not (isinstance(value, list) and len(value) == n and all(
-                    type(e) is int and 0 <= e < 1 << 32 for e in value)):  # fmt: skip
-                raise DriverRefused(place, f"{key!r}: a list of {n} unsigned ints expected")
-        elif isinstance(value, list) and not all(isinstance(e, dict) for e in value):
+        if key == "workgroup":  # a compute program's local size: three counts
+            if not (isinstance(value, list) and len(value) == 3 and all(
+                    isinstance(e, int) and not isinstance(e, bool) and e > 0 for e in value)):
+                raise DriverRefused(place, "'workgroup': three positive integers expected")
+            continue
+        if isinstance(value, list) and not all(isinstance(e, dict) for e in value):
             raise DriverRefused(place, f"{key!r}: a list of objects expected")
     return refl
 

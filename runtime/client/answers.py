@@ -86,7 +86,7 @@ class AnswersMixin:
             h[EventKind.QueryResult] = self._on_query
             h[EventKind.ReadbackDone] = lambda e: self.readbacks_done.append(e.values[0])
             h[EventKind.LogLine] = lambda e: self.logs.append((e.flags, e.data.decode("utf-8", "replace")))
-            h[EventKind.GpuWritten] = lambda e: self.gpu_written.append((Handle(*e.values[:2]), e.values[3:]))
+            h[EventKind.GpuWritten] = self._on_gpu_written
             h[EventKind.BufferWriteback] = lambda e: self.writebacks.append(
                 (Handle(*e.values[:2]), e.values[2], e.data))  # fmt: skip
 
@@ -112,6 +112,13 @@ class AnswersMixin:
         f = self._fences.get(Handle(*e.values))
         if f is not None:
             f.signalled = True
+
+    def _on_gpu_written(self, e: Event) -> None:
+        """``OnGpuWritten``: kept in :attr:`gpu_written` and handed to the pending set's
+        narrowing (``Client.on_gpu_written``, runtime/client/compute.py)."""
+        res, ranges = Handle(*e.values[:2]), e.values[3:]
+        self.gpu_written.append((res, ranges))
+        self.on_gpu_written(res, list(ranges), seq=e.seq)  # type: ignore[attr-defined]
 
     def _on_query(self, e: Event) -> None:
         q = self._queries.get(Handle(*e.values[:2]))
@@ -353,7 +360,22 @@ class AnswersMixin:
         self.tr.validate("ResourceReadback")
         seq = self.em.emit("ResourceReadback", {"Res": buf.handle, "Offset": offset,
                                                 "Size": size}, wait=False)  # fmt: skip
-        return self._readback("ResourceReadback", seq, size)
+        data = self._readback("ResourceReadback", seq, size)
+        # the bytes are known again: the client's copy takes them, the pending set drops them
+        # (unless a record after the readback may have written them since: none can, the
+        # readback waited for every earlier record and the client emitted nothing since)
+        self._shadow_write(buf, offset, data)  # type: ignore[attr-defined]
+        self.tr.clear_pending(buf.handle, offset, offset + size)
+        return data
+
+    def _pack_pending(self, buf: Buffer, base: int, n: int) -> None:
+        """A pack readback into ``buf``: the server writes ``[base, base + n)`` (seed 001:
+        fire-and-forget plus the client's own GPU-written mark; OnGpuWritten confirms it)."""
+        from .compute import _add_range
+
+        if n > 0:
+            _add_range(self.tr.gpu_pending, buf.handle, base, min(base + n, buf.size))
+            self.tr.gpu_guess_seq[buf.handle] = self.em.transport.emit_seq + 1
 
     def _pack_layout(self, w: int, h: int, fmt: int, typ: int) -> tuple[int, int, int, int]:
         """(first byte, row stride, image stride, swap group) of the pack state."""
@@ -375,6 +397,7 @@ class AnswersMixin:
         (an ``EvReadbackDone`` with it follows once written)."""
         self._require("ReadPixelsToBuffer")
         first, stride, image, swap = self._pack_layout(w, h, fmt, type_)
+        self._pack_pending(buf, offset + first, stride * (h - 1) + w * pixel_size(fmt, type_))
         self.tr.validate("ReadPixelsToBuffer")
         return self.em.emit("ReadPixelsToBuffer", {
             "Src": {"Box": {"X": x, "Y": y, "Z": 0, "W": w, "H": h, "D": 1},
@@ -387,6 +410,8 @@ class AnswersMixin:
         self._require("GetTextureImageToBuffer")
         w, h, d = self._level_box(tex, level)
         first, stride, image, swap = self._pack_layout(w, h, fmt, type_)
+        self._pack_pending(buf, offset + first,
+                           image * (d - 1) + stride * (h - 1) + w * pixel_size(fmt, type_))
         self.tr.validate("GetTextureImageToBuffer")
         return self.em.emit("GetTextureImageToBuffer", {
             "Src": {"Res": tex.handle, "Box": {"X": 0, "Y": 0, "Z": 0, "W": w, "H": h, "D": d},

@@ -16,9 +16,13 @@ feedback and tessellation patches (a mixin of :class:`~.api.Client`).
   shader writes. :meth:`on_gpu_written` is the narrowing callback (``OnGpuWritten(res,
   ranges)``): the server's account of what was written replaces the client's guess for
   that resource. A ``buffer_sub_data`` over a pending range takes it out (the client's bytes
-  are the current ones there). Under a split transport the callback arrives on the event
-  ring (``SEG_EVENT``), which this tree does not have yet; until then nothing narrows and
-  the set stays the conservative one.
+  are the current ones there). The callback arrives on the event ring (``SEG_EVENT``,
+  :mod:`..server.gpu_written` on the server) on every transport, drained at the client's
+  waits; a later record's guess is never dropped by an earlier record's event (the event's
+  seq against the guess's). :meth:`sync_gpu_writes` is seed 001's stale-index rule for the
+  client's max-index scan: a pending range inside the scanned bytes is read back
+  (``ResourceReadback``) first. The ``*IndirectCount`` resolve does not sync GPU writes
+  (seed 001 §10: only persistent-mapped ranges), so it reads the client's copy.
 * **Images.** :meth:`bind_image_texture` (``glBindImageTexture``): ``BindShaderImage`` at the
   call (the GL arguments verbatim: Access is the GL token, Format the internal format) and
   the unit's ``MGPImageView`` row (Access as ``MGPipeImageAccess``) in ``SetShaderImages``
@@ -146,15 +150,53 @@ class ComputeCalls:
         written since the client last knew their bytes (seed 001 §8.1's pending set)."""
         return self.tr.gpu_pending
 
-    def on_gpu_written(self, res: Handle, ranges: list[tuple[int, int]]) -> None:
+    def on_gpu_written(self, res: Handle, ranges: list[tuple[int, int]], *,
+                       seq: int | None = None) -> None:
         """``OnGpuWritten(res, ranges[])``: the server's account of what the GPU wrote to
-        ``res`` (``(offset, size)`` pairs) narrows the pending set to exactly those bytes."""
-        pend = self.tr.gpu_pending
+        ``res`` (``(offset, size)`` pairs) narrows the pending set to exactly those bytes.
+        ``seq`` is the record the event answers: where a later record guessed ``res`` again
+        (its own event is still to come), the server's ranges join the guess instead of
+        replacing it."""
+        tr = self.tr
+        pend = tr.gpu_pending
         exact = sorted((o, o + s) for o, s in ranges if s > 0)
-        if exact:
+        later = seq is not None and tr.gpu_guess_seq.get(res, 0) > seq
+        if later:
+            if exact:
+                pend[res] = _merge(pend.get(res, []) + exact)
+        elif exact:
             pend[res] = _merge(exact)
         else:
             pend.pop(res, None)
+        self.gpu_written_events = getattr(self, "gpu_written_events", 0) + 1
+
+    def sync_gpu_writes(self, buf: Buffer, start: int, end: int, what: str) -> int:
+        """Seed 001's stale-index rule for a scan of ``buf``'s bytes ``[start, end)`` on the
+        client (the max-index scan): the events that arrived narrow the pending set first;
+        every pending range left inside the span is read back (``ResourceReadback``, one
+        round trip each) into the client's copy. Returns the bytes read back. Without a
+        reverse channel the scan cannot see the GPU's bytes: a named ClientError."""
+        link = getattr(self, "link", None)
+        if link is not None and buf.handle in self.tr.gpu_pending:
+            link.drain()
+        pend = self.tr.gpu_pending.get(buf.handle)
+        if not pend:
+            return 0
+        hits = [(max(a, start), min(b, end)) for a, b in pend if a < end and b > start]
+        if not hits:
+            return 0
+        if link is None:
+            a, b = hits[0]
+            raise _client_error(f"{what}: bytes [{a}, {b}) of the index buffer were written by "
+                                "the GPU and this client has no reverse channel to read "
+                                "them back (ResourceReadback); the scan would read stale "
+                                "bytes")  # fmt: skip
+        got = 0
+        for a, b in hits:
+            self.get_buffer_sub_data(buf, a, b - a)  # type: ignore[attr-defined]
+            got += b - a
+        self.gpu_sync_bytes = getattr(self, "gpu_sync_bytes", 0) + got
+        return got
 
     # -- compute ---------------------------------------------------------------------
     def _workgroup(self, what: str) -> tuple[int, int, int]:
@@ -185,7 +227,7 @@ class ComputeCalls:
             tr.validate("LaunchGrid")
             st["gen"] = tr.gen
         if tr.buffer_bindings:
-            tr.note_gpu_writes()
+            tr.note_gpu_writes(self.em.transport.emit_seq + 1)  # the LaunchGrid's seq
         h = indirect.handle if indirect is not None else NULL
         st["launch"](*grid, *block, h[0], h[1], offset, int(indirect is not None))
         st["dispatches"] += 1
@@ -434,6 +476,7 @@ class ComputeCalls:
             xfb.written[i] = xfb.written.get(i, 0) + prims * per * stride
             buf, off, _size = xfb.targets[i]
             _add_range(self.tr.gpu_pending, buf.handle, off, xfb.written[i])
+            self.tr.gpu_guess_seq[buf.handle] = self.em.transport.emit_seq
         xfb.primitives += prims
         xfb.vertices += prims * per
 
@@ -480,12 +523,12 @@ class ComputeCalls:
         if tr.xfb is not None and tr.xfb.active:
             self._xfb_count(mode, count, instances)
         if tr.buffer_bindings:
-            tr.note_gpu_writes()
+            tr.note_gpu_writes(self.em.transport.emit_seq)  # the draw just emitted
 
     def _note_gpu_writes(self) -> None:
         """A draw or dispatch is about to be emitted: every range bound at a writable point
         joins the pending set (conservatively)."""
-        self.tr.note_gpu_writes()
+        self.tr.note_gpu_writes(self.em.transport.emit_seq + 1)
 
 
 def _merge(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:

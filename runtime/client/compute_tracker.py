@@ -31,6 +31,8 @@ class TrackerCompute:
         self.images: dict[int, tuple] = {}
         #: buffer handle -> merged [start, end) ranges a draw / dispatch may have written
         self.gpu_pending: dict[Handle, list[tuple[int, int]]] = {}
+        #: buffer handle -> the seq of the last record whose guess added it (compute.py)
+        self.gpu_guess_seq: dict[Handle, int] = {}
         self.xfb: Any = None  # the bound TransformFeedback (compute.py)
         self._access = _t.enum("MGPipeImageAccess")
 
@@ -57,7 +59,7 @@ class TrackerCompute:
             hit = self._pushed[key] = {b for b, v in ro.items() if v}
         return hit
 
-    def note_gpu_writes(self) -> None:
+    def note_gpu_writes(self, seq: int = 0) -> None:
         """Every range bound at a writable storage / atomic-counter point joins the
         pending set (the client cannot tell what the shader writes: it says it may)."""
         key = (self.gen, self.program.handle if self.program is not None else None,
@@ -73,8 +75,9 @@ class TrackerCompute:
                 if end > off:
                     rows.append((buf.handle, off, end))
             ranges = self._pushed["writable_ranges"] = (key, rows)
-        pend = self.gpu_pending
+        pend, guess = self.gpu_pending, self.gpu_guess_seq
         for h, off, end in ranges[1]:
+            guess[h] = seq
             old = pend.get(h)
             if old is not None and any(a <= off and end <= b for a, b in old):
                 continue  # already pending: the common repeated launch costs a compare

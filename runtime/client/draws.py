@@ -28,7 +28,12 @@
   stream buffer is how the bytes travel: bytes, never a pointer.
 
 The client's copy of a buffer's bytes (``Buffer.shadow``, kept by ``buffer_data`` /
-``buffer_sub_data``) is what the count resolve and the max-index scan read.
+``buffer_sub_data`` and every ``ResourceReadback``) is what the count resolve and the
+max-index scan read. Seed 001's stale-index rule per site: the max-index scan first reads
+back the GPU-written pending ranges it covers (``sync_gpu_writes``, runtime/client/
+compute.py: one ``ResourceReadback`` each); the ``*IndirectCount`` resolve syncs only
+persistent-mapped ranges (the monolith's own rule), never GPU writes; the client
+vertex-array span syncs nothing.
 """
 
 from __future__ import annotations
@@ -229,6 +234,8 @@ class DrawsMixin:
                                 0xFFFFFFFF, 0, buf.handle[0], buf.handle[1], NULL[0], NULL[1],
                                 offset, 0, stride, drawcount)  # fmt: skip
         self.draws += 1
+        if tr.buffer_bindings:  # the writable points' ranges join the pending set
+            tr.note_gpu_writes(self.em.transport.emit_seq)
 
     def _restart(self, flags: int, index_size: int) -> tuple[int, int]:
         p, restart = self.tr.rs.p, self.tr.rs.restart_index
@@ -305,6 +312,8 @@ class DrawsMixin:
                    "NumDraws": 1}  # fmt: skip
         self.em.emit("DrawVbo", payload, ([{"Start": first, "Count": count, "IndexBias": 0}],))
         self.draws += 1
+        if tr.buffer_bindings:
+            tr.note_gpu_writes(self.em.transport.emit_seq)
 
     # -- multi-draw (glMultiDrawArrays / glMultiDrawElements[BaseVertex]) ---------------
     def multi_draw_arrays(self, mode: int, firsts: Any, counts: Any) -> None:
@@ -358,6 +367,8 @@ class DrawsMixin:
             body = dict(payload, NumDraws=len(part))
             self.em.emit("DrawVbo", body, (part,) if host is None else (part, host))
             self.draws += 1
+        if self.tr.buffer_bindings:  # the writable points' ranges join the pending set
+            self.tr.note_gpu_writes(self.em.transport.emit_seq)
 
     # -- user index arrays (and indexed client-array draws) ---------------------------
     def _draw_elements_client(self, mode: int, count: int, index_size: int, offset: int,
@@ -406,6 +417,7 @@ class DrawsMixin:
                 if need > ib.size:
                     raise _error(f"{what}: indices [{offset}, {need}) pass the index buffer's "
                                  f"{ib.size} bytes")  # fmt: skip
+                self.sync_gpu_writes(ib, offset, need, what)  # type: ignore[attr-defined]
                 part = bytes((getattr(ib, "shadow", None) or bytearray(ib.size))[offset:need])
                 ranges.append({"Start": offset // index_size, "Count": count, "IndexBias": bias})
             idx = np.frombuffer(part, _INDEX_DTYPES[index_size])

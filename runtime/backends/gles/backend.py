@@ -592,9 +592,7 @@ class GlesBackend(GlesAnswers, ComputeEntries, GlesDrawsMixin):
                 else:
                     gl.glDrawArrays(mode, start, count)
         self.draws += len(ranges)
-        if prog.storage or prog.atomic:  # what the draw may have written (issue 19)
-            for b in self.binder.writable_buffers(prog):
-                b.gpu_dirty = True
+        self.note_gpu_written(ctx, prog)  # what the draw may have written (issue 19)
 
     def Present(self, ctx: Any, d: Any) -> None:
         self._ready()

@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from ...server.gpu_written import emit_bindings_written, emit_ranges
 from ...server.handle_fields import table_of
 from .errors import DriverRefused
 from .gl import GL, has_entry
@@ -103,9 +104,20 @@ class ComputeEntries:
             gl.glDispatchComputeIndirect(off)
         else:
             gl.glDispatchCompute(int(p.GridX), int(p.GridY), int(p.GridZ))
+        self.note_gpu_written(ctx, prog)
+        self._c19()["dispatches"] += 1
+
+    def note_gpu_written(self, ctx: Any, prog: GlProgram) -> None:
+        """A draw or launch of ``prog`` left: the buffers it may have written are marked
+        ``gpu_dirty`` (the host mirror is re-read before it is trusted) and every buffer the
+        record's ``WritableMask`` names gets its ``OnGpuWritten`` (:mod:`...server.gpu_written`)."""
         for b in self.binder.writable_buffers(prog):
             b.gpu_dirty = True
-        self._c19()["dispatches"] += 1
+        binder = self.binder
+        if binder.writable:
+            written = [(binder.cls_storage, b) for _n, b in prog.storage]
+            written += [(binder.cls_atomic, pt) for _n, pt, _b in prog.atomic]
+            emit_bindings_written(ctx, binder.writable, written)
 
     def MemoryBarrier(self, ctx: Any, d: Any) -> None:
         self._ready()  # type: ignore[attr-defined]
@@ -215,7 +227,8 @@ class ComputeEntries:
             packed = sum(4 * v.components for v in vs)
             tight = packed == stride and all(
                 v.offset == sum(4 * u.components for u in vs[:i]) for i, v in enumerate(vs))
-            targets.append({"point": k, "buf": buf, "off": off, "size": size, "stride": stride,
+            targets.append({"point": k, "buf": buf, "res": t.Res, "off": off, "size": size,
+                            "stride": stride,
                             "packed": packed, "varyings": vs, "scratch": 0 if tight else -1})  # fmt: skip
         gl.glBindTransformFeedback(GL.GL_TRANSFORM_FEEDBACK, self._xfb_name(int(p.LifetimeId)))
         for t in targets:
@@ -287,6 +300,9 @@ class ComputeEntries:
                 if t["scratch"]:
                     gl.glDeleteBuffers(1, [t["scratch"]])
                 t["buf"].gpu_dirty = True
+                # OnGpuWritten: the driver's primitives, from the target's offset
+                emit_ranges(ctx, t["res"], [(t["off"], min(written * per * t["stride"],
+                                                           t["size"]))])  # fmt: skip
         if written != int(p.PrimitivesWritten) or written * per != int(p.CapturedVertices):
             raise DriverRefused(f"{what}.PrimitivesWritten", f"the client counted "
                                 f"{int(p.PrimitivesWritten)} primitives ({int(p.CapturedVertices)} "

@@ -30,6 +30,7 @@ from ...server.handle_fields import table_of
 from .errors import DriverRefused
 from .gl import GL
 from .resources import GlBuffer
+from . import vertex
 from .vertex import INDEX_DTYPES
 
 __all__ = ["GlesDrawsMixin", "ARRAYS_COMMAND", "ELEMENTS_COMMAND"]
@@ -86,6 +87,8 @@ class GlesDrawsMixin:
             if off + n > ib.size:
                 raise DriverRefused(f"{what}.MGHostSpan.Size", f"[{off}, {off + n}) of a "
                                     f"{ib.size}-byte index buffer")  # fmt: skip
+            if ib.gpu_dirty:  # the GPU wrote it: the mirror is re-read first (seed 001 §10.3)
+                vertex.refresh_mirror(self.gl, ib)
             data = bytes(ib.mirror[off : off + n])
         else:
             data = bytes(ctx.stage.view((span.Offset, span.Size, span.Seg), f"{what}.MGHostSpan"))
@@ -103,6 +106,8 @@ class GlesDrawsMixin:
     def restart_rewrite(self, ib: GlBuffer, size: int, restart: int, what: str) -> GlBuffer:
         """``ib``'s indices as 32-bit ones, ``restart`` -> 0xFFFFFFFF (GLES's fixed index)."""
         self._draws_state()
+        if ib.gpu_dirty:  # the rewrite reads the mirror: GPU-written bytes re-read first
+            vertex.refresh_mirror(self.gl, ib)
         key = (ib.name, ib.serial, size, restart)
         hit = self._rewrites.get(key)
         if hit is not None:
@@ -141,6 +146,8 @@ class GlesDrawsMixin:
         buf = buf.backend
         if not isinstance(buf, GlBuffer):
             raise DriverRefused(f"{what}.MGPDrawIndirect.Buffer", "no buffer made for it yet")
+        if buf.gpu_dirty:  # the commands are read from the mirror: a GPU write re-read first
+            vertex.refresh_mirror(gl, buf)
         size, mode = int(p.IndexSize), int(p.Mode)
         words = ELEMENTS_COMMAND if size else ARRAYS_COMMAND
         offset, n = int(ind.Offset), int(ind.DrawCount)

@@ -312,6 +312,8 @@ class AnswerEntries(AnswersCaps):
                     self.settle_buffer(dst)
                     dst.write(base + z * slab + r * row, data[at : at + line], ring.completed)
             self.pack_host_conversions += 1
+        dh = p.Dst
+        ctx.events.gpu_written((dh.slot, dh.gen), [(base, end - base)])  # OnGpuWritten
         ctx.events.readback_done(ctx.seq)
 
     def ReadPixelsToBuffer(self, ctx: Any, d: Any) -> None:

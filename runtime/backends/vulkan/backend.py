@@ -597,6 +597,7 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
             ib = (self.user_index_buffer(ctx, d, "DrawVbo")
                   if p.Flags & _draw_flag("kDrawHasUserIndices")
                   else _obj(ctx, "Buffer", p.IndexResource, "DrawVbo.IndexResource").backend)  # fmt: skip
+            self.settle_buffer(ib)  # GPU-written indices: retired before the host reads them
             if restart and size in (1, 2, 4) and p.RestartIndex != (1 << (8 * size)) - 1:
                 ib, size = self.restart_rewrite(ib, size, int(p.RestartIndex), "DrawVbo"), 4
             if size == 1:  # Vulkan 1.0 has no 8-bit indices: widened to 16 bits, once per content
@@ -609,8 +610,6 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
         indirect = bool(p.Flags & _draw_flag("kDrawIsIndirect"))  # MGPDrawIndirect, no ranges
         ranges = [] if indirect else [(r.Start, r.Count, r.IndexBias) for r in d.tails[0]]
         if not indirect:  # the commands of an indirect draw are the GPU's: robust access guards them
-            if size:
-                self.settle_buffer(ib)  # the scan reads indices a shader may have written
             self._ranges.check_draw(vertex, shader.inputs, self._vbufs, ranges,
                                     ib if size else None, size, restart,
                                     self.r.defaults_binding)  # before the driver  # fmt: skip
@@ -676,12 +675,6 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
             ib.use(serial)
         self.line_loops += 1
         return (buf.buffer, 4), out
-
-    def _gpu_written_ready(self, buf: VkBufferResource) -> None:
-        """A shader may have written ``buf`` in a submission not yet retired (or still being
-        recorded): finish it before the host reads the bytes."""
-        if buf.gpu_written > self.r.ring.completed:
-            self.r.finish()
 
     def _u8_indices(self, ib: VkBufferResource, serial: int) -> Any:
         """The 16-bit copy of an 8-bit index buffer (the restart index 0xFF -> 0xFFFF),

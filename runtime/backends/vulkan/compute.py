@@ -33,6 +33,7 @@ from typing import Any
 import vulkan as vk
 
 from ...schema import tables as _t
+from ...server.gpu_written import emit_bindings_written
 from ...server.handle_fields import table_of
 from .errors import VulkanRefused
 from .resources import EPOCH, VkBufferResource, VkTextureResource
@@ -235,18 +236,24 @@ class ComputeEntries:
     def mark_gpu_writes(self, ctx: Any, handle: Any, program: ShaderProgram, serial: int) -> None:
         """Every storage / atomic buffer the record marked writable, and every image unit not
         bound read-only, is written by submission ``serial``."""
-        if not program.resources.writes:
-            return
         st = self._compute_state()
+        masks = st["writable"]
+        if not program.resources.writes:
+            if masks:  # OnGpuWritten: the points the mask names, none of them written
+                emit_bindings_written(ctx, masks, ())
+            return
+        written = []
         for b, point, cls in self._buffer_points(ctx, handle, program):
             if not _bit(st["writable"].get(cls, ()), point):
                 continue
+            written.append((int(cls), int(point)))
             window = ctx.windows[f"SetShaderBuffers[{cls}]"]
             row = window[point] if point < len(window) else None
             if row is not None and not row.Res.is_null:
                 buf = ctx.tables[table_of("Buffer")].resolve(row.Res, "written buffer").backend
                 if isinstance(buf, VkBufferResource):
                     buf.gpu_written = serial
+        emit_bindings_written(ctx, masks, written)  # OnGpuWritten, in command order
 
     def _buffer_points(self, ctx: Any, handle: Any, program: ShaderProgram) -> list:
         from .descriptors import ATOMIC_BLOCK

@@ -122,7 +122,7 @@ class VulkanDrawsMixin:
         """``ib``'s indices as 32-bit ones, ``restart`` -> 0xFFFFFFFF (Vulkan's fixed index)."""
         self._draws_state()
         assert ib.gpu is not None
-        key = (id(ib), ib.gpu.buffer, ib.writes, size, restart)
+        key = (id(ib), ib.gpu.buffer, ib.writes, getattr(ib, "gpu_written", 0), size, restart)
         hit = self._rewrites.get(key)
         if hit is not None:
             return hit

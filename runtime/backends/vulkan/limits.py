@@ -98,7 +98,8 @@ class VertexRanges:
         if end > ib.size or ib.gpu is None:
             raise VulkanRefused("DrawVbo.IndexRange", f"indices [{start}, {start + count}) of "
                                 f"{size} bytes need {end} bytes; the buffer has {ib.size}")  # fmt: skip
-        key = (id(ib.gpu), ib.writes, size, start, count, restart)
+        # a shader's write moves ``gpu_written`` (the host bytes changed under the memo)
+        key = (id(ib.gpu), ib.writes, getattr(ib, "gpu_written", 0), size, start, count, restart)
         hit = self._index_memo.get(key)
         if hit is not None:
             return hit

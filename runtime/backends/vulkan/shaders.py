@@ -82,8 +82,8 @@ class ShaderProgram:
                 "CreateShaderState.Reflection",
                 "not a reflection record (expected JSON with 'inputs': [{'location': N, ...}])",
             ) from None
-        fetched = (spirv_input_locations(spirv[0]) - self.inputs  # what the vertex stage reads
-                   if 0 in spirv else frozenset())  # a compute program has none  # fmt: skip
+        # what the vertex stage reads (a compute program has none)
+        fetched = spirv_input_locations(spirv[0]) - self.inputs if 0 in spirv else frozenset()
         if fetched:
             raise ShaderRefused("CreateShaderState.Reflection", f"the vertex stage reads "
                                 f"locations {sorted(fetched)} the reflection does not list")  # fmt: skip

@@ -32,6 +32,7 @@ from typing import Any
 
 import vulkan as vk
 
+from ...server.gpu_written import emit_ranges
 from ...server.handle_fields import table_of
 from .errors import VulkanRefused
 from .memory import GpuBuffer
@@ -42,6 +43,7 @@ __all__ = ["StreamOutputEntries", "GL_PATCHES", "GL_PATCH_VERTICES"]
 GL_PATCHES = 0x000E  # GL registry values
 GL_PATCH_VERTICES = 0x8E72
 _APPEND = 0xFFFFFFFF
+_VERTS_PER_PRIM = {0x0000: 1, 0x0001: 2, 0x0004: 3}  # GL_POINTS / LINES / TRIANGLES
 _QUERIES = 64  # queries per pool (a span past them takes another pool)
 _XFB_STAGE = 0x01000000  # VK_PIPELINE_STAGE_TRANSFORM_FEEDBACK_BIT_EXT
 _COUNTER_USAGE = 0x00001000  # VK_BUFFER_USAGE_TRANSFORM_FEEDBACK_COUNTER_BUFFER_BIT_EXT
@@ -54,6 +56,7 @@ class _Span:
         self.pools: list[Any] = []  # (pool, used)
         self.used = 0
         self.draws = 0
+        self.written_to: list[tuple[Any, int, int, int]] = []  # (handle, offset, size, stride)
 
 
 class StreamOutputEntries:
@@ -147,6 +150,13 @@ class StreamOutputEntries:
         span.active = True
         st["targets"] = self._xfb_ranges(ctx, list(p.Targets), "BeginStreamOutput.Targets")
         st["append"] = [False] * 4
+        # what End names in OnGpuWritten: each captured-into target's handle, range, stride
+        prog = getattr(ctx.resolved.get("CaptureProgram"), "backend", None)
+        rows = (getattr(prog, "reflection", None) or {}).get("xfb", ())
+        strides = {int(r["buffer"]): int(r["stride"]) for r in rows}
+        span.written_to = [(p.Targets[i].Res, t[1], t[2], strides[i])
+                           for i, t in enumerate(st["targets"])
+                           if t is not None and i in strides]  # fmt: skip
         st["spans"] += 1
         self._new_query_pool(span)
 
@@ -174,6 +184,9 @@ class StreamOutputEntries:
         span.active = False
         written = self._primitives_written(span)
         self._xfb_state()["primitives_written"] += written
+        per = _VERTS_PER_PRIM.get(int(p.PrimitiveMode), 1)
+        for res, off, size, stride in span.written_to:  # OnGpuWritten, the device's count
+            emit_ranges(ctx, res, [(off, min(written * per * stride, size))])
         if written != int(p.PrimitivesWritten):
             raise VulkanRefused("EndStreamOutput.PrimitivesWritten",
                                 f"{int(p.PrimitivesWritten)} reported, the device's query "

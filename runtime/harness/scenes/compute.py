@@ -13,6 +13,13 @@ A buffer is read back by a draw (:func:`dump`): the ``dump`` program shows word
 texture (its four bytes, R first), then ``ReadPixels`` -- so a word probe is a pixel probe
 with tolerance 0 on the word's little-endian bytes. Nothing but the existing framebuffer
 readback is needed.
+
+Each scene that writes a buffer also reads it back directly (:func:`readback`:
+``glGetBufferSubData``, the ``ResourceReadback`` answer of the reply mailbox) and lays the
+bytes out as the dump does, as one more image: the same word probes hold on both, so the
+words are compared one by one through the draw and through the readback. The readback's
+client bytes are also what the client's GPU-written pending set must have given up (a
+pending range left over the read-back bytes fails the scene by name).
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ from ..shaders.programs import load
 from .kit import GL, Image, Probe, capture, px, quad
 from .render import need
 
-__all__ = ["SIZE", "SCENE_FNS", "fill_word", "dump", "word_probes"]
+__all__ = ["SIZE", "SCENE_FNS", "fill_word", "dump", "readback", "word_probes"]
 
 SIZE = 64
 SENTINEL = 0xDEADBEEF  # what a word nothing wrote still holds
@@ -75,6 +82,19 @@ def dump(c: Client, buf: Any) -> Image:
     return img
 
 
+def readback(c: Client, buf: Any, words: int) -> Image:
+    """``buf``'s first ``words`` words through ``ResourceReadback`` (after the barrier GL asks
+    before a buffer read of shader writes), laid out as :func:`dump` lays them (word i at
+    pixel (i % 64, i // 64); the rest of the 64 x 64 image zero)."""
+    need(c, "memory_barrier")("buffer_update")
+    data = need(c, "get_buffer_sub_data")(buf, 0, 4 * words)
+    left = [r for r in c.gpu_pending.get(buf.handle, ()) if r[0] < 4 * words]
+    if left:
+        raise AssertionError(f"readback: the GPU-written pending set still holds {left} of the "
+                             "bytes just read back")  # fmt: skip
+    return Image(SIZE, SIZE, bytes(data) + bytes(SIZE * SIZE * 4 - len(data)))
+
+
 def word_probes(image: int, words: list[int], what: str) -> list[Probe]:
     """Word i must read back as its four little-endian bytes at pixel (i % 64, i // 64)."""
     return [Probe(image, i % SIZE, i // SIZE, tuple(struct.pack("<I", w)), 0,  # type: ignore[arg-type]
@@ -104,13 +124,13 @@ def compute_fill(c: Client, n: int) -> list[Image]:
     for _ in range(max(n, 1)):
         need(c, "dispatch_compute")(FILL_GROUPS, 1, 1)
     c.bind_buffer_base("storage", 1, None)
-    return _finish(c, [dump(c, buf)])
+    return _finish(c, [dump(c, buf), readback(c, buf, FILL_WORDS)])
 
 
 def probes_compute_fill(n: int) -> list[Probe]:
     written = FILL_GROUPS * FILL_LOCAL
-    return word_probes(0, [fill_word(i) if i < written else SENTINEL for i in range(FILL_WORDS)],
-                       "compute-fill")
+    words = [fill_word(i) if i < written else SENTINEL for i in range(FILL_WORDS)]
+    return word_probes(0, words, "compute-fill") + word_probes(1, words, "compute-fill readback")
 
 
 #: the dispatch-indirect buffer: 3 words the launch must not read, then the grid (3, 1, 1)
@@ -130,13 +150,14 @@ def compute_indirect(c: Client, n: int) -> list[Image]:
     need(c, "memory_barrier")("command")
     need(c, "dispatch_compute_indirect")(INDIRECT_OFFSET)
     c.bind_buffer_base("storage", 1, None)
-    return _finish(c, [dump(c, buf)])
+    return _finish(c, [dump(c, buf), readback(c, buf, FILL_WORDS)])
 
 
 def probes_compute_indirect(n: int) -> list[Probe]:
     written = INDIRECT_WORDS[INDIRECT_OFFSET // 4] * FILL_LOCAL
-    return word_probes(0, [fill_word(i) if i < written else SENTINEL for i in range(FILL_WORDS)],
-                       "compute-indirect")
+    words = [fill_word(i) if i < written else SENTINEL for i in range(FILL_WORDS)]
+    return word_probes(0, words, "compute-indirect") + \
+        word_probes(1, words, "compute-indirect readback")  # fmt: skip
 
 
 # -- a GPU-written index buffer ---------------------------------------------------------------------
@@ -144,7 +165,7 @@ INDEX_STALE = 0xEEEE  # what the index buffer held before the launch: no vertex 
 INDEX_COLOR = (1.0, 0.5, 0.0, 1.0)
 
 
-def compute_indices(c: Client, n: int) -> list[Image]:
+def compute_indices(c: Client, n: int, restart: bool = False) -> list[Image]:
     """A compute shader writes 0 1 2 0 2 3 (u16) into a buffer that held 0xEEEE everywhere;
     the buffer is then the index buffer of a quad of 4 vertices over pixels x < 48. The server's
     index-range check must read what the GPU wrote, not the bytes the client uploaded."""
@@ -164,14 +185,80 @@ def compute_indices(c: Client, n: int) -> list[Image]:
     c.viewport(0, 0, SIZE, SIZE)
     c.clear_color(0.0, 0.0, 0.0, 1.0)
     c.clear()
+    if restart:
+        c.enable("PrimitiveRestart")
+        c.state.set_primitive_restart_index(INDEX_STALE)
     c.draw_elements(GL_TRIANGLES, 6, 2)
-    return _finish(c, [capture(c, SIZE, SIZE)])
+    if restart:
+        c.disable("PrimitiveRestart")
+    return _finish(c, [capture(c, SIZE, SIZE), readback(c, idx, 3)])
+
+
+def compute_restart_indices(c: Client, n: int) -> list[Image]:
+    """compute-indices with primitive restart at index 0xEEEE -- what the buffer held before
+    the launch. No driver restarts at an index other than the type's maximum, so the server
+    rewrites the buffer from its host mirror: the mirror must hold the GPU's indices (a stale
+    one is all restart indices: nothing drawn). Image 0: the quad; image 1: the words."""
+    return compute_indices(c, n, restart=True)
+
+
+#: the six u16 indices ``indices.comp`` writes, as the three little-endian words they fill
+INDEX_WORDS = [0 | 1 << 16, 2 | 0 << 16, 2 | 3 << 16]
 
 
 def probes_compute_indices(n: int) -> list[Probe]:
     return [Probe(0, x, y, px(INDEX_COLOR), 0, f"the quad the GPU's indices draw ({x},{y})")
             for x, y in ((1, 1), (47, 1), (47, 62), (1, 62), (32, 32))] + [
-        Probe(0, 48, 32, (0, 0, 0, 255), 0, "right of the quad")]  # fmt: skip
+        Probe(0, 48, 32, (0, 0, 0, 255), 0, "right of the quad")] + \
+        word_probes(1, INDEX_WORDS, "compute-indices readback")  # fmt: skip
+
+
+SPARE_POINT = 5  # a storage point indices.comp does not declare
+
+
+def compute_client_indices(c: Client, n: int) -> list[Image]:
+    """The indices compute wrote drive a draw from client vertex arrays (seed 001's client
+    array after a compute write): the client's max-index scan must read the GPU's 0 1 2 0 2 3,
+    not the 0xEEEE it uploaded, to ship vertices 0..3 -- the pending range is read back
+    (ResourceReadback) before the scan. A buffer bound at storage point 5, which the shader
+    does not declare, is guessed GPU-written by the client and narrowed away by the server's
+    OnGpuWritten. Image 0: the quad over x < 48; image 1: the index words read back."""
+    from .kit import STRIDE
+
+    idx = c.create_buffer(struct.pack("<6H", *([INDEX_STALE] * 6)))
+    spare = _sentinel_buffer(c, 4)
+    _program(c, "indices")
+    c.bind_buffer_base("storage", 1, idx)
+    c.bind_buffer_base("storage", SPARE_POINT, spare)
+    need(c, "dispatch_compute")(3, 1, 1)
+    guessed = spare.handle in c.gpu_pending and idx.handle in c.gpu_pending
+    c.bind_buffer_base("storage", 1, None)
+    c.bind_buffer_base("storage", SPARE_POINT, None)
+    need(c, "memory_barrier")("element_array")
+    verts: list[float] = []
+    for x, y in ((-1.0, -1.0), (0.5, -1.0), (0.5, 1.0), (-1.0, 1.0)):
+        verts += [x, y, 0.0, *INDEX_COLOR]
+    data = struct.pack(f"<{len(verts)}f", *verts)
+    _program(c, "color")
+    c.vertex_attrib_pointer(0, data, 3, stride=STRIDE, offset=0)  # client memory
+    c.vertex_attrib_pointer(1, data, 4, stride=STRIDE, offset=12)
+    c.bind_index_buffer(idx)
+    c.viewport(0, 0, SIZE, SIZE)
+    c.clear_color(0.0, 0.0, 0.0, 1.0)
+    c.clear()
+    c.draw_elements(GL_TRIANGLES, 6, 2)  # the scan: a readback of the pending range first
+    if not guessed:
+        raise AssertionError("compute-client-indices: the launch left no pending guess for the "
+                             "buffers bound at its writable points")  # fmt: skip
+    if spare.handle in c.gpu_pending:
+        raise AssertionError(f"OnGpuWritten.Missing: the buffer at storage point {SPARE_POINT} "
+                             f"is still pending {c.gpu_pending[spare.handle]} after the launch's "
+                             "record was applied (no narrowing arrived)")  # fmt: skip
+    return _finish(c, [capture(c, SIZE, SIZE), readback(c, idx, 3)])
+
+
+def probes_compute_client_indices(n: int) -> list[Probe]:
+    return probes_compute_indices(n)
 
 
 # -- image load / store -------------------------------------------------------------------------
@@ -267,7 +354,7 @@ def atomic_counter(c: Client, n: int) -> list[Image]:
     img = capture(c, SIZE, SIZE)
     c.bind_buffer_base("atomic_counter", 3, None)
     need(c, "memory_barrier")(("atomic_counter", "shader_storage"))
-    return _finish(c, [img, dump(c, counters)])
+    return _finish(c, [img, dump(c, counters), readback(c, counters, len(COUNT_INITIAL))])
 
 
 def probes_atomic_counter(n: int) -> list[Probe]:
@@ -278,7 +365,8 @@ def probes_atomic_counter(n: int) -> list[Probe]:
             Probe(0, x1 - 1, y1 - 1, px(COUNT_COLOR), 0, "the quad's last pixel"),
             Probe(0, x1, y1 - 1, (0, 0, 0, 255), 0, "right of the quad"),
             Probe(0, x0, y0 - 1, (0, 0, 0, 255), 0, "below the quad")] + \
-        word_probes(1, words, f"counter ({fragments} fragments)")  # fmt: skip
+        word_probes(1, words, f"counter ({fragments} fragments)") + \
+        word_probes(2, words, f"counter readback ({fragments} fragments)")  # fmt: skip
 
 
 # -- transform feedback ----------------------------------------------------------------------------
@@ -335,7 +423,7 @@ def xfb_capture(c: Client, n: int) -> list[Image]:
     need(c, "bind_transform_feedback")(None)
     need(c, "delete_transform_feedback")(xfb)
     need(c, "memory_barrier")(("transform_feedback", "shader_storage"))
-    return _finish(c, [img, dump(c, buf)])
+    return _finish(c, [img, dump(c, buf), readback(c, buf, XFB_WORDS)])
 
 
 def probes_xfb_capture(n: int) -> list[Probe]:
@@ -346,7 +434,7 @@ def probes_xfb_capture(n: int) -> list[Probe]:
     w = 8.5 / 32
     return [Probe(0, 8, 8, px((1 - 2 * w, w, w, 1.0)), 1, "triangle 0 drawn (interpolated)"),
             Probe(0, 62, 1, px((0.5, 0.5, 0.5, 1.0)), 0, "triangle 2 drawn while paused")] + \
-        word_probes(1, words, "captured")  # fmt: skip
+        word_probes(1, words, "captured") + word_probes(2, words, "captured readback")  # fmt: skip
 
 
 XFBSKIP_WORDS = 40  # 3 vertices of 12 words, then 4 of sentinel
@@ -457,6 +545,8 @@ SCENE_FNS: dict[str, tuple[Any, Any]] = {
     "compute-fill": (compute_fill, probes_compute_fill),
     "compute-indirect": (compute_indirect, probes_compute_indirect),
     "compute-indices": (compute_indices, probes_compute_indices),
+    "compute-client-indices": (compute_client_indices, probes_compute_client_indices),
+    "compute-restart-indices": (compute_restart_indices, probes_compute_indices),
     "image-load-store": (image_load_store, probes_image_load_store),
     "atomic-counter": (atomic_counter, probes_atomic_counter),
     "xfb-capture": (xfb_capture, probes_xfb_capture),
