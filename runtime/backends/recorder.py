@@ -23,11 +23,21 @@ from typing import Any
 
 import xxhash
 
+from ..errors import ProtocolCorruption
 from ..server.reverse import BackendCaps, Reply, encode_caps
 from ..wire.spec import call_spec
 from .base import build_table, call_names
 
 __all__ = ["Recorder", "VERB_CLASS", "FORMAT", "canonical_json"]
+
+def _zeros(ctx: Any, d: Any, n: int) -> bytes:
+    """``n`` zero bytes, the answer of a read-back: refused before it is made when no
+    reply slot holds it (a forged size would otherwise allocate whatever it names)."""
+    cap = getattr(ctx, "reply_capacity", None)
+    if cap is not None and n > cap:
+        raise ProtocolCorruption(f"{d.name}.ReplyTooLarge")
+    return bytes(n)
+
 
 #: What the recorder answers (it draws nothing and waits for nothing): caps naming its every
 #: entry, zero pixels / bytes of the asked size (as its read-backs always left the
@@ -36,9 +46,9 @@ __all__ = ["Recorder", "VERB_CLASS", "FORMAT", "canonical_json"]
 _ANSWERS: dict[str, Any] = {
     "GetCaps": lambda self, ctx, d: Reply.ok(encode_caps(
         BackendCaps(renderer="mgpipe recorder"), build_table(self))),
-    "ReadPixels": lambda self, ctx, d: Reply.ok(bytes(int(d.payload.DstSize))),
-    "GetTextureImage": lambda self, ctx, d: Reply.ok(bytes(int(d.payload.DstSize))),
-    "ResourceReadback": lambda self, ctx, d: Reply.ok(bytes(int(d.payload.Size))),
+    "ReadPixels": lambda self, ctx, d: Reply.ok(_zeros(ctx, d, int(d.payload.DstSize))),
+    "GetTextureImage": lambda self, ctx, d: Reply.ok(_zeros(ctx, d, int(d.payload.DstSize))),
+    "ResourceReadback": lambda self, ctx, d: Reply.ok(_zeros(ctx, d, int(d.payload.Size))),
     "FenceStatus": lambda self, ctx, d: Reply.ok(struct.pack("<I", 1)),
     "FenceWait": lambda self, ctx, d: Reply.ok(struct.pack("<I", 2)),
     "QueryAvailable": lambda self, ctx, d: Reply.ok(struct.pack("<I", 1)),

@@ -297,6 +297,7 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
                 raise ClientError(f"bind_buffer_range: [{offset}, {offset + size}) outside "
                                   f"the buffer's {buf.size} bytes")  # fmt: skip
             self.tr.buffer_bindings[(cls, index)] = (buf, offset, size)
+        self.tr.writable_points = sum(c != "uniform" for c, _ in self.tr.buffer_bindings)
         self.tr.touch("shader_buffers")
 
     def delete_buffer(self, buf: Buffer) -> None:
@@ -304,6 +305,7 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
         for key, (b, _o, _s) in list(self.tr.buffer_bindings.items()):
             if b is buf:
                 del self.tr.buffer_bindings[key]
+        self.tr.writable_points = sum(c != "uniform" for c, _ in self.tr.buffer_bindings)
         if self.tr.index_buffer is buf:
             self.tr.index_buffer = None
         self._unbind_from_compute_points(buf)
@@ -809,7 +811,8 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
         self._draw_vbo(mode, 0, instances, base_instance, tr.rs.restart_index, 0, 0, 1,
                        first, count, 0)  # fmt: skip
         self.draws += 1
-        self._after_draw(mode, count, instances)
+        if tr.writable_points or tr.xfb is not None:  # no call on a draw that writes nothing
+            self._after_draw(mode, count, instances)
 
     def draw_elements(self, mode: int, count: int, index_size: int, offset: int = 0,
                       instances: int = 1, base_vertex: int = 0,
@@ -851,7 +854,8 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
         self._draw_indexed(mode, index_size, flags, instances, base_instance, restart, ib[0],
                            ib[1], 1, offset // index_size, count, base_vertex)  # fmt: skip
         self.draws += 1
-        self._after_draw(mode, count, instances)
+        if tr.writable_points or tr.xfb is not None:  # no call on a draw that writes nothing
+            self._after_draw(mode, count, instances)
 
     @staticmethod
     def _draw_args(what: str, mode: Any, first: Any, count: Any, instances: Any,

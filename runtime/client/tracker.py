@@ -168,6 +168,8 @@ class Tracker(TrackerCompute):
         self.index_buffer: Buffer | None = None
         #: (class name, index) -> (buffer, offset, size): glBindBufferBase / Range
         self.buffer_bindings: dict[tuple[str, int], tuple[Buffer, int, int]] = {}
+        #: how many of them are storage / atomic-counter points (a draw may write them)
+        self.writable_points = 0
         self.textures_pending: dict[Handle, Texture] = {}
         self._pushed: dict[str, Any] = {"program": NULL}
         self._validate_class = {c["name"]: c["validate_class"] for c in _t.tables().CALLS}

@@ -554,7 +554,29 @@ class GlesAnswers(AnswersCaps):
             raise DriverRefused(f"{d.name}.Timer", "no GL_EXT_disjoint_timer_query")
         out = (ctypes.c_int64 * 1)()
         self.gl.glGetInteger64vEXT(GL_TIMESTAMP, out)  # type: ignore[attr-defined]
-        return Reply.ok(struct.pack("<Q", int(out[0]) & (2**64 - 1)))
+        value = int(out[0]) & (2**64 - 1)
+        if not value:  # no GPU clock reads 0: NVIDIA's GLES 3.2 answers GetInteger64v so
+            value = self._counter_now()  # a counter query, waited, is the GPU time instead
+            self.timestamp_counter_reads = getattr(self, "timestamp_counter_reads", 0) + 1
+        return Reply.ok(struct.pack("<Q", value))
+
+    def _counter_now(self) -> int:
+        """The GPU time once every earlier command has run (``glQueryCounterEXT``, waited):
+        later than GL_TIMESTAMP's "commands reached the GL" time, never earlier."""
+        gl = self.gl  # type: ignore[attr-defined]
+        ids = (ctypes.c_uint * 1)()
+        gl.glGenQueriesEXT(1, ids)
+        try:
+            gl.glQueryCounterEXT(ids[0], GL_TIMESTAMP)
+            out = (ctypes.c_uint64 * 1)()
+            gl.glGetQueryObjectui64vEXT(ids[0], GL_QUERY_RESULT, out)
+            value = int(out[0])
+        finally:
+            gl.glDeleteQueriesEXT(1, ids)
+        if not value:
+            raise DriverRefused("QueryTimestamp.Timer", "the driver reads 0 for GL_TIMESTAMP "
+                                "and for a timestamp counter")  # fmt: skip
+        return value
 
     def QueryDestroy(self, ctx: Any, d: Any) -> None:
         self._ready()  # type: ignore[attr-defined]
