@@ -18,7 +18,6 @@ from mgpipe.runtime.client.row_packers import RowPacker, row_packer
 from mgpipe.runtime.harness import cliffs
 from mgpipe.runtime.schema import layouts
 from mgpipe.runtime.schema import tables as _t
-from mgpipe.runtime.wire.handle import NULL
 from mgpipe.runtime.wire.header import read_header
 from mgpipe.runtime.wire.records import layout
 from mgpipe.runtime.wire.stage import StageSegment
@@ -30,35 +29,7 @@ MAX_CALLS_PER_MINTED_DRAW = 100
 MAX_CALLS_PER_WINDOW_ROW = 6
 
 
-# -- the reference: the dict-based encoder path of a mint and an eviction --------------------
-def _encoder_mint(self: RenderStateCsoCache, key: Any, data: bytes) -> Any:
-    from mgpipe.runtime.client.cso_cache import _Cso
-
-    if len(self._map) >= self.capacity:
-        self._evict()
-    handle = self._alloc.alloc()
-    self._emit("CreateRenderState", {"Cso": handle, "BaseCso": NULL, "ChunkMask": self._mask_all},
-               blob=data)  # fmt: skip
-    entry = self._map[key] = _Cso(handle, key, data, self._tick)
-    self._lru[id(entry)] = entry
-    self.stats.minted += 1
-    self._after_bind = True
-    return entry
-
-
-def _encoder_evict(self: RenderStateCsoCache) -> None:
-    it = iter(self._lru.values())
-    victim = next(it)
-    if victim is self._bound:
-        victim = next(it, victim)
-    del self._map[victim.key]
-    del self._lru[id(victim)]
-    victim.dead = True
-    self._emit("DeleteRenderState", {"Handle": victim.handle, "Kind": self._kind})
-    self._alloc.free(victim.handle)
-    if victim is self._bound:
-        self._bound, self.bound = None, NULL
-    self.stats.evictions += 1
+_encoder_mint, _encoder_evict, _numpy_rows = cliffs.encoder_mint, cliffs.encoder_evict, cliffs.numpy_rows
 
 
 def _stream(name: str, units: int = 1, draws: int = 200) -> tuple[list[bytes], bytes]:
@@ -171,10 +142,6 @@ def test_a_member_out_of_memory_order_is_refused_by_name() -> None:
         row_packer("MGPVertexBuffer", ("Offset", "Res.Slot"))
 
 
-def _numpy_rows(self: RowPacker, rows: Any, where: str = "") -> bytes:
-    return layouts.array(self.dtype, [self.as_dict(r) for r in rows], where).tobytes()
-
-
 @pytest.mark.parametrize("name", ["window", "rebind"])
 def test_group_push_streams_are_the_numpy_paths(monkeypatch, name: str) -> None:
     """A 64-unit sampler window (and the one-row rebind), vertex buffers, vertex elements and
@@ -239,3 +206,39 @@ def test_the_cliffs_are_within_their_ratios_of_the_steady_state() -> None:
     for stream in ("rebind", "window"):
         one, many = cliffs.cpu_per_draw(stream, 1), cliffs.cpu_per_draw(stream, 64)
         assert many <= 2 * one, (stream, many, one)
+
+
+def test_the_reference_switch_restores_the_compiled_paths() -> None:
+    """benchmarks/cliffs.py's "before" column: the same records, more Python calls; and
+    the compiled paths back afterwards."""
+    with cliffs.reference():
+        before = cliffs.shape("minted")
+        assert RowPacker.rows is _numpy_rows
+    after = cliffs.shape("minted")
+    assert RenderStateCsoCache._mint is not _encoder_mint and RowPacker.rows is not _numpy_rows
+    assert before["by_call"] == after["by_call"]
+    assert before["python_calls_per_draw"] > after["python_calls_per_draw"]
+
+
+def test_the_mint_and_eviction_writers_pack_in_one_c_call() -> None:
+    c, _ = cliffs.make("steady")
+    cso = c.tr.cso
+    assert cso._create_fast.direct and cso._delete_fast.direct
+    c.close()
+
+
+def test_cliffs_benchmark_runs_and_reports_every_stream() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, str(root / "benchmarks" / "cliffs.py"), "-n", "60"],
+                         capture_output=True, text=True, timeout=300, cwd=root)  # fmt: skip
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = [line.split() for line in out.stdout.splitlines()]
+    for stream, units in (("steady", 1), ("minted", 1), ("rebind", 64), ("window", 64)):
+        row = next(x for x in lines if x[:2] == [stream, str(units)])
+        assert float(row[4]) == float(row[8])  # records per draw: the same both ways
+    for ratio in ("minted / steady", "rebind 64 / rebind 1", "window 64 / window 1"):
+        assert ratio in out.stdout

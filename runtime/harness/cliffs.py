@@ -17,6 +17,12 @@ Four client streams, each a loop of draws after a setup the measurement leaves o
 ``n1`` draws, best of ``repeat``), on the client side (the sink applies nothing:
 :class:`~.measure._ClientOnly`); :func:`shape` counts records (by call) and Python calls
 (``call`` + ``c_call`` profile events) per draw over the same loop.
+
+:func:`reference` swaps in, for a measurement, the paths these cliffs had before issue 20:
+a mint and an eviction through the dict-based encoder (``Emitter.emit``) and group rows
+filled element by element into numpy structured arrays. Both send the same bytes
+(tests/test_cliffs.py compares the streams), so the two columns of
+``benchmarks/cliffs.py`` measure one stream two ways.
 """
 
 from __future__ import annotations
@@ -24,16 +30,22 @@ from __future__ import annotations
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ..client.api import GL_TRIANGLES, Client
+from ..client.cso_cache import RenderStateCsoCache, _Cso
+from ..client.row_packers import RowPacker
+from ..schema import layouts
+from ..wire.handle import NULL
 from ..schema import tables as _t
 from ..wire.stage import StageSegment
 from .measure import _ClientOnly
 from .runner import STAGE_CAPACITY
 
-__all__ = ["STREAMS", "make", "cpu_per_draw", "shape"]
+__all__ = ["STREAMS", "make", "cpu_per_draw", "shape", "reference", "encoder_mint",
+           "encoder_evict", "numpy_rows"]
 
 #: a loop body: draws ``n`` more times on the client the setup returned
 Loop = Callable[[int], None]
@@ -177,3 +189,52 @@ def shape(stream: str, units: int = 1, n: int = 256) -> dict[str, Any]:
         }
     finally:
         c.close()
+
+
+# -- the reference: the paths before issue 20 (same bytes) ------------------------------------
+def encoder_mint(self: RenderStateCsoCache, key: Any, data: bytes) -> _Cso:
+    """:meth:`RenderStateCsoCache._mint` with ``CreateRenderState`` through ``Emitter.emit``."""
+    if len(self._map) >= self.capacity:
+        self._evict()
+    handle = self._alloc.alloc()
+    self._emit("CreateRenderState", {"Cso": handle, "BaseCso": NULL, "ChunkMask": self._mask_all},
+               blob=data)  # fmt: skip
+    entry = self._map[key] = _Cso(handle, key, data, self._tick)
+    self._lru[id(entry)] = entry
+    self.stats.minted += 1
+    self._after_bind = True
+    return entry
+
+
+def encoder_evict(self: RenderStateCsoCache) -> None:
+    """:meth:`RenderStateCsoCache._evict` with ``DeleteRenderState`` through ``Emitter.emit``."""
+    it = iter(self._lru.values())
+    victim = next(it)
+    if victim is self._bound:
+        victim = next(it, victim)
+    del self._map[victim.key]
+    del self._lru[id(victim)]
+    victim.dead = True
+    self._emit("DeleteRenderState", {"Handle": victim.handle, "Kind": self._kind})
+    self._alloc.free(victim.handle)
+    if victim is self._bound:
+        self._bound, self.bound = None, NULL
+    self.stats.evictions += 1
+
+
+def numpy_rows(self: RowPacker, rows: Any, where: str = "") -> bytes:
+    """:meth:`RowPacker.rows` through :func:`~..schema.layouts.array` (element by element)."""
+    return layouts.array(self.dtype, [self.as_dict(r) for r in rows], where).tobytes()
+
+
+@contextmanager
+def reference() -> Iterator[None]:
+    """Inside: mints / evictions through the encoder and group rows through numpy."""
+    saved = (RenderStateCsoCache._mint, RenderStateCsoCache._evict, RowPacker.rows)
+    RenderStateCsoCache._mint = encoder_mint  # type: ignore[method-assign]
+    RenderStateCsoCache._evict = encoder_evict  # type: ignore[method-assign]
+    RowPacker.rows = numpy_rows  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        RenderStateCsoCache._mint, RenderStateCsoCache._evict, RowPacker.rows = saved  # type: ignore[method-assign]
