@@ -13,6 +13,7 @@ import pytest
 
 from mgpipe.runtime.client import tracker as tracker_mod
 from mgpipe.runtime.client.api import Client
+from mgpipe.runtime.client.compute_tracker import image_rows
 from mgpipe.runtime.client.cso_cache import RenderStateCsoCache
 from mgpipe.runtime.client.row_packers import RowPacker, row_packer
 from mgpipe.runtime.harness import cliffs
@@ -92,8 +93,8 @@ def test_planted_compiled_create_without_its_mask_differs_from_the_encoder(monke
 
 # -- group rows ------------------------------------------------------------------------------
 def _packers() -> list[RowPacker]:
-    return [f() for f in tracker_mod._ROWS.values()] + [tracker_mod._attrib_wires(),
-                                                        tracker_mod._binding_wires()]  # fmt: skip
+    return [f() for f in tracker_mod._ROWS.values()] + [
+        tracker_mod._attrib_wires(), tracker_mod._binding_wires(), image_rows()]
 
 
 def _random_rows(p: RowPacker, rng: random.Random, n: int) -> list[tuple | None]:
