@@ -11,6 +11,7 @@ from typing import Any
 from ..schema import layouts
 from ..schema import tables as _t
 from ..wire.handle import Handle
+from .row_packers import RowPacker, row_packer
 
 __all__ = ["TrackerCompute", "ATOMIC_BLOCK"]
 
@@ -18,6 +19,12 @@ __all__ = ["TrackerCompute", "ATOMIC_BLOCK"]
 ATOMIC_BLOCK = "gl_AtomicCounterBlock_"
 _APPEND = 0xFFFFFFFF
 
+
+
+def image_rows() -> RowPacker:
+    """SetShaderImages' rows (``MGPImageView``), one precompiled ``Struct``."""
+    return row_packer("MGPImageView", ("Res.Slot", "Res.Gen", "Unit", "InternalFormat", "Layer",
+                                       "Level", "Layered", "Access"))  # fmt: skip
 
 class TrackerCompute:
     em: Any
@@ -112,17 +119,16 @@ class TrackerCompute:
         count = max(units, default=-1) + 1
         names = {0x88B8: "ReadOnly", 0x88B9: "WriteOnly", 0x88BA: "ReadWrite"}
         rows = []
-        for u in range(count):
+        for u in range(count):  # members in memory order (the row packer checks)
             b = units.get(u)
             if b is None:
-                rows.append({"Unit": u})
+                rows.append((0, 0, u, 0, 0, 0, 0, 0))  # a null row names its unit
                 continue
             tex, level, layered, layer, acc, fmt = b
-            rows.append({"Res": tex.handle, "Unit": u, "InternalFormat": fmt, "Layer": layer,
-                         "Level": level, "Layered": int(layered),
-                         "Access": self._access[names[acc]]})  # fmt: skip
+            rows.append((tex.handle[0], tex.handle[1], u, fmt, layer, level, int(layered),
+                         self._access[names[acc]]))  # fmt: skip
         head = {"Start": 0, "Count": count}
-        tail = layouts.array(layouts.dtype("MGPImageView"), rows)
+        tail = image_rows().rows(rows, "SetShaderImages")
         digest = self.sup.offer("SetShaderImages", head, (tail,))
         if digest is not None:
             self.em.emit("SetShaderImages", dict(head, ContentHash=digest), (tail,))

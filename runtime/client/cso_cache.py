@@ -23,7 +23,9 @@ The versions compared are the render state's widened counters (``version_wide``,
 between two draws must cause an extra push, never a missed one.
 
 Capacity is ``kMGPipeCsoCacheCapacity``; evicting the least recently used entry sends
-``DeleteRenderState`` and then frees its slot. ``whole_block=True`` is the negative
+``DeleteRenderState`` and then frees its slot. Both records of a mint and an eviction leave
+through the emitter's compiled door (:meth:`~.emitter.Emitter.fast`: one ``pack_into`` per
+record), as binds and dynamic pushes do. ``whole_block=True`` is the negative
 control of seed 001 Appendix A bit 63: identity over all 1168 bytes, checked whenever
 ``m_version`` moves, so every distinct viewport mints a CSO.
 
@@ -112,6 +114,12 @@ class RenderStateCsoCache:
             "BindRenderState", ("Cso.Slot", "Cso.Gen", "Version", "PipelineVersion"))
         self._dyn_fast = emitter.fast(
             "SetDynamicState", ("ChunkMask", "Version", "Blob.Offset", "Blob.Size", "Blob.Seg"))
+        #: a mint and an eviction on the compiled door too (one C call per record): with more
+        #: distinct pipeline states than the capacity every draw makes both
+        self._create_fast = emitter.fast(
+            "CreateRenderState", ("Cso.Slot", "Cso.Gen", "BaseCso.Slot", "BaseCso.Gen",
+                                  "ChunkMask", "Blob.Offset", "Blob.Size", "Blob.Seg"))  # fmt: skip
+        self._delete_fast = emitter.fast("DeleteRenderState", ("Handle.Slot", "Handle.Gen", "Kind"))
         self.whole_block = whole_block
         self.capacity = capacity if capacity is not None else _t.constant("kMGPipeCsoCacheCapacity")
         self._alloc = allocator or SlotAllocator("RenderStateCso")
@@ -217,8 +225,8 @@ class RenderStateCsoCache:
             self._evict()
         handle = self._alloc.alloc()
         subset = data if not self.whole_block else self.pipeline_subset(data)
-        self._emit("CreateRenderState",
-                   {"Cso": handle, "BaseCso": NULL, "ChunkMask": self._mask_all}, blob=subset)  # fmt: skip
+        off, size, seg = self._stage_blob(subset)  # no base CSO: every chunk in the blob
+        self._create_fast(handle[0], handle[1], NULL[0], NULL[1], self._mask_all, off, size, seg)
         entry = self._map[key] = _Cso(handle, key, data, self._tick)
         self._lru[id(entry)] = entry
         self.stats.minted += 1
@@ -235,7 +243,8 @@ class RenderStateCsoCache:
         del self._map[victim.key]
         del self._lru[id(victim)]
         victim.dead = True
-        self._emit("DeleteRenderState", {"Handle": victim.handle, "Kind": self._kind})
+        h = victim.handle
+        self._delete_fast(h[0], h[1], self._kind)
         self._alloc.free(victim.handle)
         if victim is self._bound:
             self._bound, self.bound = None, NULL
@@ -283,7 +292,8 @@ class RenderStateCsoCache:
         """Delete every cached CSO (context teardown)."""
         for entry in list(self._map.values()):
             entry.dead = True
-            self._emit("DeleteRenderState", {"Handle": entry.handle, "Kind": self._kind})
+            h = entry.handle
+            self._delete_fast(h[0], h[1], self._kind)
             self._alloc.free(entry.handle)
         self._map.clear()
         self._lru.clear()

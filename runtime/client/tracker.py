@@ -23,7 +23,6 @@ from typing import Any
 
 import numpy as np
 
-from ..schema import layouts
 from ..schema import tables as _t
 from ..schema.kinds import handle_kinds, resource_kinds
 from ..wire.handle import NULL, Handle, default_framebuffer
@@ -31,6 +30,7 @@ from ..wire.stage import stage_align
 from .cso_cache import RenderStateCsoCache
 from .emitter import Emitter
 from .render_state import RenderState
+from .row_packers import row_packer
 from .slots import SlotAllocator
 from .compute_tracker import TrackerCompute
 from .suppressor import SetHashSuppressor
@@ -396,20 +396,21 @@ class Tracker(TrackerCompute):
             if not points and self._pushed.get(("buffers", cls)) is None:
                 continue
             count = max(points, default=-1) + 1
-            rows, mask = [], [0] * words
+            rows: list[Any] = []
+            mask = [0] * words
             for i in range(count):
                 b = points.get(i)
                 if b is None:
-                    rows.append({})
+                    rows.append(None)
                     continue
                 buf, offset, size = b
-                rows.append({"Res": buf.handle, "Offset": offset,
-                             "Size": size if size else max(buf.size - offset, 0)})  # fmt: skip
+                rows.append((buf.handle[0], buf.handle[1], offset,
+                             size if size else max(buf.size - offset, 0)))  # fmt: skip
                 if cls != "uniform" and i not in self.readonly_points(cls):
                     mask[i >> 5] |= 1 << (i & 31)
             head = {"Class": int(_t.constant(const)), "Start": 0, "Count": count,
                     "WritableMask": mask, "HostSpanCount": 0}  # fmt: skip
-            tail = layouts.array(layouts.dtype(_tail_element("SetShaderBuffers")), rows)
+            tail = _ROWS["SetShaderBuffers"]().rows(rows, "SetShaderBuffers")
             digest = self.sup.offer("SetShaderBuffers", head, (tail,))  # per class (its slot)
             if digest is not None:
                 self.em.emit("SetShaderBuffers", dict(head, ContentHash=digest), (tail, []))
@@ -472,15 +473,16 @@ class Tracker(TrackerCompute):
             if not moved:
                 continue
             lo, hi = min(moved), max(moved)
-            rows = []
+            rows: list[Any] = []
             for u in range(lo, hi + 1):
                 r = changed.get(u) or sent.get(u) or (None, NULL)
                 if col == 0:
-                    rows.append({"View": r[0][0], "Texture": r[0][1]} if r[0] else {})
+                    v = r[0]
+                    rows.append((v[0][0], v[0][1], v[1][0], v[1][1]) if v else None)
                 else:
-                    rows.append(r[1])
+                    rows.append(r[1])  # a handle: (Slot, Gen)
             head = {"Start": lo, "Count": hi - lo + 1}
-            tail = layouts.array(layouts.dtype(_tail_element(call)), rows, call)
+            tail = _ROWS[call]().rows(rows, call)
             digest = self.sup.offer(call, head, (tail,))
             if digest is not None:
                 self.em.emit(call, dict(head, ContentHash=digest), (tail,))
@@ -533,9 +535,9 @@ class Tracker(TrackerCompute):
         attribs = tuple(self.attribs.get(i) for i in range(self._max_attribs))
         if self._pushed.get("attribs") != attribs:
             self._push_vertex_elements(attribs)
-        rows = [{"Res": a.buffer, "Offset": a.offset, "Stride": a.stride} if a else {}
+        rows = [(a.buffer[0], a.buffer[1], a.offset, a.stride) if a else None
                 for a in attribs[:count]]  # fmt: skip
-        tail = layouts.array(layouts.dtype(_tail_element("SetVertexBuffers")), rows)
+        tail = _ROWS["SetVertexBuffers"]().rows(rows, "SetVertexBuffers")
         head = {"Start": 0, "Count": count}
         digest = self.sup.offer("SetVertexBuffers", head, (tail,))
         if digest is not None:
@@ -552,12 +554,12 @@ class Tracker(TrackerCompute):
         first = handle is None
         if first:
             handle = self.alloc["VertexElementsCso"].alloc()
-        wires = [{"Type": a.gl_type, "Size": a.size, "Normalized": a.normalized,
-                  "Offset": 0, "BindingIndex": i, "Enabled": 1} if a else {"BindingIndex": i}
+        # memory order: Offset, Type, Size, Enabled, Normalized, BindingIndex
+        wires = [(0, a.gl_type, a.size, 1, a.normalized, i) if a else (0, 0, 0, 0, 0, i)
                  for i, a in enumerate(attribs)]  # fmt: skip
-        binds = [{"Stride": a.stride, "Divisor": a.divisor} if a else {} for a in attribs]
-        blob = (layouts.array(layouts.dtype("MGPVertexAttribWire"), wires).tobytes()
-                + layouts.array(layouts.dtype("MGPVertexBindingPointWire"), binds).tobytes())  # fmt: skip
+        binds = [(a.stride, a.divisor) if a else None for a in attribs]
+        blob = (_attrib_wires().rows(wires, "MGPVertexAttribWire")
+                + _binding_wires().rows(binds, "MGPVertexBindingPointWire"))  # fmt: skip
         self.em.emit("CreateVertexElements",
                      {"Cso": handle, "AttributeCount": len(attribs),
                       "BindingPointCount": len(attribs)}, blob=blob)  # fmt: skip
@@ -605,6 +607,30 @@ def _floats(value: Any) -> list[float]:
 
 def _tail_element(call: str) -> str:
     return next(t["element"] for t in _t.tables().TAILS if t["call"] == call)
+
+
+def _rows_of(call: str, names: tuple[str, ...]) -> Any:
+    """The row packer of ``call``'s first tail (its element from ``TAILS``), built on first use."""
+    return lambda: row_packer(_tail_element(call), names)
+
+
+#: the group pushes' tail rows: members in the element's memory order (the packer checks)
+_ROWS = {
+    "SetSamplerViews": _rows_of("SetSamplerViews", ("View.Slot", "View.Gen", "Texture.Slot",
+                                                    "Texture.Gen")),
+    "BindSamplerStates": _rows_of("BindSamplerStates", ("Slot", "Gen")),
+    "SetShaderBuffers": _rows_of("SetShaderBuffers", ("Res.Slot", "Res.Gen", "Offset", "Size")),
+    "SetVertexBuffers": _rows_of("SetVertexBuffers", ("Res.Slot", "Res.Gen", "Offset", "Stride")),
+}  # fmt: skip
+
+
+def _attrib_wires() -> Any:
+    return row_packer("MGPVertexAttribWire",
+                      ("Offset", "Type", "Size", "Enabled", "Normalized", "BindingIndex"))
+
+
+def _binding_wires() -> Any:
+    return row_packer("MGPVertexBindingPointWire", ("Stride", "Divisor"))
 
 
 def _program_stage_count() -> int:
