@@ -111,6 +111,17 @@ def wire_structs(cat: Catalogue, lay: Layouts, vocab: Vocabulary) -> list[str]:
     return seen
 
 
+#: mgpipe's overlay header (its name as gen/build.py's OVERLAY_HEADER spells it)
+_OVERLAY = "MGPipeOverlay.h"
+
+
+def transport_structs(lay: Layouts, wire: list[str]) -> list[str]:
+    """The overlay's structs no record carries: mgpipe's reverse-channel layouts (reply slot,
+    event ring), in declaration order; the tables hold them beside the wire structs."""
+    return _ordered(lay, [n for n, s in lay.structs.items()
+                          if Path(s.path).name == _OVERLAY and n not in wire])
+
+
 def _ordered(lay: Layouts, names: list[str]) -> list[str]:
     """``names`` with every member type before its user, declaration position breaking ties."""
     wanted = set(names)
@@ -260,6 +271,7 @@ def model_of(cat: Catalogue, lay: Layouts, vocab: Vocabulary, build_struct, owne
     names = _ordered(lay, wire_structs(cat, lay, vocab))
     pins = {n: p.size for n, p in lay.pins.items()}
     structs = {n: build_struct(lay.structs[n], pins) for n in names}
+    transport = tuple(build_struct(lay.structs[n], pins) for n in transport_structs(lay, names))
     spans = ()
     if vocab.rs_struct in structs and cat.spans:
         offs = {m.name: m.offset for m in structs[vocab.rs_struct].members}
@@ -301,6 +313,7 @@ def model_of(cat: Catalogue, lay: Layouts, vocab: Vocabulary, build_struct, owne
         inputs=inputs,
         calls=calls,
         structs=tuple(ordered),
+        transport_structs=transport,
         **declared_tables(lay, cat),
         render_state=rs,
         setters=(),

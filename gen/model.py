@@ -15,6 +15,9 @@ MobileGL's tree:
   header's own pin (``MGP_ASSERT_POD(T, N)`` / ``static_assert(sizeof(T) == N)``), None where
   the headers pin none (MGPCaps). ``std::array<T, N>`` members (MobileGL's ``Array``) read as
   arrays of ``T`` (``count`` N).
+* ``transport_structs``: the structs of mgpipe's overlay header that no record carries (the
+  reverse channel's reply slot and event layouts), built like ``structs``; the Python tables
+  list them in ``STRUCTS``, the ABI fingerprint and the C++ wire outputs do not.
 * ``render_state``: the chunks from ``kMGPipeRenderStateChunkBoundaries`` and
   ``MGPipeRenderStateChunkIsPipeline`` (evaluated by the compiler); a member's ``cls`` is the
   class of the chunks its bytes lie in (``kSplit`` across both, with ``sub_members``).
@@ -215,6 +218,7 @@ def is_header(name: str) -> bool:
 SOURCES: dict[str, tuple[str, ...]] = {
     "calls": ("PipeCalls.def", "FillPoints.def", HEADERS),
     "structs": ("PayloadSizes.def", "PipeFields.def", HEADERS),
+    "transport_structs": (HEADERS,),
     "enums": (HEADERS,),
     "constants": (HEADERS,),
     "field_lists": ("PipeFields.def",),
@@ -242,6 +246,9 @@ class Model(Frozen):
     inputs: tuple[InputFile, ...]
     calls: tuple[Call, ...]
     structs: tuple[Struct, ...]
+    #: the overlay's structs no record carries (the reverse channel's reply slot and event
+    #: layouts): in the tables' STRUCTS, outside the ABI fingerprint and the wire outputs
+    transport_structs: tuple[Struct, ...] = ()
     enums: tuple[Enum, ...]
     constants: tuple[tuple[str, int], ...]
     field_lists: tuple[FieldList, ...]

@@ -46,7 +46,7 @@ def context(model: Model) -> dict:
     }
     return {
         "calls": calls,
-        "structs": {s.name: _struct(s) for s in model.structs},
+        "structs": {s.name: _struct(s) for s in (*model.structs, *model.transport_structs)},
         "enums": {e.name: dict(e.values) for e in model.enums},
         "constants": dict(model.constants),
         "render_state": render_state,

@@ -14,6 +14,7 @@ import struct
 import pytest
 
 from mgpipe.runtime.schema import tables as _t
+from mgpipe.runtime.server.reverse import EventRing, ReplyMailbox
 from mgpipe.runtime.transport import control
 from mgpipe.runtime.transport.framing import FrameReader, send_frame
 from mgpipe.runtime.transport.handshake import SERVE_LOG_ENV, hello_segments, log_line
@@ -21,10 +22,14 @@ from mgpipe.runtime.transport.process import Child, child_env, inherited_fds
 from mgpipe.runtime.transport.spawn import SpawnTransport, build_fingerprint
 
 CMD, STAGE = _t.constant("kMGPipeSegCmd"), _t.constant("kMGPipeSegStage")
+REPLY, EVENT = _t.constant("kMGPipeSegReply"), _t.constant("kMGPipeSegEvent")
 
 
 def _segs(ring: object = 1 << 20, stage: object = 1 << 20) -> list:
-    return [{"seg": CMD, "size": ring}, {"seg": STAGE, "size": stage}]
+    """The spawn client's segment table: SEG_CMD and SEG_STAGE as given, SEG_REPLY and
+    SEG_EVENT at the reverse channel's own sizes."""
+    return [{"seg": CMD, "size": ring}, {"seg": STAGE, "size": stage},
+            {"seg": REPLY, "size": ReplyMailbox.size()}, {"seg": EVENT, "size": EventRing.segment_size()}]
 
 
 def _hello(**over: object) -> bytes:
@@ -46,14 +51,16 @@ def _serve(payload: bytes, env: dict | None = None) -> tuple[object, int]:
     child = Child(child_ctrl.fileno(), child_env(extra=env))
     child_ctrl.close()
     cmd, stage = SharedSegment.create("cmd", segment_size(1 << 20)), SharedSegment.create("stage", 1 << 20)
+    reply = SharedSegment.create("reply", ReplyMailbox.size())
+    event = SharedSegment.create("event", EventRing.segment_size())
     try:
-        send_frame(ctrl, payload, [cmd.fd, stage.fd, child_bell.fileno()])
+        send_frame(ctrl, payload, [cmd.fd, stage.fd, child_bell.fileno(), reply.fd, event.fd])
         msg = control.decode(FrameReader(ctrl).read_frame())
     finally:
         for sock in (ctrl, bell, child_bell):
             sock.close()
-        cmd.release_fd()
-        stage.release_fd()
+        for seg in (cmd, stage, reply, event):
+            seg.release_fd()
     return msg, child.wait()
 
 
@@ -97,7 +104,8 @@ def test_a_hostile_hello_is_a_named_fatal_and_no_traceback(name: str) -> None:
 
 def test_segment_checks_accept_what_the_client_sends() -> None:
     """Control: the spawn client's own table passes (and a planted float fails)."""
-    assert hello_segments(_segs(1 << 20, 4 << 20)) == {CMD: 1 << 20, STAGE: 4 << 20}
+    assert hello_segments(_segs(1 << 20, 4 << 20)) == {
+        CMD: 1 << 20, STAGE: 4 << 20, REPLY: ReplyMailbox.size(), EVENT: EventRing.segment_size()}
     with pytest.raises(Exception, match="Hello.segments"):
         hello_segments(_segs(1 << 20, float(4 << 20)))
 

@@ -106,4 +106,119 @@ namespace MobileGL {
         Uint32 Size;
     };
     MGP_ASSERT_POD(MGPWireRecHeader, 8);
+
+    // ---- The reverse channel (docs/REVERSE_CHANNEL.md): mgpipe's own transport, outside the
+    // MG_Pipe ABI the call rows carry. MobileGL keeps its reverse channel in MG_Remote
+    // (Transport/EventRing.h), with other kinds and heads; these are mgpipe's, read by the
+    // same reader into the tables' STRUCTS / ENUMS / CONSTANTS (Model.transport_structs).
+    enum : Uint32 {
+        // SEG_REPLY: this many slots of this many bytes (seed 001 §11.1), slot id = seq % slots.
+        kMGPipeReplySlots = 8,
+        kMGPipeReplySlotSize = 2u << 20,
+        // An ERROR reply's bytes: its reason, cut at this many bytes.
+        kMGPipeReplyErrorMaxBytes = 256,
+        // SEG_EVENT: MGPEventRingControl, then a data ring of this many bytes (a power of two).
+        kMGPipeEventRingSize = 256u << 10,
+        // Every event record (header + payload) starts and ends on this many bytes.
+        kMGPipeEventAlign = 16,
+        // The most BufferWriteback bytes one event carries inline.
+        kMGPipeEventWritebackInline = 4096,
+        // A LogLine's text is cut at this many bytes.
+        kMGPipeEventLogMaxBytes = 1024,
+    };
+
+    // A reply slot's status word (MGPReplySlotHeader.Status).
+    enum class MGPipeReplyStatus : Uint32 { OK = 0, DECLINED = 1, ERROR = 2 };
+
+    // SEG_EVENT record kinds (MGPEventHeader.Kind); Pad fills to the end of the ring. The fixed
+    // payload head of kind K is the struct MGPEvent<K> where one is declared (none: LogLine,
+    // whose text is the whole payload, and Pad).
+    enum class MGPipeEventKind : Uint16 {
+        Pad = 0, GlError = 1, QueryResult = 2, FenceSignaled = 3, ReadbackDone = 4, GpuWritten = 5,
+        BufferWriteback = 6, LogLine = 7,
+    };
+
+    // A LogLine's level (MGPEventHeader.Flags): at most Warn is lossy, Error and above lossless
+    // (rate limited).
+    enum class MGPipeLogLevel : Uint16 { Warn = 3, Error = 4 };
+
+    // The head of one SEG_REPLY slot; the answer's bytes follow it. Written last by the server.
+    struct MGPReplySlotHeader {
+        Uint64 Seq;
+        Uint32 Status;
+        Uint32 Size;  // answer bytes after the header
+    };
+    MGP_ASSERT_POD(MGPReplySlotHeader, 16);
+
+    // SEG_EVENT's control words: Head / Tail are byte counts, never reset; Full latches
+    // eventRingFull (apply stops at the record boundary); Dropped counts lossy drops.
+    struct MGPEventRingControl {
+        Uint64 Head;
+        Uint64 Tail;
+        Uint32 Full;
+        Uint32 Dropped;
+        Uint8 Reserved[40];
+    };
+    MGP_ASSERT_POD(MGPEventRingControl, 64);
+
+    // Every SEG_EVENT record starts with this, stamped with the seq of the record that caused it.
+    struct MGPEventHeader {
+        Uint16 Kind;   // MGPipeEventKind
+        Uint16 Flags;  // LogLine: its MGPipeLogLevel
+        Uint32 Size;   // payload bytes (the record is padded to kMGPipeEventAlign)
+        Uint64 Seq;
+    };
+    MGP_ASSERT_POD(MGPEventHeader, 16);
+
+    struct MGPEventGlError {
+        Uint32 Code;
+    };
+    MGP_ASSERT_POD(MGPEventGlError, 4);
+
+    struct MGPEventQueryResult {
+        Uint32 Slot;
+        Uint32 Gen;
+        Uint64 Value;
+    };
+    MGP_ASSERT_POD(MGPEventQueryResult, 16);
+
+    struct MGPEventFenceSignaled {
+        Uint32 Slot;
+        Uint32 Gen;
+    };
+    MGP_ASSERT_POD(MGPEventFenceSignaled, 8);
+
+    struct MGPEventReadbackDone {
+        Uint64 Seq;  // the readback record's seq
+    };
+    MGP_ASSERT_POD(MGPEventReadbackDone, 8);
+
+    // RangeCount MGPEventRange follow.
+    struct MGPEventGpuWritten {
+        Uint32 Slot;
+        Uint32 Gen;
+        Uint32 RangeCount;
+    };
+    MGP_ASSERT_POD(MGPEventGpuWritten, 12);
+
+    struct MGPEventRange {
+        Uint64 Offset;
+        Uint64 Size;
+    };
+    MGP_ASSERT_POD(MGPEventRange, 16);
+
+    // The written bytes follow (at most kMGPipeEventWritebackInline).
+    struct MGPEventBufferWriteback {
+        Uint32 Slot;
+        Uint32 Gen;
+        Uint64 Offset;
+    };
+    MGP_ASSERT_POD(MGPEventBufferWriteback, 16);
+
+    // One row of GetCaps' FormatCapabilities blob.
+    struct MGPFormatCapabilityRow {
+        Uint32 Format;
+        Uint32 Flags;
+    };
+    MGP_ASSERT_POD(MGPFormatCapabilityRow, 8);
 } // namespace MobileGL

@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import BarrierTimeout, ProtocolCorruption
 from ..schema import layouts
 from ..schema import tables as _t
-from ..server.reverse import Event, EventKind, EventRing, ReplyMailbox, ReplyStatus, read_events
+from ..server.reverse import Event, EventKind, EventRing, ReplyMailbox, ReplyStatus, read_events, wire
 
 __all__ = ["ReverseLink", "CapsMirror", "link_for"]
 
@@ -48,12 +48,10 @@ class CapsMirror:
                 raise ProtocolCorruption(f"GetCaps.{name}")
             return data[off : off + n]
 
-        fmt = blob("FormatCapabilities")
-        if len(fmt) % 8:
+        fmt, row = blob("FormatCapabilities"), wire().format_row
+        if len(fmt) % row.size:
             raise ProtocolCorruption("GetCaps.FormatCapabilities")
-        self.formats = {int.from_bytes(fmt[i : i + 4], "little"):
-                        int.from_bytes(fmt[i + 4 : i + 8], "little")
-                        for i in range(0, len(fmt), 8)}  # fmt: skip
+        self.formats = dict(row.iter_unpack(fmt))
         self.renderer = blob("RendererInfo").decode("utf-8", "replace")
         ri = rec["RendererInfo"]
         mask = data[int(ri["Offset"]) + int(ri["Size"]) :]

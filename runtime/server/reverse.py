@@ -10,9 +10,12 @@
 - :class:`AnswersCaps` / :class:`BackendCaps`: the ``GetCaps`` entry a backend mixes in;
   ``CallMask`` is computed from the backend's real entry table (:data:`CAP_CALLS`).
 
-The reply slot and event layouts are mgpipe's transport (MobileGL keeps them in MG_Remote,
-outside the MG_Pipe ABI the tables carry); this module is their one declaration and the
-client half (``runtime/client/reverse.py``) imports them from here.
+The reply slot and event layouts are mgpipe's transport (MobileGL keeps its own in MG_Remote,
+outside the MG_Pipe ABI): they are declared once, in ``catalogue/MG_Pipe/MGPipeOverlay.h``
+(``MGPReplySlotHeader``, ``MGPEventRingControl``, ``MGPEventHeader``, the ``MGPEvent<Kind>``
+heads, ``MGPipeEventKind``, ``MGPipeReplyStatus``, the ``kMGPipeReply*`` / ``kMGPipeEvent*``
+sizes), and :func:`wire` builds every codec and offset this module and the client half
+(``runtime/client/reverse.py``) use from the generated tables.
 """
 
 from __future__ import annotations
@@ -31,51 +34,113 @@ from ..schema import tables as _t
 __all__ = [
     "ReplyStatus", "Reply", "ReplyMailbox", "EventKind", "Event", "EventRing", "BackendCaps",
     "AnswersCaps", "CAP_CALLS", "ACCEPTANCE", "answering_calls", "REPLY_SLOTS", "REPLY_SLOT_SIZE",
-    "EVENT_RING_SIZE", "LOG_WARN", "LOG_ERROR",
+    "EVENT_RING_SIZE", "WRITEBACK_INLINE", "LOG_WARN", "LOG_ERROR", "Wire", "wire",
 ]  # fmt: skip
 
-#: ``SEG_REPLY``: 8 slots of 2 MiB (seed 001 §11.1, ID-47); ``SEG_EVENT``: 256 KiB.
-REPLY_SLOTS = 8
-REPLY_SLOT_SIZE = 2 << 20
-EVENT_RING_SIZE = 256 << 10
 #: seconds the server waits for the client to drain a full event ring / to read a slot
 FULL_BUDGET_S = 30.0
 #: lossless ERROR-and-above log lines per second before the rate limiter drops them
 LOG_ERRORS_PER_S = 64
-LOG_WARN, LOG_ERROR = 3, 4
-
-_SLOT_HDR = struct.Struct("<QII")  # Seq, Status, Size
-_EV_HDR = struct.Struct("<HHIQ")  # Kind, Flags, Size (payload bytes), Seq
-_EV_CTL = struct.Struct("<QQII")  # head, tail (byte counts, never reset), full, dropped
-_EV_CTL_SIZE = 64
-_EV_ALIGN = 16
 
 
-class ReplyStatus(IntEnum):
-    OK = 0
-    DECLINED = 1
-    ERROR = 2
+def _codec(name: str) -> struct.Struct:
+    """Every scalar member of the overlay struct ``name``, in memory order, as one
+    ``struct.Struct`` of the struct's size (array members and padding read as pad bytes)."""
+    info = _t.struct_info(name)
+    fmt, cursor = "<", 0
+    for m in sorted(info["members"], key=lambda m: int(m["offset"])):
+        if m.get("count", 1) != 1 or not m.get("scalar"):
+            continue
+        f = _t.field(name, str(m["name"]))
+        fmt += "x" * (f.offset - cursor) + f.fmt
+        cursor = f.offset + f.size
+    return struct.Struct(fmt + "x" * (int(info["size"]) - cursor))
+
+
+def _word(name: str, member: str) -> tuple[int, struct.Struct]:
+    """Where one scalar member of ``name`` sits and its codec (a single-word store)."""
+    f = _t.field(name, member)
+    return f.offset, struct.Struct("<" + f.fmt)
+
+
+class Wire:
+    """The reverse channel's layouts, built from one tables module (:func:`wire`)."""
+
+    def __init__(self) -> None:
+        c = _t.constant
+        self.reply_slots, self.reply_slot_size = c("kMGPipeReplySlots"), c("kMGPipeReplySlotSize")
+        self.reply_error_max = c("kMGPipeReplyErrorMaxBytes")
+        self.event_ring_size, self.align = c("kMGPipeEventRingSize"), c("kMGPipeEventAlign")
+        self.writeback_inline = c("kMGPipeEventWritebackInline")
+        self.log_max = c("kMGPipeEventLogMaxBytes")
+        levels = _t.enum("MGPipeLogLevel")
+        self.log_warn, self.log_error = int(levels["Warn"]), int(levels["Error"])
+        self.Status = IntEnum("ReplyStatus", _t.enum("MGPipeReplyStatus"), module=__name__)  # type: ignore[misc]
+        self.Kind = IntEnum("EventKind", _t.enum("MGPipeEventKind"), module=__name__)  # type: ignore[misc]
+        self.slot_hdr = _codec("MGPReplySlotHeader")  # Seq, Status, Size
+        self.ev_hdr = _codec("MGPEventHeader")  # Kind, Flags, Size (payload bytes), Seq
+        self.ev_ctl = _codec("MGPEventRingControl")  # Head, Tail, Full, Dropped
+        self.ctl_size = self.ev_ctl.size
+        self.head = _word("MGPEventRingControl", "Head")
+        self.tail = _word("MGPEventRingControl", "Tail")
+        self.full = _word("MGPEventRingControl", "Full")
+        self.dropped = _word("MGPEventRingControl", "Dropped")
+        structs = _t.tables().STRUCTS
+        #: the fixed payload head of each kind: MGPEvent<Kind> where the overlay declares one
+        self.body = {k: _codec(f"MGPEvent{k.name}") if f"MGPEvent{k.name}" in structs
+                     else struct.Struct("<") for k in self.Kind}  # fmt: skip
+        self.range = _codec("MGPEventRange")
+        self.format_row = _codec("MGPFormatCapabilityRow")
+
+
+_wire: list = [None, None]
+
+
+def wire() -> Wire:
+    """The :class:`Wire` of the current tables module (built once per module)."""
+    module = _t.tables()
+    if _wire[0] is not module:
+        _wire[:] = [module, Wire()]
+    return _wire[1]
+
+
+#: the table-built names this module exports (PEP 562: read on first use, never at import)
+_LAZY = {
+    "ReplyStatus": lambda w: w.Status, "EventKind": lambda w: w.Kind,
+    "REPLY_SLOTS": lambda w: w.reply_slots, "REPLY_SLOT_SIZE": lambda w: w.reply_slot_size,
+    "EVENT_RING_SIZE": lambda w: w.event_ring_size, "WRITEBACK_INLINE": lambda w: w.writeback_inline,
+    "LOG_WARN": lambda w: w.log_warn, "LOG_ERROR": lambda w: w.log_error,
+}  # fmt: skip
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        get = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    return get(wire())
 
 
 @dataclass(frozen=True)
 class Reply:
     """An answering entry's answer: a status and its bytes (empty unless OK)."""
 
-    status: ReplyStatus
+    status: "ReplyStatus"
     data: bytes = b""
     reason: str = ""
 
     @staticmethod
     def ok(data: bytes = b"") -> "Reply":
-        return Reply(ReplyStatus.OK, bytes(data))
+        return Reply(wire().Status.OK, bytes(data))
 
     @staticmethod
     def declined(reason: str = "") -> "Reply":
-        return Reply(ReplyStatus.DECLINED, b"", reason)
+        return Reply(wire().Status.DECLINED, b"", reason)
 
     @staticmethod
     def error(reason: str) -> "Reply":
-        return Reply(ReplyStatus.ERROR, reason.encode()[:256], reason)
+        w = wire()
+        return Reply(w.Status.ERROR, reason.encode()[: w.reply_error_max], reason)
 
 
 #: ``kReplySlot`` calls whose slot carries an *acceptance* (seed 001 §17.1: read inside the
@@ -93,19 +158,25 @@ def answering_calls() -> frozenset[str]:
 class ReplyMailbox:
     """``SEG_REPLY`` over ``buf`` (a bytearray in-process, shared memory for spawn)."""
 
-    def __init__(self, buf: memoryview | bytearray | None = None, slots: int = REPLY_SLOTS,
-                 slot_size: int = REPLY_SLOT_SIZE) -> None:  # fmt: skip
+    def __init__(self, buf: memoryview | bytearray | None = None, slots: int | None = None,
+                 slot_size: int | None = None) -> None:  # fmt: skip
+        self._w = w = wire()
+        slots = w.reply_slots if slots is None else slots
+        slot_size = w.reply_slot_size if slot_size is None else slot_size
+        self._hdr = w.slot_hdr
         self.slots, self.slot_size = slots, slot_size
         self.buf = memoryview(buf if buf is not None else bytearray(slots * slot_size)).cast("B")
         if len(self.buf) < slots * slot_size:
             raise ValueError(f"SEG_REPLY: {len(self.buf)} bytes for {slots} x {slot_size}")
         #: the largest answer one slot holds
-        self.capacity = slot_size - _SLOT_HDR.size
+        self.capacity = slot_size - self._hdr.size
         self.posted = 0
 
     @staticmethod
-    def size(slots: int = REPLY_SLOTS, slot_size: int = REPLY_SLOT_SIZE) -> int:
-        return slots * slot_size
+    def size(slots: int | None = None, slot_size: int | None = None) -> int:
+        w = wire()
+        return (w.reply_slots if slots is None else slots) * (
+            w.reply_slot_size if slot_size is None else slot_size)  # fmt: skip
 
     def _base(self, seq: int) -> int:
         return (seq % self.slots) * self.slot_size
@@ -114,73 +185,44 @@ class ReplyMailbox:
     def post(self, seq: int, reply: Reply, call: str) -> None:
         if seq <= 0:
             raise ProtocolCorruption(f"{call}.ReplyToNoSlot")
-        if not isinstance(reply.status, ReplyStatus):
+        if not isinstance(reply.status, self._w.Status):
             raise ProtocolCorruption(f"{call}.ReplyStatusInvalid")
         n = len(reply.data)
         if n > self.capacity:
             raise ProtocolCorruption(f"{call}.ReplyTooLarge")
-        base = self._base(seq)
-        self.buf[base + _SLOT_HDR.size : base + _SLOT_HDR.size + n] = reply.data
-        _SLOT_HDR.pack_into(self.buf, base, seq, int(reply.status), n)  # the header last
+        base, hdr = self._base(seq), self._hdr
+        self.buf[base + hdr.size : base + hdr.size + n] = reply.data
+        hdr.pack_into(self.buf, base, seq, int(reply.status), n)  # the header last
         self.posted += 1
 
     # -- client --------------------------------------------------------------
-    def take(self, seq: int, applied_seq: int, call: str) -> tuple[ReplyStatus, bytes]:
+    def take(self, seq: int, applied_seq: int, call: str) -> tuple["ReplyStatus", bytes]:
         """The answer to record ``seq``; read only once ``applied_seq`` proves it applied."""
         if applied_seq < seq:
             raise ProtocolCorruption(f"{call}.ReplyMissing")
-        base = self._base(seq)
-        got, status, n = _SLOT_HDR.unpack_from(self.buf, base)
+        base, hdr, status_enum = self._base(seq), self._hdr, self._w.Status
+        got, status, n = hdr.unpack_from(self.buf, base)
         if got != seq:
             raise ProtocolCorruption(f"{call}.ReplyMismatched")
-        if status not in ReplyStatus._value2member_map_:
+        if status not in status_enum._value2member_map_:
             raise ProtocolCorruption(f"{call}.ReplyStatusInvalid")
         if n > self.capacity:
             raise ProtocolCorruption(f"{call}.ReplyTooLarge")
-        data = bytes(self.buf[base + _SLOT_HDR.size : base + _SLOT_HDR.size + n])
-        _SLOT_HDR.pack_into(self.buf, base, 0, 0, 0)  # read once: a second take is Mismatched
-        return ReplyStatus(status), data
-
-
-class EventKind(IntEnum):
-    """``SEG_EVENT`` record kinds (0 pads to the end of the ring)."""
-
-    Pad = 0
-    GlError = 1
-    QueryResult = 2
-    FenceSignaled = 3
-    ReadbackDone = 4
-    GpuWritten = 5
-    BufferWriteback = 6
-    LogLine = 7
-
-
-#: fixed payload heads per kind (a variable part follows for GpuWritten / BufferWriteback /
-#: LogLine)
-_EV_BODY = {
-    EventKind.GlError: struct.Struct("<I"),
-    EventKind.QueryResult: struct.Struct("<IIQ"),  # slot, gen, value
-    EventKind.FenceSignaled: struct.Struct("<II"),
-    EventKind.ReadbackDone: struct.Struct("<Q"),
-    EventKind.GpuWritten: struct.Struct("<III"),  # slot, gen, range count; then (u64, u64)*
-    EventKind.BufferWriteback: struct.Struct("<IIQ"),  # slot, gen, offset; then bytes
-    EventKind.LogLine: struct.Struct(""),  # level in Flags; the text is the payload
-}
-_RANGE = struct.Struct("<QQ")
-#: inline BufferWriteback bytes (larger writebacks go through a readback)
-WRITEBACK_INLINE = 4096
+        data = bytes(self.buf[base + hdr.size : base + hdr.size + n])
+        hdr.pack_into(self.buf, base, 0, 0, 0)  # read once: a second take is Mismatched
+        return status_enum(status), data
 
 
 class Event(NamedTuple):
-    kind: EventKind
+    kind: "EventKind"
     seq: int
     flags: int
     values: tuple
     data: bytes = b""
 
 
-def _pad(n: int) -> int:
-    return -(-n // _EV_ALIGN) * _EV_ALIGN
+def _pad(n: int, align: int) -> int:
+    return -(-n // align) * align
 
 
 class EventRing:
@@ -192,12 +234,15 @@ class EventRing:
     """
 
     def __init__(self, buf: memoryview | bytearray | None = None,
-                 size: int = EVENT_RING_SIZE) -> None:  # fmt: skip
-        whole = memoryview(buf if buf is not None else bytearray(_EV_CTL_SIZE + size)).cast("B")
-        self.buf = whole[: _EV_CTL_SIZE + size]  # a shared segment is rounded up to pages
-        cap = len(self.buf) - _EV_CTL_SIZE
+                 size: int | None = None) -> None:  # fmt: skip
+        self._w = w = wire()
+        size = w.event_ring_size if size is None else size
+        ctl = w.ctl_size
+        whole = memoryview(buf if buf is not None else bytearray(ctl + size)).cast("B")
+        self.buf = whole[: ctl + size]  # a shared segment is rounded up to pages
+        cap = len(self.buf) - ctl
         if cap <= 0 or cap & (cap - 1):
-            raise ValueError(f"SEG_EVENT: {len(self.buf)} bytes (64 + a power of two)")
+            raise ValueError(f"SEG_EVENT: {len(self.buf)} bytes ({ctl} + a power of two)")
         self.capacity = cap
         self.seq = 0
         #: called once when a lossless event finds the ring full (monolith: the client's
@@ -210,14 +255,15 @@ class EventRing:
 
     # -- control words -------------------------------------------------------
     @staticmethod
-    def segment_size(size: int = EVENT_RING_SIZE) -> int:
-        return _EV_CTL_SIZE + size
+    def segment_size(size: int | None = None) -> int:
+        w = wire()
+        return w.ctl_size + (w.event_ring_size if size is None else size)
 
     def ctl(self) -> tuple[int, int, int, int]:
-        return _EV_CTL.unpack_from(self.buf, 0)
+        return self._w.ev_ctl.unpack_from(self.buf, 0)
 
-    def _store(self, off: int, fmt: str, value: int) -> None:
-        struct.pack_into(fmt, self.buf, off, value)
+    def _store(self, word: tuple[int, struct.Struct], value: int) -> None:
+        word[1].pack_into(self.buf, word[0], value)
 
     @property
     def full(self) -> bool:
@@ -228,9 +274,11 @@ class EventRing:
         return self.ctl()[3]
 
     # -- server --------------------------------------------------------------
-    def push(self, kind: EventKind, body: bytes, *, flags: int = 0, lossless: bool = True) -> bool:
+    def push(self, kind: "EventKind", body: bytes, *, flags: int = 0, lossless: bool = True) -> bool:
         """Append one event (False: a lossy one dropped on a full ring)."""
-        total = _EV_HDR.size + _pad(len(body))
+        w = self._w
+        hdr, ctl = w.ev_hdr, w.ctl_size
+        total = hdr.size + _pad(len(body), w.align)
         if total > self.capacity // 2:
             raise ProtocolCorruption(f"EventRing.{kind.name}.TooLarge")
         deadline = 0.0
@@ -242,11 +290,11 @@ class EventRing:
             if head + need - tail <= self.capacity:
                 break
             if not lossless:
-                self._store(20, "<I", dropped + 1)
+                self._store(w.dropped, dropped + 1)
                 return False
             if not deadline:
                 self.stalls += 1
-                self._store(16, "<I", 1)  # eventRingFull: apply stops at this boundary
+                self._store(w.full, 1)  # eventRingFull: apply stops at this boundary
                 deadline = time.monotonic() + self.budget
                 if self.on_full is not None:
                     self.on_full()
@@ -255,100 +303,107 @@ class EventRing:
                 raise RingOverrun("EventRing.Full")
             time.sleep(0.0002)
         if to_end < total:  # a pad to the end of the ring, then the event at 0
-            _EV_HDR.pack_into(self.buf, _EV_CTL_SIZE + pos, EventKind.Pad, 0, to_end - 16, 0)
+            hdr.pack_into(self.buf, ctl + pos, w.Kind.Pad, 0, to_end - hdr.size, 0)
             head += to_end
             pos = 0
-        at = _EV_CTL_SIZE + pos
-        _EV_HDR.pack_into(self.buf, at, int(kind), flags, len(body), self.seq)
-        self.buf[at + _EV_HDR.size : at + _EV_HDR.size + len(body)] = body
-        self._store(0, "<Q", head + total)  # publish after the bytes
+        at = ctl + pos
+        hdr.pack_into(self.buf, at, int(kind), flags, len(body), self.seq)
+        self.buf[at + hdr.size : at + hdr.size + len(body)] = body
+        self._store(w.head, head + total)  # publish after the bytes
         self.pushed += 1
         return True
 
     def gl_error(self, code: int) -> None:
-        self.push(EventKind.GlError, _EV_BODY[EventKind.GlError].pack(code))
+        k = self._w.Kind.GlError
+        self.push(k, self._w.body[k].pack(code))
 
     def query_result(self, handle: tuple[int, int], value: int) -> None:
-        self.push(EventKind.QueryResult, _EV_BODY[EventKind.QueryResult].pack(
-            handle[0], handle[1], value))  # fmt: skip
+        k = self._w.Kind.QueryResult
+        self.push(k, self._w.body[k].pack(handle[0], handle[1], value))
 
     def fence_signalled(self, handle: tuple[int, int]) -> None:
-        self.push(EventKind.FenceSignaled, _EV_BODY[EventKind.FenceSignaled].pack(*handle))
+        k = self._w.Kind.FenceSignaled
+        self.push(k, self._w.body[k].pack(*handle))
 
     def readback_done(self, seq: int) -> None:
-        self.push(EventKind.ReadbackDone, _EV_BODY[EventKind.ReadbackDone].pack(seq))
+        k = self._w.Kind.ReadbackDone
+        self.push(k, self._w.body[k].pack(seq))
 
     def gpu_written(self, handle: tuple[int, int], ranges: Iterable[tuple[int, int]]) -> None:
-        rs = list(ranges)
-        self.push(EventKind.GpuWritten, _EV_BODY[EventKind.GpuWritten].pack(
-            handle[0], handle[1], len(rs)) + b"".join(_RANGE.pack(o, s) for o, s in rs))  # fmt: skip
+        w, rs = self._w, list(ranges)
+        k = w.Kind.GpuWritten
+        self.push(k, w.body[k].pack(handle[0], handle[1], len(rs))
+                  + b"".join(w.range.pack(o, s) for o, s in rs))  # fmt: skip
 
     def buffer_writeback(self, handle: tuple[int, int], offset: int, data: bytes) -> None:
-        if len(data) > WRITEBACK_INLINE:
+        w = self._w
+        if len(data) > w.writeback_inline:
             raise ProtocolCorruption("EventRing.BufferWriteback.TooLarge")
-        self.push(EventKind.BufferWriteback, _EV_BODY[EventKind.BufferWriteback].pack(
-            handle[0], handle[1], offset) + bytes(data))  # fmt: skip
+        k = w.Kind.BufferWriteback
+        self.push(k, w.body[k].pack(handle[0], handle[1], offset) + bytes(data))
 
     def log(self, level: int, text: str) -> bool:
-        body = text.encode("utf-8", "replace")[:1024]
-        if level <= LOG_WARN:
-            return self.push(EventKind.LogLine, body, flags=level, lossless=False)
+        w = self._w
+        body = text.encode("utf-8", "replace")[: w.log_max]
+        if level <= w.log_warn:
+            return self.push(w.Kind.LogLine, body, flags=level, lossless=False)
         now = time.monotonic()
         start, n = self._err_window
         if now - start >= 1.0:
             start, n = now, 0
         if n >= LOG_ERRORS_PER_S:  # the rate limiter: counted as dropped
-            self._store(20, "<I", self.dropped + 1)
+            self._store(w.dropped, self.dropped + 1)
             return False
         self._err_window = (start, n + 1)
-        return self.push(EventKind.LogLine, body, flags=level)
+        return self.push(w.Kind.LogLine, body, flags=level)
 
 
 def read_events(ring: EventRing, last_seq: int, emit_seq: int) -> tuple[list[Event], int]:
     """Client side: every published event, checked (named faults, never a hang); advances
     the tail and clears ``eventRingFull``. Returns (events, the last event seq seen)."""
-    buf, cap = ring.buf, ring.capacity
+    w = ring._w
+    buf, cap, hdr, ctl, kinds = ring.buf, ring.capacity, w.ev_hdr, w.ctl_size, w.Kind
     head, tail, full, _ = ring.ctl()
-    if head < tail or head - tail > cap or head % _EV_ALIGN:
+    if head < tail or head - tail > cap or head % w.align:
         raise ProtocolCorruption("EventRing.Head")
     out: list[Event] = []
     while tail < head:
         pos = tail & (cap - 1)
         to_end = cap - pos
-        at = _EV_CTL_SIZE + pos
-        kind, flags, size, seq = _EV_HDR.unpack_from(buf, at)
-        if kind == EventKind.Pad:
-            if size != to_end - 16:
+        at = ctl + pos
+        kind, flags, size, seq = hdr.unpack_from(buf, at)
+        if kind == kinds.Pad:
+            if size != to_end - hdr.size:
                 raise ProtocolCorruption("EventRing.Pad")
             tail += to_end
             continue
-        if kind not in EventKind._value2member_map_:
+        if kind not in kinds._value2member_map_:
             raise ProtocolCorruption("EventRing.Kind")
-        k = EventKind(kind)
-        total = _EV_HDR.size + _pad(size)
+        k = kinds(kind)
+        total = hdr.size + _pad(size, w.align)
         if total > to_end or tail + total > head:
             raise ProtocolCorruption(f"EventRing.{k.name}.Size")
         if seq < last_seq or seq > emit_seq:
             raise ProtocolCorruption(f"EventRing.{k.name}.Seq")
-        body = bytes(buf[at + 16 : at + 16 + size])
-        head_fmt = _EV_BODY[k]
+        body = bytes(buf[at + hdr.size : at + hdr.size + size])
+        head_fmt = w.body[k]
         if len(body) < head_fmt.size:
             raise ProtocolCorruption(f"EventRing.{k.name}.Size")
         values = head_fmt.unpack_from(body, 0)
         rest = body[head_fmt.size :]
-        if k == EventKind.GpuWritten:
-            if len(rest) != values[2] * _RANGE.size:
+        if k == kinds.GpuWritten:
+            if len(rest) != values[2] * w.range.size:
                 raise ProtocolCorruption("EventRing.GpuWritten.Size")
             rest = b""
-            values = values + tuple(_RANGE.iter_unpack(body[head_fmt.size :]))
-        elif k not in (EventKind.BufferWriteback, EventKind.LogLine) and rest:
+            values = values + tuple(w.range.iter_unpack(body[head_fmt.size :]))
+        elif k not in (kinds.BufferWriteback, kinds.LogLine) and rest:
             raise ProtocolCorruption(f"EventRing.{k.name}.Size")
         out.append(Event(k, seq, flags, values, rest))
         last_seq = seq
         tail += total
-    struct.pack_into("<Q", buf, 8, tail)
+    ring._store(w.tail, tail)
     if full:
-        struct.pack_into("<I", buf, 16, 0)
+        ring._store(w.full, 0)
     return out, last_seq
 
 
@@ -363,7 +418,6 @@ CAP_CALLS: dict[str, tuple[str, ...]] = {
     "kCapResidentSubData": ("BufferSubDataResident",),
     "kCapXfbPrimitivesQuery": ("QueryCreate", "QueryBegin", "QueryEnd", "QueryResult"),
 }  # fmt: skip
-_FORMAT_ROW = struct.Struct("<II")
 
 
 @dataclass(frozen=True)
@@ -403,7 +457,7 @@ def encode_caps(caps: BackendCaps, table: dict[str, Any]) -> bytes:
     size = int(_t.struct_info("MGPCaps")["size"])
     rec = layouts.from_dict("MGPCaps", {"Dynamic": dict(caps.dynamic),
                                         "CallMask": call_mask(caps, table)})  # fmt: skip
-    formats = b"".join(_FORMAT_ROW.pack(f, fl) for f, fl in sorted(caps.formats))
+    formats = b"".join(wire().format_row.pack(f, fl) for f, fl in sorted(caps.formats))
     renderer = caps.renderer.encode("utf-8")
     seg = int(_t.constant("kMGPipeSegReply"))
     rec["FormatCapabilities"]["Offset"], rec["FormatCapabilities"]["Size"] = size, len(formats)
