@@ -111,7 +111,8 @@ def run_stream(backend: str, i: int) -> dict[str, Any]:
         finally:
             slowest[0] = max(slowest[0], time.monotonic() - t0)
 
-    c = Client(timed, stage, transport="monolith", width=64, height=48)
+    c = Client(timed, stage, transport="monolith", width=64, height=48,
+               reverse=applier.apply.reverse)  # the wrapped sink reads the applier's answers
     mut = Mutator(c.em.encoder, random.Random(i))
     scene = SCENES_FUZZED[i % len(SCENES_FUZZED)]
     out: dict[str, Any] = {"scene": scene, "outcome": "ok"}

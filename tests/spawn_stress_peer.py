@@ -9,6 +9,7 @@ import socket
 import struct
 import time
 
+from mgpipe.runtime.transport import handshake
 from mgpipe.runtime.transport.process import CONTROL_FD
 from mgpipe.runtime.transport.session import Session
 from mgpipe.runtime.wire.header import header_size
@@ -35,6 +36,8 @@ def _plant_lost_wakeup(s: Session) -> None:
 
 
 def main() -> None:
+    # this peer's own Hello.config keys, typed like the server's (handshake.CONFIG)
+    handshake.CONFIG.update({"seed": int, "pause_every": int, "plant": str})
     s = Session.accept(socket.socket(fileno=CONTROL_FD))
     rng = random.Random(int(s.config["seed"]))
     pause_every = int(s.config["pause_every"])

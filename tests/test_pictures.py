@@ -142,9 +142,9 @@ def test_run_json_is_the_same_with_and_without_out(backend: str, tmp_path: Path,
 def test_compare_all_compares_an_image_of_every_scene(capsys) -> None:
     """``all`` is the established scenes, then the render group (issue 17's scenes): every
     one compared, each with an image (an SSIM) and its probes equal on both backends."""
-    from mgpipe.runtime.harness.scenes import RENDER_SCENES
+    from mgpipe.runtime.harness.scenes import GROUPS, RENDER_SCENES
 
-    every = list(SCENES) + list(RENDER_SCENES)
+    every = list(SCENES) + [n for g in GROUPS.values() for n in g]  # then every group
     rc = cli.main(["compare", "all", "--json"])
     out = capsys.readouterr()
     doc = json.loads(out.out)
@@ -154,7 +154,7 @@ def test_compare_all_compares_an_image_of_every_scene(capsys) -> None:
     assert [s["scene"] for s in render if not s["probes"]] == []  # each render probe compared
     assert rc == 0, [s["failures"] for s in doc["scenes"] if not s["ok"]]
     assert len(out.err.splitlines()) == len(every)  # one progress line per scene
-    assert f"{len(every)}/{len(every)} minecraft-frame" in out.err.splitlines()[-1]
+    assert f"{len(every)}/{len(every)} {every[-1]}" in out.err.splitlines()[-1]
 
 
 @pytest.mark.parametrize("scene", ["readback", "blend-toggle"])

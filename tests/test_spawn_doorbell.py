@@ -15,6 +15,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from mgpipe.runtime.transport.spawn import SpawnTransport
 from mgpipe.runtime.wire.header import make_record
 
@@ -62,6 +64,7 @@ def _stress(records: int, seed: int, plant: str = "", bound_s: float = HARNESS_B
     return out
 
 
+@pytest.mark.serial  # timing: a stalled worker loses the race it measures (tests/xdist_plan.py)
 def test_doorbell_stress_random_pauses_both_sides(record_property) -> None:
     records = 2_000_000 if FULL else 40_000
     out = _stress(records, seed=0xB311)
@@ -79,6 +82,7 @@ def test_doorbell_stress_random_pauses_both_sides(record_property) -> None:
     )
 
 
+@pytest.mark.serial  # timing, as above
 def test_negative_control_a_waiter_without_the_recheck_loses_a_wakeup() -> None:
     """The same stress with the server's re-check after parking removed hangs (the harness
     sees it); killing the stuck server then unblocks the client through the latch."""

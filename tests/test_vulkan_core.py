@@ -258,20 +258,27 @@ def test_shader_state_refusals_name_their_place(dev):
     from mgpipe.runtime.backends.vulkan.errors import VulkanRefused
     from mgpipe.runtime.backends.vulkan.shaders import ShaderProgram, ShaderRefused
 
+    import json
+
     spirv, refl = color_program()
     with pytest.raises(ShaderRefused, match=r'"CreateShaderState.Spirv"\}: a graphics program'):
         ShaderProgram(dev, {4: spirv[4]}, refl)
     with pytest.raises(ShaderRefused, match=r'"CreateShaderState.Spirv\[4\]"\}: not SPIR-V'):
         ShaderProgram(dev, {0: spirv[0], 4: b"GLSL"}, refl)
-    with pytest.raises(ShaderRefused, match='"CreateShaderState.Reflection"}: not a reflection'):
+    from mgpipe.runtime.backends.refusal import DriverRefused
+
+    with pytest.raises(DriverRefused, match='"CreateShaderState.Reflection"}: a JSON list, '
+                       "expected an object"):  # fmt: skip
         ShaderProgram(dev, spirv, b"[1, 2]")
     with pytest.raises(ShaderRefused, match="declares push_constants: this backend binds no push"):
-        ShaderProgram(dev, spirv, b'{"inputs": [], "push_constants": [{"name": "p"}]}')
+        ShaderProgram(dev, spirv, json.dumps({"inputs": json.loads(refl)["inputs"],
+                                              "push_constants": [{"name": "p"}]}).encode())
     with pytest.raises(ShaderRefused, match="a compute program has the compute stage alone"):
         ShaderProgram(dev, {0: spirv[0], 5: spirv[0]}, refl)
     with pytest.raises(VulkanRefused, match=r'"CreateShaderState.Reflection"\}: samplers entry .*'
                        "no set / binding / stage"):  # fmt: skip
-        ShaderProgram(dev, spirv, b'{"inputs": [], "samplers": [{"name": "t"}]}')
+        ShaderProgram(dev, spirv, json.dumps({"inputs": json.loads(refl)["inputs"],
+                                              "samplers": [{"name": "t"}]}).encode())
 
 
 def test_set_layouts_come_from_the_reflection_record(dev):
@@ -283,8 +290,8 @@ def test_set_layouts_come_from_the_reflection_record(dev):
     from _vk_support import color_program
     from mgpipe.runtime.backends.vulkan.shaders import ShaderProgram
 
-    spirv, _ = color_program()
-    refl = {"inputs": [], "default_block": [{"name": "u_k", "offset": 0, "type": "vec4"}],
+    spirv, base = color_program()
+    refl = {"inputs": json.loads(base)["inputs"], "default_block": [{"name": "u_k", "offset": 0, "type": "vec4"}],
             "uniforms": [{"name": "Frame", "set": 0, "binding": 0, "block_size": 64, "stage": "vert"},
                          {"name": "Frame", "set": 0, "binding": 0, "block_size": 64, "stage": "frag"},
                          {"name": "gl_DefaultUniformBlock", "set": 0, "binding": 1,

@@ -18,7 +18,8 @@ from typing import Any
 
 from ..errors import ProtocolCorruption
 from ..schema import tables as _t
-from ..server.reverse import Event, EventKind, ReplyStatus
+from ..server import reverse as _rv
+from ..server.reverse import Event
 from ..wire.handle import Handle, default_framebuffer
 from .pixels import PixelFormatError, pixel_size, scatter
 from .reverse import BUDGET_S, CapsMirror, ReverseLink
@@ -81,13 +82,13 @@ class AnswersMixin:
         self._persistent: dict[Handle, tuple[Buffer, bytearray, bytes]] = {}
         if self.link is not None:
             h = self.link.handlers
-            h[EventKind.GlError] = lambda e: self.gl_errors.append((e.values[0], e.seq))
-            h[EventKind.FenceSignaled] = self._on_fence
-            h[EventKind.QueryResult] = self._on_query
-            h[EventKind.ReadbackDone] = lambda e: self.readbacks_done.append(e.values[0])
-            h[EventKind.LogLine] = lambda e: self.logs.append((e.flags, e.data.decode("utf-8", "replace")))
-            h[EventKind.GpuWritten] = self._on_gpu_written
-            h[EventKind.BufferWriteback] = lambda e: self.writebacks.append(
+            h[_rv.EventKind.GlError] = lambda e: self.gl_errors.append((e.values[0], e.seq))
+            h[_rv.EventKind.FenceSignaled] = self._on_fence
+            h[_rv.EventKind.QueryResult] = self._on_query
+            h[_rv.EventKind.ReadbackDone] = lambda e: self.readbacks_done.append(e.values[0])
+            h[_rv.EventKind.LogLine] = lambda e: self.logs.append((e.flags, e.data.decode("utf-8", "replace")))
+            h[_rv.EventKind.GpuWritten] = self._on_gpu_written
+            h[_rv.EventKind.BufferWriteback] = lambda e: self.writebacks.append(
                 (Handle(*e.values[:2]), e.values[2], e.data))  # fmt: skip
 
     def _link(self, call: str) -> ReverseLink:
@@ -132,7 +133,7 @@ class AnswersMixin:
             link = self._link("GetCaps")
             seq = self.em.emit("GetCaps", {}, wait=False)
             status, data = link.answer(seq, "GetCaps")
-            if status != ReplyStatus.OK:
+            if status != _rv.ReplyStatus.OK:
                 raise ProtocolCorruption("GetCaps.ReplyMissing")
             self._caps = CapsMirror(data)
         return self._caps
@@ -311,7 +312,7 @@ class AnswersMixin:
 
     def _readback(self, call: str, seq: int, n: int) -> bytes:
         status, data = self._link(call).answer(seq, call)
-        if status == ReplyStatus.DECLINED:
+        if status == _rv.ReplyStatus.DECLINED:
             raise ProtocolCorruption(f"{call}.ReadbackDeclined")
         if len(data) != n:
             raise ProtocolCorruption(f"{call}.ReadbackReplyShort")
@@ -463,7 +464,7 @@ class AnswersMixin:
         seq = self.em.emit("MapPersistent", {"Handle": buf.handle,
                                              "Kind": _t.enum("MGPipeKind")["Buffer"]}, wait=False)  # fmt: skip
         status, _ = link.answer(seq, "MapPersistent")
-        if status != ReplyStatus.DECLINED:
+        if status != _rv.ReplyStatus.DECLINED:
             raise ProtocolCorruption("MapPersistent.ReplyStatusInvalid")  # only T2 exists here
         size = int(buf.size)
         mem = bytearray(size)

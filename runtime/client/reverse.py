@@ -21,7 +21,8 @@ from typing import Any
 from ..errors import BarrierTimeout, ProtocolCorruption
 from ..schema import layouts
 from ..schema import tables as _t
-from ..server.reverse import Event, EventKind, EventRing, ReplyMailbox, ReplyStatus, read_events, wire
+from ..server import reverse as _rv
+from ..server.reverse import Event, EventRing, ReplyMailbox, read_events, wire
 
 __all__ = ["ReverseLink", "CapsMirror", "link_for"]
 
@@ -139,14 +140,14 @@ class ReverseLink:
         self._wait(seq)
         self.credit_stall_ns += time.perf_counter_ns() - t0
 
-    def answer(self, seq: int, call: str) -> tuple[ReplyStatus, bytes]:
+    def answer(self, seq: int, call: str) -> tuple[_rv.ReplyStatus, bytes]:
         """Wait for record ``seq`` and read its reply (ERROR is ``<Call>.ReplyError``)."""
         self.wait(seq, call)
         if getattr(self.transport, "lost", False):  # the server's named refusal, here
             reason = getattr(self.transport, "lost_reason", None)
             raise reason if reason is not None else ProtocolCorruption(f"{call}.ReplyMissing")
         status, data = self.mailbox.take(seq, self.transport.applied_seq, call)
-        if status == ReplyStatus.ERROR:
+        if status == _rv.ReplyStatus.ERROR:
             raise ProtocolCorruption(f"{call}.ReplyError")
         return status, data
 

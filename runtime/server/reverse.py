@@ -20,6 +20,7 @@ sizes), and :func:`wire` builds every codec and offset this module and the clien
 
 from __future__ import annotations
 
+import mmap
 import struct
 import time
 from collections.abc import Callable, Iterable
@@ -165,7 +166,9 @@ class ReplyMailbox:
         slot_size = w.reply_slot_size if slot_size is None else slot_size
         self._hdr = w.slot_hdr
         self.slots, self.slot_size = slots, slot_size
-        self.buf = memoryview(buf if buf is not None else bytearray(slots * slot_size)).cast("B")
+        # in-process: anonymous memory, committed page by page as replies touch it (a zeroed
+        # bytearray would make every applier 16 MiB resident before its first answer)
+        self.buf = memoryview(buf if buf is not None else mmap.mmap(-1, slots * slot_size)).cast("B")
         if len(self.buf) < slots * slot_size:
             raise ValueError(f"SEG_REPLY: {len(self.buf)} bytes for {slots} x {slot_size}")
         #: the largest answer one slot holds
