@@ -4,7 +4,8 @@ Seeds: one valid encoding of every catalogue call. Every input is decoded by the
 decoder and by the reference decoder (the differential oracle: both must refuse with the
 same reason, or decode the same values, so a missing bounds check is a finding even when
 nothing crashes) and, when it decodes, applied to a recorder-backed applier; the only
-exception allowed out is ``ProtocolCorruption``. Anything else is a finding: libFuzzer
+exception allowed out is ``ProtocolCorruption`` (or ``ResourceLimit``: a well-formed record past
+one of the cost budgets of runtime/budgets.py). Anything else is a finding: libFuzzer
 stops with a crash.
 
     python benchmarks/fuzz_decoder.py -atheris_runs=20000 [more libFuzzer flags]
@@ -25,6 +26,7 @@ import time
 import atheris
 
 with atheris.instrument_imports(include=["mgpipe"]):
+    from mgpipe.runtime.budgets import ResourceLimit
     from mgpipe.runtime.schema import layouts
     from mgpipe.runtime.server.applier import Applier
     from mgpipe.runtime.backends.recorder import Recorder
@@ -78,7 +80,7 @@ def test_one_input(data: bytes) -> None:
     STATS["decoded"] += 1
     try:
         _applier[0].apply(data)
-    except ProtocolCorruption:
+    except (ProtocolCorruption, ResourceLimit):  # a named refusal: malformed, or past a budget
         pass
 
 

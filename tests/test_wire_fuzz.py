@@ -22,6 +22,7 @@ from mgpipe.runtime.schema import layouts
 from mgpipe.runtime.wire.records import to_plain
 from mgpipe.runtime.server.applier import Applier
 from mgpipe.runtime.backends.recorder import Recorder
+from mgpipe.runtime.budgets import ResourceLimit
 from mgpipe.runtime.errors import ProtocolCorruption
 from mgpipe.runtime.wire.header import pack_header, read_header
 from mgpipe.runtime.wire.stage import StageSegment
@@ -43,7 +44,7 @@ def _must_refuse_or_decode(record: bytes) -> None:
         return
     try:  # and the applier over it refuses by name only, too
         Applier(Recorder(), STAGE, max_slots=4096).apply(record)
-    except ProtocolCorruption:
+    except (ProtocolCorruption, ResourceLimit):  # named: malformed, or past a cost budget
         pass
 
 
