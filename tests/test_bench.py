@@ -259,7 +259,10 @@ def test_cli_out_and_plot(tmp_path: Path, capsys):
     captured = capsys.readouterr()
     lines = captured.out.splitlines()
     assert lines[0].split()[:5] == ["workload", "s", "transport", "backend", "client"]
-    assert max(map(len, lines)) <= report.WIDTH
+    # the table and its legend (a guard finding's FAIL line, printed when a timing check this
+    # test tolerates misses, is a message, not a table row)
+    table = [ln for ln in lines if not ln.startswith(("FAIL ", "guard:", "mgpipe bench:"))]
+    assert max(map(len, table)) <= report.WIDTH
     assert "B/draw: wire bytes per draw" in captured.out and "--json" in captured.out
     assert f"mgpipe bench: wrote {out / 'hash_skip.png'}" in captured.err
     assert set(WORKLOADS) == {"BlendToggle", "NoChange", "ViewportChurn", "MixedFrame",
