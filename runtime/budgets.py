@@ -43,7 +43,7 @@ from dataclasses import dataclass, fields
 from functools import lru_cache
 from typing import Any
 
-from .errors import PipeFatal
+from .errors import LoggedFatal
 
 __all__ = ["Budgets", "ResourceLimit", "budgets", "TEXEL_BYTES_BOUND", "image_texels",
            "check_respecify", "check_destroy", "check_draw", "client_draw", "client_buffer",
@@ -56,19 +56,10 @@ TEXEL_BYTES_BOUND = 16
 ENV_PREFIX = "MGPIPE_BUDGET_"
 
 
-class ResourceLimit(PipeFatal):
+class ResourceLimit(LoggedFatal):
     """A record (or an API call) past one of the :class:`Budgets`."""
 
-    def __init__(self, reason: str, log: str = "") -> None:
-        super().__init__("ResourceLimit", reason)
-        self.log = log
-
-    def __str__(self) -> str:
-        base = super().__str__()
-        return f"{base}: {self.log}" if self.log else base
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.reason, self.log))
+    KIND = "ResourceLimit"
 
 
 @dataclass(frozen=True)

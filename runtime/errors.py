@@ -49,6 +49,24 @@ class PipeFatal(Exception):
         return (type(self), (self.reason,))
 
 
+class LoggedFatal(PipeFatal):
+    """A named refusal of one fixed kind (:attr:`KIND`) with a free-text ``log`` after it:
+    ``Fatal{Kind, "Call.Field"}: what was wrong``. Pickles as itself (spawn sends it)."""
+
+    KIND = "Fatal"
+
+    def __init__(self, reason: str, log: str = "") -> None:
+        super().__init__(self.KIND, reason)
+        self.log = log
+
+    def __str__(self) -> str:
+        base = super().__str__()
+        return f"{base}: {self.log}" if self.log else base
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.reason, self.log))
+
+
 class ProtocolCorruption(PipeFatal):
     """A record, header or payload that cannot be what a correct peer sent."""
 

@@ -9,19 +9,10 @@
 
 from __future__ import annotations
 
-from ..errors import PipeFatal
+from ..errors import LoggedFatal
 
 __all__ = ["DriverRefused"]
 
 
-class DriverRefused(PipeFatal):
-    def __init__(self, reason: str, log: str = "") -> None:
-        super().__init__("DriverRefused", reason)
-        self.log = log
-
-    def __str__(self) -> str:
-        base = super().__str__()
-        return f"{base}: {self.log}" if self.log else base
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.reason, self.log))
+class DriverRefused(LoggedFatal):
+    KIND = "DriverRefused"
