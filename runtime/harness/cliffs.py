@@ -27,6 +27,7 @@ filled element by element into numpy structured arrays. Both send the same bytes
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
 from collections import Counter
@@ -173,11 +174,18 @@ def shape(stream: str, units: int = 1, n: int = 256) -> dict[str, Any]:
             if event == "call" or event == "c_call":
                 count[0] += 1
 
+        # a collection inside the window would count its finalisers' calls (a draw's cost
+        # moved by one call in 64 once): collect first and hold the collector off
+        gc.collect()
+        was_enabled = gc.isenabled()
+        gc.disable()
         sys.setprofile(profile)
         try:
             loop(n)
         finally:
             sys.setprofile(None)
+            if was_enabled:
+                gc.enable()
         d = c.draws - draws
         return {
             "draws": d,
