@@ -5,6 +5,7 @@ calls per draw) pinned; times only as same-run ratios (``serial``)."""
 
 from __future__ import annotations
 
+import gc
 import random
 import struct
 from typing import Any
@@ -195,6 +196,63 @@ def test_planted_numpy_rows_exceed_the_per_row_bound(monkeypatch) -> None:
     monkeypatch.setattr(RowPacker, "rows", _numpy_rows)
     per_row, _, _ = _per_row()
     assert per_row > MAX_CALLS_PER_WINDOW_ROW, per_row
+
+
+class _OldGarbage:
+    """What an earlier test leaves behind: a cycle whose finaliser is Python code."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+    def __del__(self) -> None:
+        pass
+
+
+def _count(monkeypatch, units: int, old_garbage: bool) -> float:
+    """``shape``'s rebind count with the collector's thresholds putting a full collection
+    inside the counted window and, if ``old_garbage``, 100 finalisable cycles in the oldest
+    generation (the state of a worker after hundreds of tests)."""
+    make = cliffs.make
+
+    def make_with_eager_collector(name: str, n_units: int) -> Any:
+        c, loop = make(name, n_units)
+
+        def run(n: int) -> None:
+            if n != 8:  # not the warm-up: the counted window
+                gc.set_threshold(1, 1, 1)
+            try:
+                loop(n)
+            finally:
+                gc.set_threshold(*_THRESHOLDS)
+
+        return c, run
+
+    monkeypatch.setattr(cliffs, "make", make_with_eager_collector)
+    try:
+        if old_garbage:
+            keep = [_OldGarbage() for _ in range(100)]
+            _REAL_COLLECT()  # promoted to the oldest generation
+            del keep  # garbage there now
+        return cliffs.shape("rebind", units)["python_calls_per_draw"]
+    finally:
+        monkeypatch.setattr(cliffs, "make", make)
+
+
+_REAL_COLLECT, _THRESHOLDS = gc.collect, gc.get_threshold()
+
+
+def test_a_collection_of_old_garbage_does_not_move_the_call_count(monkeypatch) -> None:
+    clean = _count(monkeypatch, 1, old_garbage=False)
+    assert _count(monkeypatch, 1, old_garbage=True) == clean
+    assert _count(monkeypatch, 64, old_garbage=True) == clean
+
+
+def test_planted_collector_left_on_counts_the_finalisers(monkeypatch) -> None:
+    monkeypatch.setattr(gc, "disable", lambda: None)
+    monkeypatch.setattr(gc, "collect", lambda *a: 0)
+    clean = _count(monkeypatch, 1, old_garbage=False)
+    dirty = _count(monkeypatch, 1, old_garbage=True)
+    assert dirty - clean >= 100 / 256, (clean, dirty)  # 100 __del__ calls over 256 draws
 
 
 # -- times: same-run ratios only -------------------------------------------------------------
