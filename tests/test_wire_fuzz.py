@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -34,6 +35,8 @@ from mgpipe.runtime.wire.spec import call_spec
 ROOT = Path(__file__).resolve().parents[1]
 STAGE = StageSegment(1 << 16)
 ATHERIS_RUNS = int(os.environ.get("MGPIPE_FUZZ_RUNS", "20000"))
+#: the memory the fuzzer may grow by itself (libFuzzer's default -rss_limit_mb)
+FUZZER_RSS_MB = 2048
 #: hypothesis examples of mutated records: the quick form in CI, the long one with MGPIPE_LONG=1
 MUTATED_EXAMPLES = 20_000 if os.environ.get("MGPIPE_LONG") == "1" else 1_000
 
@@ -179,11 +182,17 @@ def test_oracle_goes_red_on_a_missing_bounds_check(monkeypatch: pytest.MonkeyPat
     )
 
 
-def test_atheris_bounded_run(record_property: pytest.RecordProperty) -> None:
+def test_atheris_bounded_run(record_property: pytest.RecordProperty, tmp_path: Path) -> None:
     pytest.importorskip("atheris")
+    # libFuzzer's RSS limit reads the peak RSS, which a child inherits from its parent on
+    # Linux (a 2 GiB pytest worker's child starts at 2 GiB and trips the 2048 MB default at
+    # once): the limit is the fuzzer's own 2048 MB above what this process has peaked at
+    inherited_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
     proc = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "fuzz_decoder.py"),
-         f"-atheris_runs={ATHERIS_RUNS}", "-seed=1"],
+         f"-atheris_runs={ATHERIS_RUNS}", "-seed=1",
+         f"-rss_limit_mb={FUZZER_RSS_MB + inherited_mb}",
+         f"-artifact_prefix={tmp_path}/"],  # a crash unit lands here, not in the checkout
         capture_output=True, text=True, timeout=600, cwd=ROOT,
     )  # fmt: skip
     out = proc.stdout + proc.stderr
