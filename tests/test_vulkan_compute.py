@@ -364,3 +364,50 @@ def test_negative_control_reading_them_before_the_submission_draws_nothing(tmp_p
 
     monkeypatch.setattr(VulkanBackend, "settle_buffer", lambda self, buf: None)  # the wait
     assert _indices_from_compute(tmp_path) == (0, 0, 0, 0)  # indices 0, 0, 0: degenerate
+
+
+WORDS16 = """#version 310 es
+layout(local_size_x = 1) in;
+layout(std430, binding = 1) buffer Out { uint v[]; } o;
+void main() { o.v[0] = 0x00010000u; o.v[1] = 0x00000002u; }
+"""
+
+
+def _mirror_indices_from_compute(tmp_path):
+    """A compute shader writes the 16-bit indices 0, 1, 2 into a zeroed buffer; a draw whose
+    index span names that buffer's bytes in the server's index mirror (no index byte
+    travels) then draws the red lower-left triangle; returns the pixel at (8, 8)."""
+    from mgpipe.runtime.harness.scenes.kit import setup
+
+    spirv, refl = compute_program(tmp_path, "words16", WORDS16)
+    mirror = int(_t.constant("kMGHostSpanSegFromServerIndexMirror"))
+    flags = int(_t.enum("MGPDrawFlagBit")["kDrawHasUserIndices"])
+    with vk_client() as (c, be):
+        tri = [-1, -1, 0, 1, 0, 0, 1, 1, -1, 0, 1, 0, 0, 1, -1, 1, 0, 1, 0, 0, 1]
+        idx = c.create_buffer(bytes(8))
+        c.bind_buffer_base("storage", 1, idx)
+        c.use_program(c.create_program(spirv, refl))
+        c.dispatch_compute(1)
+        c.memory_barrier("element_array")
+        setup(c, [float(v) for v in tri])
+        c.viewport(0, 0, 64, 48)
+        c.bind_index_buffer(idx)
+        c.tr.validate("DrawVbo")
+        c.em.emit("DrawVbo", {"Mode": 0x0004, "IndexSize": 2, "InstanceCount": 1,
+                              "Flags": flags, "IndexResource": idx.handle, "NumDraws": 1},
+                  ([{"Start": 0, "Count": 3, "IndexBias": 0}],
+                   [{"Ptr": 0, "Seg": mirror, "Offset": 0, "Size": 6}]))  # fmt: skip
+        return tuple(c.read_pixels(8, 8, 1, 1))
+
+
+def test_a_mirror_span_of_indices_a_shader_wrote_is_read_after_its_submission(tmp_path):
+    assert _mirror_indices_from_compute(tmp_path) == (255, 0, 0, 255)
+
+
+def test_negative_control_a_mirror_span_read_before_the_submission_draws_nothing(
+    tmp_path, monkeypatch
+):
+    from mgpipe.runtime.backends.vulkan.backend import VulkanBackend
+
+    monkeypatch.setattr(VulkanBackend, "settle_buffer", lambda self, buf: None)  # the wait
+    assert _mirror_indices_from_compute(tmp_path) == (0, 0, 0, 0)  # indices 0, 0, 0

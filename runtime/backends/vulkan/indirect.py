@@ -102,6 +102,7 @@ class VulkanDrawsMixin:
             if off + n > ib.size:
                 raise VulkanRefused(f"{what}.MGHostSpan.Size", f"[{off}, {off + n}) of a "
                                     f"{ib.size}-byte index buffer")  # fmt: skip
+            self.settle_buffer(ib)  # type: ignore[attr-defined]  # GPU-written: retired first
             data = ib.gpu.read(off, n)
         else:
             data = bytes(ctx.stage.view((span.Offset, span.Size, span.Seg), f"{what}.MGHostSpan"))
