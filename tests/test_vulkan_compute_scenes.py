@@ -74,7 +74,8 @@ def test_stream_output_and_compute_counters_are_what_the_scenes_ran():
     res = run_scene("xfb-capture", "vulkan", "monolith")
     be = res.backend
     # triangles 0 and 1 captured (triangle 2 drawn paused): two wrapped draws, 2 primitives
-    assert be.stream_output_stats() == {"spans": 1, "captured_draws": 2, "primitives_written": 2}
+    assert be.stream_output_stats() == {"spans": 1, "captured_draws": 2, "primitives_written": 2,
+                                       "xfb_pass_splits": 1}  # the resume ends the pass
     res = run_scene("compute-indirect", "vulkan", "monolith")
     assert res.backend.compute_stats()["indirect_dispatches"] == 1
 
@@ -88,3 +89,56 @@ def test_a_device_without_transform_feedback_refuses_the_capture_by_name(monkeyp
     with pytest.raises(PipeFatal, match=r'"BindStreamOutput"\}: the device has no '
                        "VK_EXT_transform_feedback"):  # fmt: skip
         run_scene("xfb-capture", "vulkan", "monolith")
+
+
+def _xfb_trace(monkeypatch) -> list[str]:
+    """The xfb-capture scene's render-pass and transform-feedback commands, in order
+    (``resume`` = a begin that reads counters)."""
+    import vulkan as vk
+
+    from mgpipe.runtime.backends.vulkan.stream_output import StreamOutputEntries
+
+    trace: list[str] = []
+    for name, tag in (("vkCmdBeginRenderPass", "pass"), ("vkCmdEndRenderPass", "end-pass")):
+        real = getattr(vk, name)
+        monkeypatch.setattr(vk, name, lambda *a, _r=real, _t=tag: (trace.append(_t), _r(*a))[1])
+    real_fns = StreamOutputEntries._xfb_fns
+
+    def fns(self, where):
+        out = dict(real_fns(self, where))
+        b, e = out["vkCmdBeginTransformFeedbackEXT"], out["vkCmdEndTransformFeedbackEXT"]
+        out["vkCmdBeginTransformFeedbackEXT"] = lambda cmd, first, n, bufs, offs: (
+            trace.append("resume" if bufs and any(bufs) else "begin"), b(cmd, first, n, bufs, offs))
+        out["vkCmdEndTransformFeedbackEXT"] = lambda *a: (trace.append("end"), e(*a))
+        return out
+
+    monkeypatch.setattr(StreamOutputEntries, "_xfb_fns", fns)
+    run_scene("xfb-capture", "vulkan", "monolith")
+    return trace
+
+
+def _resumes_in_the_writing_pass(trace: list[str]) -> int:
+    """Begins that read counters an End of the same render pass instance wrote (no barrier
+    can order them inside one subpass)."""
+    n, ended_here = 0, False
+    for t in trace:
+        if t == "pass":
+            ended_here = False
+        elif t == "end":
+            ended_here = True
+        elif t == "resume" and ended_here:
+            n += 1
+    return n
+
+
+def test_a_capture_resumed_from_its_counters_opens_a_new_pass(monkeypatch):
+    trace = _xfb_trace(monkeypatch)
+    assert trace.count("resume") == 1 and _resumes_in_the_writing_pass(trace) == 0, trace
+
+
+def test_negative_control_a_resume_in_the_writing_pass_is_seen(monkeypatch):
+    from mgpipe.runtime.backends.vulkan.stream_output import StreamOutputEntries
+
+    monkeypatch.setattr(StreamOutputEntries, "_xfb_resumes_in_pass", lambda self, span, b: False)
+    trace = _xfb_trace(monkeypatch)
+    assert _resumes_in_the_writing_pass(trace) == 1, trace

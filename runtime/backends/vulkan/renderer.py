@@ -102,6 +102,7 @@ class VulkanRenderer:
         self.target = self.default
         self.target_id = 0
         self._in_pass = False
+        self.passes_begun = 0  # render-pass instances begun (a pass's identity)
         self._clear: dict[str, Any] = {}  # pending load-op clear of the pass not yet begun
         self._bound: dict[str, Any] = {}
         #: objects told about every render pass: ``before_pass(cmd)`` (outside it),
@@ -184,6 +185,7 @@ class VulkanRenderer:
         for w in self.pass_watchers:
             w.pass_begun(cmd)
         self._in_pass = True
+        self.passes_begun += 1
         self._clear = {}
         return cmd
 

@@ -16,7 +16,12 @@ layout is the vertex shader's own (its SPIR-V carries GL's ``XfbBuffer`` / ``Xfb
   ``SetStreamOutputTargets``); ``PauseStreamOutput`` / ``ResumeStreamOutput``; every draw of
   a running, unpaused span is wrapped in ``vkCmdBegin/EndTransformFeedbackEXT`` inside its
   render pass, resuming from the counter buffers after the first, and counted by a
-  ``VK_QUERY_TYPE_TRANSFORM_FEEDBACK_STREAM_EXT`` query.
+  ``VK_QUERY_TYPE_TRANSFORM_FEEDBACK_STREAM_EXT`` query. The counters a draw's
+  ``vkCmdEndTransformFeedbackEXT`` wrote are read by the next draw's begin; no barrier
+  between the two is allowed inside one subpass (the write's stage is logically later than
+  the read's), so a draw that resumes from counters written in the open render pass first
+  ends it: the next pass begins after a full barrier (``xfb_pass_splits`` counts these;
+  lavapipe serialises and showed nothing, NVIDIA read stale counters).
 - ``EndStreamOutput`` closes the span: the queries' primitives-written sum must equal the
   record's ``PrimitivesWritten`` (the client's accounting), else the record is refused by
   name -- the capture wrote something other than what the client reports.
@@ -53,6 +58,7 @@ class _Span:
     def __init__(self) -> None:
         self.active = self.paused = False
         self.counters_valid = [False] * 4  # a counter holds where the target stopped
+        self.counters_pass = -1  # the render-pass instance whose End last wrote them
         self.pools: list[Any] = []  # (pool, used)
         self.used = 0
         self.draws = 0
@@ -71,7 +77,7 @@ class StreamOutputEntries:
                 "append": [False] * 4,
                 "patch": 0,
                 "fns": None,
-                "spans": 0, "captured_draws": 0, "primitives_written": 0,
+                "spans": 0, "captured_draws": 0, "primitives_written": 0, "xfb_pass_splits": 0,
             }  # fmt: skip
         return st
 
@@ -247,6 +253,10 @@ class StreamOutputEntries:
             raise VulkanRefused("DrawVbo", "a capture with no transform feedback target")
         counters = obj["counters"].buffer
         serial = self.r.ring.serial
+        r = self.r
+        if self._xfb_resumes_in_pass(span, bound):
+            r.end_pass()  # the resume reads them after the next pass's full barrier
+            st["xfb_pass_splits"] += 1
 
         def hook(cmd: Any, begin: bool) -> None:
             pool = span.pools[-1]
@@ -278,10 +288,16 @@ class StreamOutputEntries:
             pool[1] += 1
             for i, _ in bound:
                 span.counters_valid[i] = True
+            span.counters_pass = r.passes_begun
             span.draws += 1
             st["captured_draws"] += 1
 
         return hook
+
+    def _xfb_resumes_in_pass(self, span: _Span, bound: list) -> bool:
+        """Would this draw's begin read counters an End wrote in the open render pass?"""
+        return (self.r._in_pass and span.counters_pass == self.r.passes_begun
+                and any(span.counters_valid[i] for i, _ in bound))  # fmt: skip
 
     # -- tessellation ----------------------------------------------------------------------
     def PatchParameter(self, ctx: Any, d: Any) -> None:
@@ -317,4 +333,5 @@ class StreamOutputEntries:
 
     def stream_output_stats(self) -> dict[str, int]:
         st = self._xfb_state()
-        return {k: st[k] for k in ("spans", "captured_draws", "primitives_written")}
+        return {k: st[k] for k in ("spans", "captured_draws", "primitives_written",
+                                   "xfb_pass_splits")}  # fmt: skip
