@@ -36,7 +36,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--baseline", type=Path, default=None,
                    help="baseline to hold --quick against (default: the committed one)")  # fmt: skip
     p.add_argument("--write-baseline", action="store_true",
-                   help="write this run's structure and ratios as the baseline (with --quick)")  # fmt: skip
+                   help="write the structure and ratios as the baseline (with --quick)")  # fmt: skip
+    p.add_argument("--runs", type=int, default=5, metavar="N",
+                   help="with --write-baseline: run N times; the structure must be the same in "
+                        "every run, each ratio is the median of the N (default 5)")  # fmt: skip
     p.add_argument(
         "--verbose", action="store_true", help="print every guard check, not only failures"
     )

@@ -593,3 +593,38 @@ def test_planted_per_bound_unit_work_goes_red_on_vulkan(monkeypatch):
     _pin_fences(monkeypatch, done=True)
     diff = _differ(_minecraft_work("vulkan", 1), _minecraft_work("vulkan", 64))
     assert set(diff) == {"deferred_destroyed"}, diff
+
+
+def _doc(ratio: float, records: float = 1.0) -> dict:
+    return {"format": "mgpipe-bench-baseline/1", "backends": {},
+            "structure": {"NoChange/a": {"draws_per_frame": 4, "records_per_draw": records}},
+            "client_ratio_vs_a": {"NoChange": {"b": ratio}}}  # fmt: skip
+
+
+def test_baseline_ratios_are_the_median_of_the_runs():
+    # one disturbed run (a slow (a): 1.2; a slow (b): 40) moves neither side of the bar
+    merged, unstable = guard.merge_baselines([_doc(4.8), _doc(1.2), _doc(4.6), _doc(40.0),
+                                              _doc(4.7)])  # fmt: skip
+    assert unstable is None
+    assert merged["client_ratio_vs_a"] == {"NoChange": {"b": 4.7}}
+    assert merged["structure"] == _doc(0)["structure"]
+    # control: a single run is its own value, however disturbed it was
+    assert guard.merge_baselines([_doc(40.0)])[0]["client_ratio_vs_a"]["NoChange"]["b"] == 40.0
+
+
+def test_baseline_runs_with_different_structure_are_named():
+    merged, unstable = guard.merge_baselines([_doc(4.8), _doc(4.8, records=2.0)])
+    assert unstable == "run 2's structure differs from run 1's at NoChange/a"
+
+
+def test_cli_write_baseline_over_runs(tmp_path: Path, capsys):
+    out = tmp_path / "b.json"
+    assert main([*_CLI_SMALL, "--write-baseline", "--runs", "0", "--baseline", str(out)]) == 2
+    _one_refusal(capsys, "BAD-ARGUMENT", "--runs 0, expected a count of at least 1")
+    assert not out.exists()
+    assert main([*_CLI_SMALL, "--write-baseline", "--runs", "2", "--baseline", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "baseline run 2 of 2" in err and "median of 2 run(s)" in err
+    doc = json.loads(out.read_text())
+    assert set(doc["client_ratio_vs_a"]) == {"NoChange"} and doc["client_ratio_vs_a"]["NoChange"]["b"] > 0
+    assert main([*_CLI_SMALL, "--baseline", str(out)]) in (0, 1)  # held against it (timing may move)

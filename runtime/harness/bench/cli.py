@@ -67,6 +67,9 @@ def cli_run(args: argparse.Namespace, refuse: Callable[[str], int]) -> int:
             return 2
     if args.write_baseline and not args.quick:
         return refuse("--write-baseline needs --quick (the baseline is the quick run's)")
+    runs = getattr(args, "runs", 5)
+    if runs < 1:
+        return refuse(f"--runs {runs}, expected a count of at least 1")
     if args.plot and args.out is None:
         return refuse("--plot needs --out DIR, expected the directory the charts go to "
                       "(the committed ones are bench/: --out bench)")  # fmt: skip
@@ -98,8 +101,19 @@ def cli_run(args: argparse.Namespace, refuse: Callable[[str], int]) -> int:
     cells, extra = run(plan)
     findings = guard.structural(cells, extra)
     if args.write_baseline:
-        baseline.write_text(json.dumps(guard.baseline_doc(cells), indent=1, sort_keys=True) + "\n")
-        print(f"mgpipe bench: wrote {baseline.name}", file=sys.stderr)
+        docs = [guard.baseline_doc(cells)]
+        for i in range(1, runs):
+            print(f"mgpipe bench: baseline run {i + 1} of {runs}", file=sys.stderr)
+            again, extra_again = run(plan)
+            findings += guard.structural(again, extra_again)
+            docs.append(guard.baseline_doc(again))
+        merged, unstable = guard.merge_baselines(docs)
+        if unstable:
+            return refuse(f"--write-baseline: {unstable}, expected the same structure in every "
+                          "run (nothing written)", "BASELINE-UNSTABLE")  # fmt: skip
+        baseline.write_text(json.dumps(merged, indent=1, sort_keys=True) + "\n")
+        print(f"mgpipe bench: wrote {baseline.name} (ratios: median of {runs} run(s))",
+              file=sys.stderr)  # fmt: skip
     elif args.quick:
         findings += guard.against_baseline(cells, baseline)
     meta = {"mode": "quick" if args.quick else "full", "seed": args.seed,

@@ -39,6 +39,7 @@ same-run ratio by up to ~2x). No absolute time is ever a threshold.
 from __future__ import annotations
 
 import json
+import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,8 +49,8 @@ from .measure import Cell
 from .pipe import tables
 from .workloads import WORKLOADS
 
-__all__ = ["Finding", "structural", "ratios", "against_baseline", "baseline_doc", "backend_facts",
-           "RATIO_SLACK"]  # fmt: skip
+__all__ = ["Finding", "structural", "ratios", "against_baseline", "baseline_doc",
+           "merge_baselines", "backend_facts", "RATIO_SLACK"]  # fmt: skip
 
 RATIO_SLACK = 3.0
 #: Workloads whose dynamic half stands still between most draws (the bytes claim).
@@ -234,6 +235,28 @@ def baseline_doc(cells: Iterable[Cell]) -> dict[str, Any]:
     }
     return {"format": "mgpipe-bench-baseline/1", "structure": dict(sorted(structure.items())),
             "backends": backend_facts(cells), "client_ratio_vs_a": rat}  # fmt: skip
+
+
+def merge_baselines(docs: list[dict[str, Any]]) -> tuple[dict[str, Any], str | None]:
+    """One baseline from several runs' :func:`baseline_doc`: the structure and backend
+    counts are exact facts and must be equal in every run (else the second value names the
+    first that differs); each same-run ratio is the median of the runs that measured it, so
+    one disturbed run neither raises nor lowers the bar the guard holds later runs to."""
+    first = docs[0]
+    for i, d in enumerate(docs[1:], start=2):
+        for part in ("structure", "backends"):
+            if d[part] != first[part]:
+                key = next(k for k in sorted(set(d[part]) | set(first[part]))
+                           if d[part].get(k) != first[part].get(k))  # fmt: skip
+                return first, f"run {i}'s {part} differs from run 1's at {key}"
+    rat: dict[str, dict[str, float]] = {}
+    for w in sorted({w for d in docs for w in d["client_ratio_vs_a"]}):
+        keys = sorted({s for d in docs for s in d["client_ratio_vs_a"].get(w, {})})
+        rat[w] = {s: round(statistics.median(v for d in docs
+                                             if (v := d["client_ratio_vs_a"].get(w, {}).get(s))
+                                             is not None), 4)
+                  for s in keys}  # fmt: skip
+    return {**first, "client_ratio_vs_a": rat}, None
 
 
 def backend_facts(cells: Iterable[Cell]) -> dict[str, dict[str, Any]]:
