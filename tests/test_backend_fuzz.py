@@ -5,7 +5,7 @@ finding, named with its stream, and the run goes on from the next stream.
 A stream passes when it ends ``ok`` or as a named refusal (``PipeFatal``), with no
 validation message and no record slower than :data:`RECORD_BUDGET_S`. The quick form runs
 :data:`STREAMS` streams per backend; ``MGPIPE_BACKEND_FUZZ_STREAMS=100000`` runs the long
-form (``MGPIPE_FUZZ_TRACE=1 python tests/backend_fuzz_peer.py BACKEND I 1`` replays
+form, ``MGPIPE_BACKEND_FUZZ_JOBS=N`` runs N children at once (``MGPIPE_FUZZ_TRACE=1 python tests/backend_fuzz_peer.py BACKEND I 1`` replays
 stream ``I`` with its mutations printed).
 """
 
@@ -22,6 +22,7 @@ import pytest
 
 PEER = Path(__file__).with_name("backend_fuzz_peer.py")
 STREAMS = int(os.environ.get("MGPIPE_BACKEND_FUZZ_STREAMS", "60"))
+JOBS = max(1, int(os.environ.get("MGPIPE_BACKEND_FUZZ_JOBS", "1")))
 CHUNK = 500  # streams per child (a crash costs the rest of its chunk one restart)
 RECORD_BUDGET_S = 5.0
 
@@ -64,9 +65,25 @@ def fuzz(backend: str, first: int, count: int) -> tuple[list[dict], list[str]]:
     return outcomes, findings
 
 
+def fuzz_parallel(backend: str, count: int, jobs: int) -> tuple[list[dict], list[str]]:
+    """:func:`fuzz` over streams ``0 .. count-1`` in chunks, ``jobs`` children at a time;
+    outcomes in stream order."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if jobs == 1:
+        return fuzz(backend, 0, count)
+    starts = range(0, count, CHUNK)
+    with ThreadPoolExecutor(jobs) as pool:
+        parts = list(pool.map(lambda a: fuzz(backend, a, min(CHUNK, count - a)), starts))
+    outcomes = sorted((o for p in parts for o in p[0]), key=lambda o: o["stream"])
+    return outcomes, [f for p in parts for f in p[1]]
+
+
 @pytest.mark.parametrize("backend", ["gles", "vulkan"])
-def test_mutated_streams_end_ok_or_named(backend: str) -> None:
-    outcomes, findings = fuzz(backend, 0, STREAMS)
+def test_mutated_streams_end_ok_or_named(backend: str, record_property) -> None:
+    outcomes, findings = fuzz_parallel(backend, STREAMS, JOBS)
+    record_property("backend_fuzz_streams", len(outcomes))
+    record_property("backend_fuzz_refused", sum(o["outcome"] == "refused" for o in outcomes))
     assert not findings, "\n".join(findings)
     assert len(outcomes) == STREAMS
     # the streams really were hostile: most carried mutations, many were refused by name
@@ -94,3 +111,24 @@ def test_the_fuzzer_names_a_crash_and_a_raw_exception(tmp_path: Path, monkeypatc
     assert [o["stream"] for o in outcomes] == [0, 2, 3]
     assert any("stream 1: the child died" in f and "SIGSEGV" in f for f in findings)
     assert any("stream 2" in f and "raw IndexError" in f for f in findings)
+
+
+def test_parallel_chunks_cover_every_stream_in_order(tmp_path: Path, monkeypatch) -> None:
+    """The long form's parallel children: 1,200 streams in three chunks, three at once, come
+    back in stream order with the crash in the first chunk named and the run resumed."""
+    fake = tmp_path / "peer.py"
+    fake.write_text(
+        "import json, os, signal, sys\n"
+        "first, n = int(sys.argv[2]), int(sys.argv[3])\n"
+        "for i in range(first, first + n):\n"
+        "    print(f'START {i}', flush=True)\n"
+        "    if i == 1:\n"
+        "        os.kill(os.getpid(), signal.SIGSEGV)\n"
+        "    out = {'scene': 's', 'outcome': 'ok', 'kind': '', 'reason': '', 'messages': [],\n"
+        "           'mutations': 1, 'slowest_s': 0.0}\n"
+        "    print(f'DONE {i} ' + json.dumps(out), flush=True)\n"
+    )
+    monkeypatch.setattr(sys.modules[__name__], "PEER", fake)
+    outcomes, findings = fuzz_parallel("gles", 1200, 3)
+    assert [o["stream"] for o in outcomes] == [0, *range(2, 1200)]
+    assert len(findings) == 1 and "stream 1: the child died" in findings[0]

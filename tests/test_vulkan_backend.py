@@ -776,3 +776,37 @@ def test_a_line_loop_closes_back_to_its_first_vertex():
         assert _pixel(c, 16, 0) == (255, 255, 255, 255)  # the first edge, y = pixel 0
         assert _pixel(c, 20, 28) == (0, 0, 0, 255)  # away from every edge
         c.present()
+
+
+def test_backends_borrowing_one_device_leave_it_open_and_draw_alike():
+    """``VulkanBackend(dev=...)``: each backend destroys what it made and leaves the borrowed
+    device open for the next (the backend fuzzer's children run that way); control: a
+    backend that owns its device closes it."""
+    from mgpipe.runtime.backends.vulkan.backend import VulkanBackend
+    from mgpipe.runtime.backends.vulkan.device import VulkanDevice
+    from mgpipe.runtime.client.api import Client
+    from mgpipe.runtime.harness.scenes import SCENES
+    from mgpipe.runtime.server.applier import Applier
+    from mgpipe.runtime.wire.stage import StageSegment
+
+    dev = VulkanDevice()
+    try:
+        pictures = []
+        for _ in range(2):
+            be = VulkanBackend(width=64, height=48, dev=dev)
+            stage = StageSegment(4 << 20)
+            applier = Applier(be, stage)
+            c = Client(applier.apply, stage, transport="monolith", width=64, height=48,
+                       reverse=applier.apply.reverse)  # fmt: skip
+            SCENES["blend-toggle"].run(c, 2)
+            pictures.append(bytes(c.read_pixels(0, 0, 64, 48)))
+            c.present()
+            be.close()
+            assert dev.device is not None  # still open
+        assert pictures[0] == pictures[1] and any(pictures[0])  # the scene drew
+        assert dev.take_messages() == []
+    finally:
+        dev.close()
+    own = VulkanBackend(width=64, height=48)
+    own.close()
+    assert own.r.dev.device is None

@@ -114,8 +114,11 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
     """The backend object the applier builds its table from (see the module)."""
 
     def __init__(self, *, width: int = 640, height: int = 480, device: str | int | None = None,
-                 validation: str | bool | None = None) -> None:  # fmt: skip
-        self.r = VulkanRenderer(width, height, device=device, validation=validation)
+                 validation: str | bool | None = None, dev: Any = None) -> None:  # fmt: skip
+        """``dev``: a :class:`~.device.VulkanDevice` to borrow (its instance and device are
+        the caller's: :meth:`close` destroys only what this backend made on it)."""
+        self._borrowed_dev = dev is not None
+        self.r = VulkanRenderer(width, height, dev=dev, device=device, validation=validation)
         self.counters = Counters(self.r)
         self._targets: dict[Any, tuple[int, RenderTarget]] = {}
         self._target_ids = 0
@@ -968,7 +971,8 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
             thing.destroy()
         self._live.clear()
         self.r.close()
-        self.r.dev.close()
+        if not self._borrowed_dev:
+            self.r.dev.close()
 
 
 @lru_cache(maxsize=None)
