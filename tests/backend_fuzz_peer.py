@@ -5,13 +5,15 @@
 run by a fresh client into a fresh backend (on Vulkan, every stream of one child borrows
 the child's one ``VulkanDevice``: instance and device creation were 40 of a stream's 68 ms;
 a stream's objects are its backend's, destroyed at its close, and what one leaves behind on
-the device is the next streams' problem, so a finding), where each record the client encodes through
-its general path has, with probability :data:`RATE`, one numeric field replaced by a
-hostile value (:data:`HOSTILE`); a value the field's type cannot carry is not sent (the
-stream stays well-formed: the decoder accepts every record, the backend must judge it).
+the device is the next streams' problem, so a finding), where each record the client
+sends has, with probability :data:`RATE`, one numeric value replaced by a hostile value (:data:`HOSTILE`) -- a payload or tail field on the general path, a packed
+value on the emitter's compiled door (draws, CSO records) -- or a few bytes of its staged
+blob overwritten in place (SPIR-V, texels, vertex elements); a value the field's type
+cannot carry is not sent (the record stays well-formed: the backend must judge it).
 Before stream ``i`` it prints ``START i``; after it, ``DONE i {json}`` with the outcome:
 ``ok``, ``refused`` (a named ``PipeFatal``: its kind), ``raised`` (any other exception: a
-finding), the validation messages, the mutation count and the slowest record's seconds.
+finding), the validation messages, the mutation counts (all, on the compiled door, of a
+blob) and the slowest record's seconds.
 A driver crash kills the process between ``START`` and ``DONE``: the parent names it.
 """
 
@@ -21,6 +23,7 @@ import copy
 import json
 import os
 import random
+import struct
 import sys
 import time
 from typing import Any
@@ -62,27 +65,87 @@ def _set(obj: Any, path: tuple, value: Any) -> Any:
 
 
 class Mutator:
-    """Wraps an encoder: one hostile numeric field per chosen record."""
+    """Wraps an encoder and the emitter's compiled door: per chosen record, one hostile
+    numeric value (a payload or tail field on the general path, a packed value on the
+    compiled one), or a few bytes of its staged blob overwritten (same length: SPIR-V,
+    texels, buffer bytes)."""
 
     def __init__(self, encoder: Any, rng: random.Random) -> None:
-        self.encode, self.rng, self.mutations = encoder.encode, rng, 0
+        self.encode, self.rng = encoder.encode, rng
+        self.mutations = self.fast_mutations = self.blob_mutations = 0
         encoder.encode = self
 
     def __call__(self, call: str, payload: Any = None, tails: tuple = (), blob: Any = None) -> Any:
-        if payload and self.rng.random() < RATE:
-            leaves = _leaves(payload)
-            if leaves:
-                path, value = self.rng.choice(leaves), self.rng.choice(HOSTILE)
-                mutated = _set(copy.deepcopy(payload), path, value)
+        if self.rng.random() < RATE:
+            sites = [("payload", p) for p in _leaves(payload or {})]
+            sites += [("tails", p) for p in _leaves(list(tails))]
+            if blob:
+                sites.append(("blob", ()))
+            if sites:
+                where, path = self.rng.choice(sites)
+                p2, t2, b2 = payload, tails, blob
+                if where == "blob":
+                    b2 = bytearray(blob)
+                    for _ in range(self.rng.randint(1, 4)):
+                        b2[self.rng.randrange(len(b2))] = self.rng.randrange(256)
+                    b2, what = bytes(b2), "bytes"
+                else:
+                    what = self.rng.choice(HOSTILE)
+                    if where == "payload":
+                        p2 = _set(copy.deepcopy(payload), path, what)
+                    else:
+                        t2 = tuple(_set(copy.deepcopy(list(tails)), path, what))
                 if TRACE:  # which record a finding came from
-                    print(f"MUTATE {call} {path} = {value!r}", file=sys.stderr, flush=True)
+                    print(f"MUTATE {call} {where}{path} = {what!r}", file=sys.stderr, flush=True)
                 try:
-                    rec = self.encode(call, mutated, tails, blob)
+                    rec = self.encode(call, p2, t2, b2)
                     self.mutations += 1
+                    self.blob_mutations += where == "blob"
                     return rec
                 except (ValueError, OverflowError, TypeError, KeyError):
                     pass  # the field's type cannot carry it: not a well-formed record
         return self.encode(call, payload, tails, blob)
+
+    def fast(self, call: str, emit: Any) -> Any:
+        """A compiled emitter whose values are mutated like the general path's fields."""
+        rng = self.rng
+
+        def mutated(*values: Any) -> int:
+            if values and rng.random() < RATE:
+                k, v = rng.randrange(len(values)), rng.choice(HOSTILE)
+                if isinstance(values[k], (int, float)) and not isinstance(values[k], bool):
+                    hostile = values[:k] + (v,) + values[k + 1:]
+                    if TRACE:
+                        print(f"MUTATE {call} fast[{k}] = {v!r}", file=sys.stderr, flush=True)
+                    try:
+                        seq = emit(*hostile)
+                        self.mutations += 1
+                        self.fast_mutations += 1
+                        return seq
+                    except (struct.error, ValueError, OverflowError, TypeError):
+                        pass  # the packed type cannot carry it (nothing was sent)
+            return emit(*values)
+
+        mutated.direct = getattr(emit, "direct", False)  # type: ignore[attr-defined]
+        return mutated
+
+
+_MUTATOR: list[Mutator] = []  # the stream's mutator, which the compiled doors consult
+
+
+def _install_fast_mutation() -> None:
+    from mgpipe.runtime.client.emitter import Emitter
+
+    real = Emitter.fast
+    if getattr(real, "_fuzzed", False):
+        return
+
+    def fast(self: Any, call: str, *a: Any, **k: Any) -> Any:
+        emit = real(self, call, *a, **k)
+        return _MUTATOR[-1].fast(call, emit) if _MUTATOR else emit
+
+    fast._fuzzed = True  # type: ignore[attr-defined]
+    Emitter.fast = fast  # type: ignore[method-assign]
 
 
 _DEVICE: list[Any] = []  # the child's one VulkanDevice, made at its first Vulkan stream
@@ -120,9 +183,16 @@ def run_stream(backend: str, i: int) -> dict[str, Any]:
         finally:
             slowest[0] = max(slowest[0], time.monotonic() - t0)
 
+    _install_fast_mutation()
+    rng = random.Random(i)
+    _MUTATOR[:] = [Mutator.__new__(Mutator)]  # compiled doors made in the constructor see it
+    _MUTATOR[0].rng, _MUTATOR[0].mutations = rng, 0
+    _MUTATOR[0].fast_mutations = _MUTATOR[0].blob_mutations = 0
     c = Client(timed, stage, transport="monolith", width=64, height=48,
                reverse=applier.apply.reverse)  # the wrapped sink reads the applier's answers
-    mut = Mutator(c.em.encoder, random.Random(i))
+    mut = _MUTATOR[0]
+    mut.encode = c.em.encoder.encode
+    c.em.encoder.encode = mut
     scene = SCENES_FUZZED[i % len(SCENES_FUZZED)]
     out: dict[str, Any] = {"scene": scene, "outcome": "ok"}
     try:
@@ -133,15 +203,16 @@ def run_stream(backend: str, i: int) -> dict[str, Any]:
     except Exception as e:  # noqa: BLE001 - a raw exception is the finding
         out.update(outcome="raised", kind=type(e).__name__, reason=str(e)[:200])
     dev = getattr(be, "dev", None)
-    out["messages"] = [str(m)[:200] for m in dev.take_messages()] if dev is not None else []
+    out["messages"] = [str(m)[:int(os.environ.get("MGPIPE_FUZZ_MSG", "200"))] for m in dev.take_messages()] if dev is not None else []
     out["mutations"] = mut.mutations
+    out["fast_mutations"], out["blob_mutations"] = mut.fast_mutations, mut.blob_mutations
     out["slowest_s"] = round(slowest[0], 3)
     try:
         be.close()
     except Exception:  # noqa: BLE001 - a refused context's teardown is not under test
         pass
     if dev is not None:
-        out["messages"] += [str(m)[:200] for m in dev.take_messages()]
+        out["messages"] += [str(m)[:int(os.environ.get("MGPIPE_FUZZ_MSG", "200"))] for m in dev.take_messages()]
     return out
 
 

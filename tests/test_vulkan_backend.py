@@ -810,3 +810,104 @@ def test_backends_borrowing_one_device_leave_it_open_and_draw_alike():
     own = VulkanBackend(width=64, height=48)
     own.close()
     assert own.r.dev.device is None
+
+
+_POINT_VERT = """#version 310 es
+layout(location = 0) in vec3 pos;
+layout(location = 1) in vec4 color;
+layout(location = 0) out vec4 v_color;
+void main() { gl_Position = vec4(pos, 1.0); v_color = color;%s }
+"""
+
+
+def _point_program(tmp_path, sized: bool):
+    from mgpipe.runtime.harness.shaders import programs
+
+    vert = tmp_path / ("sized.vert" if sized else "plain.vert")
+    vert.write_text(_POINT_VERT % (" gl_PointSize = 4.0;" if sized else ""))
+    vspv = tmp_path / f"{vert.name}.spv"
+    programs.compile_source(vert, vspv)
+    fspv = programs.HERE / "color.frag.spv"
+    spirv = {0: vspv.read_bytes(), 4: fspv.read_bytes()}
+    return spirv, programs.reflection_record({"vert": vspv, "frag": fspv})
+
+
+@pytest.mark.parametrize("sized", [True, False])
+def test_points_need_a_vertex_stage_that_writes_their_size(tmp_path, sized):
+    """GL_POINTS: a vertex stage that stores gl_PointSize draws a 4 x 4 point at the
+    centre; one that never stores it is refused by name at the draw (GL ES leaves that
+    size undefined; a Vulkan point pipeline without it breaks VUID-...-Vertex-07722)."""
+    from mgpipe.runtime.backends.limits import spirv_writes_point_size
+    from mgpipe.runtime.errors import PipeFatal
+
+    spirv, refl = _point_program(tmp_path, sized)
+    assert spirv_writes_point_size(spirv[0]) is sized  # declared in gl_PerVertex either way
+    from mgpipe.runtime.backends.vulkan.backend import VulkanBackend
+    from mgpipe.runtime.client.api import Client
+    from mgpipe.runtime.server.applier import Applier
+    from mgpipe.runtime.wire.stage import StageSegment
+
+    be = VulkanBackend(width=64, height=48)
+    stage = StageSegment(4 << 20)
+    c = Client(Applier(be, stage).apply, stage, transport="monolith", width=64, height=48)
+    try:
+        vb = c.create_buffer(struct.pack("<7f", 0, 0, 0, 1, 0, 0, 1))
+        c.use_program(c.create_program(spirv, refl))
+        c.vertex_attrib_pointer(0, vb, 3, stride=28, offset=0)
+        c.vertex_attrib_pointer(1, vb, 4, stride=28, offset=12)
+        c.viewport(0, 0, 64, 48)
+        if not sized:
+            with pytest.raises(PipeFatal, match=r'"DrawVbo\.Mode"\}: GL_POINTS with a vertex '
+                               "stage that writes no gl_PointSize"):  # fmt: skip
+                c.draw_arrays(0x0000, 0, 1)
+                c.read_pixels(0, 0, 1, 1)
+        else:
+            c.draw_arrays(0x0000, 0, 1)
+            px = bytes(c.read_pixels(30, 22, 4, 4))
+            assert px == bytes((255, 0, 0, 255)) * 16  # the 4 x 4 point covers its pixels
+            assert bytes(c.read_pixels(24, 16, 1, 1)) == bytes(4)  # and no more
+    finally:
+        dev = be.dev
+        be.close()
+        assert dev.take_messages() == []  # no VUID either way
+
+
+@pytest.mark.parametrize("stride, offset, reason", [
+    (28, 0, None),  # control: aligned, drawn
+    (28, 135, "DrawVbo.VertexBuffers"),  # the pointer's offset: the binding's offset
+    (30, 0, "CreateVertexElements.MGPVertexAttribWire"),  # stride inside a float
+])  # fmt: skip
+def test_vertex_data_off_its_component_alignment_is_refused_by_name(stride, offset, reason):
+    """GL ES 3.0 §2.9 puts a datum of N basic machine units at a multiple of N; a Vulkan
+    draw that fetches off it breaks VUID-vkCmdDraw-None-02721 (the backend fuzzer's
+    mutated vertex elements found it): refused by name before the driver sees it."""
+    from mgpipe.runtime.backends.vulkan.backend import VulkanBackend
+    from mgpipe.runtime.client.api import Client
+    from mgpipe.runtime.errors import PipeFatal
+    from mgpipe.runtime.harness.shaders.programs import load
+    from mgpipe.runtime.server.applier import Applier
+    from mgpipe.runtime.wire.stage import StageSegment
+
+    be = VulkanBackend(width=64, height=48)
+    stage = StageSegment(4 << 20)
+    c = Client(Applier(be, stage).apply, stage, transport="monolith", width=64, height=48)
+    try:
+        vb = c.create_buffer(bytes(512))
+        prog = load("color")
+        c.use_program(c.create_program(prog.spirv, prog.reflection))
+        c.vertex_attrib_pointer(0, vb, 3, stride=stride, offset=offset)
+        c.vertex_attrib_pointer(1, vb, 4, stride=stride, offset=12 + offset)
+        if reason is None:
+            c.draw_arrays(0x0004, 0, 3)
+            c.read_pixels(0, 0, 1, 1)
+        else:
+            what = (f"binding 0's buffer offset {offset}" if "Draw" in reason
+                    else f"attribute 0: offset {offset} / stride {stride}")
+            with pytest.raises(PipeFatal, match=rf'"{reason}"\}}: {what} is not a multiple of '
+                               "its 4-byte components"):  # fmt: skip
+                c.draw_arrays(0x0004, 0, 3)
+                c.read_pixels(0, 0, 1, 1)
+    finally:
+        dev = be.dev
+        be.close()
+        assert dev.take_messages() == []

@@ -225,6 +225,51 @@ def spirv_input_locations(module: bytes) -> frozenset[int]:
     return frozenset(loc[v] for v in inputs if v in loc)
 
 
+_OP_MEMBER_DECORATE, _OP_TYPE_POINTER, _OP_CONSTANT, _OP_STORE = 72, 32, 43, 62
+_OP_ACCESS_CHAINS = (65, 66)  # OpAccessChain, OpInBoundsAccessChain
+_DECORATION_BUILTIN, _BUILTIN_POINT_SIZE, _STORAGE_OUTPUT = 11, 1, 3
+
+
+def spirv_writes_point_size(module: bytes) -> bool:
+    """Does a (framed) vertex module store ``gl_PointSize``: an ``OpStore`` through the
+    ``PointSize`` built-in, a variable of its own or the member of an ``Output`` block
+    (glslang declares the member in every ``gl_PerVertex``; declared is not written)."""
+    order = "<" if struct.unpack_from("<I", module)[0] == SPIRV_MAGIC else ">"
+    words = struct.unpack(f"{order}{len(module) // 4}I", module)
+    members: dict[int, int] = {}  # block struct type -> PointSize member index
+    direct: set[int] = set()  # variables decorated PointSize themselves
+    pointee: dict[int, int] = {}  # pointer type -> pointee type
+    outputs: dict[int, int] = {}  # Output variable -> its pointee type
+    consts: dict[int, int] = {}
+    chains: list[tuple[int, int, int]] = []  # (result, base, first index id)
+    stores: list[int] = []
+    i = _SPIRV_HEADER_WORDS
+    while i < len(words):
+        count, op = words[i] >> 16, words[i] & 0xFFFF
+        w = words[i + 1: i + max(count, 1)]
+        if op == _OP_MEMBER_DECORATE and len(w) >= 4 and w[2] == _DECORATION_BUILTIN \
+                and w[3] == _BUILTIN_POINT_SIZE:
+            members[w[0]] = w[1]
+        elif op == _OP_DECORATE and len(w) >= 3 and w[1] == _DECORATION_BUILTIN \
+                and w[2] == _BUILTIN_POINT_SIZE:
+            direct.add(w[0])
+        elif op == _OP_TYPE_POINTER and len(w) >= 3:
+            pointee[w[0]] = w[2]
+        elif op == _OP_VARIABLE and len(w) >= 3 and w[2] == _STORAGE_OUTPUT:
+            outputs[w[1]] = pointee.get(w[0], -1)
+        elif op == _OP_CONSTANT and len(w) >= 3:
+            consts[w[1]] = w[2]
+        elif op in _OP_ACCESS_CHAINS and len(w) >= 4:
+            chains.append((w[1], w[2], w[3]))
+        elif op == _OP_STORE and len(w) >= 2:
+            stores.append(w[0])
+        i += max(count, 1)
+    written = {v for v in outputs if v in direct}
+    written |= {r for r, base, first in chains
+                if base in outputs and members.get(outputs[base], -1) == consts.get(first, -2)}
+    return any(p in written for p in stores)
+
+
 def clear_depth(what: str, value: float) -> float:
     """A clear depth as GL takes it: clamped to [0, 1]; NaN is refused by name."""
     v = float(value)

@@ -275,18 +275,28 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
         check_vertex_elements(p, raw, adt.itemsize, bdt.itemsize)
         attrs = np.frombuffer(raw, adt, count=na)
         binds = np.frombuffer(raw, bdt, count=nb, offset=na * adt.itemsize)
-        vattrs, strides = [], {}
+        vattrs, strides, align = [], {}, {}
         for loc, a in enumerate(attrs):
             if not int(a["Enabled"]):
                 continue
             gl_type, size, b = int(a["Type"]), int(a["Size"]), int(a["BindingIndex"])
             check_binding(loc, b, nb)
-            vattrs.append((loc, b, vertex_format(gl_type, size, bool(a["Normalized"])),
-                           int(a["Offset"])))  # fmt: skip
-            strides.setdefault(b, size * _TYPE_SIZE[gl_type])  # GL stride 0: tightly packed
+            fmt, off = vertex_format(gl_type, size, bool(a["Normalized"])), int(a["Offset"])
+            # GL ES (3.0 §2.9) and Vulkan (VUID-vkCmdDraw-None-02721): a datum of N basic
+            # machine units sits at a multiple of N (offset, stride and buffer offset)
+            unit = _TYPE_SIZE[gl_type]
+            stride = int(binds[b]["Stride"])
+            if off % unit or stride % unit:
+                raise VulkanRefused("CreateVertexElements.MGPVertexAttribWire",
+                                    f"attribute {loc}: offset {off} / stride {stride} is not a "
+                                    f"multiple of its {unit}-byte components")  # fmt: skip
+            vattrs.append((loc, b, fmt, off))
+            strides.setdefault(b, size * unit)  # GL stride 0: tightly packed
+            align[b] = max(align.get(b, 1), unit)
         vbinds = tuple((b, int(binds[b]["Stride"]) or tight, int(binds[b]["Divisor"]) > 0)
                        for b, tight in sorted(strides.items()))  # fmt: skip
         obj.backend = VertexLayout(vbinds, tuple(vattrs))
+        object.__setattr__(obj.backend, "align", tuple(sorted(align.items())))
 
     # -- shader resources ------------------------------------------------------------
     def CreateSamplerState(self, ctx: Any, d: Any) -> None:
@@ -592,7 +602,14 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
             ctx, "VertexElementsCso", ctx.vertex_elements, "DrawVbo.VertexElements"
         ).backend
         serial = self.r.ring.serial
-        buffers = [(i, res.use(serial), off) for i, res, off in self._vbufs]
+        vbufs = self._vbufs
+        for b, unit in getattr(vertex, "align", ()):
+            for i, _, off in vbufs:
+                if i == b and off % unit:
+                    raise VulkanRefused("DrawVbo.VertexBuffers", f"binding {b}'s buffer offset "
+                                        f"{off} is not a multiple of its {unit}-byte "
+                                        "components")  # fmt: skip
+        buffers = [(i, res.use(serial), off) for i, res, off in vbufs]
         index = None
         size = p.IndexSize
         restart = bool(size) and bool(p.Flags & _draw_flag("kDrawPrimitiveRestart"))
@@ -625,6 +642,10 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
             raise VulkanRefused("DrawVbo.Mode", f"{mode:#x} with a program that "
                                 f"{'has' if shader.tessellated else 'has no'} tessellation stages "
                                 "(GL: GL_PATCHES exactly when it has)")  # fmt: skip
+        if mode == GL.POINTS and not patch and not shader.writes_point_size:
+            raise VulkanRefused("DrawVbo.Mode", "GL_POINTS with a vertex stage that writes no "
+                                "gl_PointSize (GL ES leaves the size undefined; a Vulkan point "
+                                "pipeline needs it written)")  # fmt: skip
         if mode == GL.LINE_LOOP:  # no Vulkan line loop: a strip back to the first vertex
             if restart:
                 raise VulkanRefused("DrawVbo.Mode", "a line loop with primitive restart")

@@ -20,7 +20,8 @@ from typing import Any
 
 import vulkan as vk
 
-from ..limits import check_spirv, load_reflection, spirv_input_locations
+from ..limits import (check_spirv, load_reflection, spirv_input_locations,
+                      spirv_writes_point_size)
 from .device import VulkanDevice
 from .descriptors import ProgramResources
 from .errors import VulkanRefused
@@ -97,6 +98,8 @@ class ShaderProgram:
         self.resources = ProgramResources(self.reflection)
         self.local_size = local_size(spirv[5]) if self.compute else None
         self.tessellated = 1 in spirv or 2 in spirv
+        #: GL_POINTS needs it on Vulkan (VUID-VkGraphicsPipelineCreateInfo-Vertex-07722)
+        self.writes_point_size = 0 in spirv and spirv_writes_point_size(spirv[0])
         if self.tessellated and not dev.features.get("tessellationShader"):
             raise ShaderRefused("CreateShaderState.Spirv", "tessellation stages: the device "
                                 "has no tessellationShader")  # fmt: skip
