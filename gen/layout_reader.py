@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from itertools import islice
 from pathlib import Path
 
 from clang.cindex import Cursor, CursorKind, Type, TypeKind, TranslationUnit
@@ -47,6 +48,7 @@ class _Scope:
         self.project_dirs = project_dirs  # where those may come from (never system headers)
         self._memo: dict[str, bool] = {}
         self._project: dict[str, bool] = {}
+        self._holds: dict[str, bool] = {}
 
     def in_dir(self, cursor: Cursor) -> bool:
         f = cursor.location.file
@@ -60,6 +62,22 @@ class _Scope:
             self._memo[name] = (p.is_relative_to(self.include_dir)
                                 and not p.is_relative_to(self.include_dir / GENERATED_SUBDIR))
         return self._memo[name]
+
+    def may_hold(self, scope: Cursor) -> bool:
+        """Can this namespace / linkage block hold a declaration the reader takes: it opens
+        in the include directory or a project directory, or in no file. One a system header
+        opens holds only that header's declarations (no project header is included inside
+        a system header's namespace)."""
+        f = scope.location.file
+        if f is None:
+            return True
+        name = f.name
+        hit = self._holds.get(name)
+        if hit is None:
+            p = Path(name).resolve()
+            hit = self._holds[name] = (p.is_relative_to(self.include_dir)
+                                       or any(p.is_relative_to(d) for d in self.project_dirs))
+        return hit
 
     def in_project(self, cursor: Cursor) -> bool:
         """Declared in the catalogue's directory or any of the project's include
@@ -90,7 +108,11 @@ class _Scope:
 
 def _decls(cursor: Cursor, inside: _Scope) -> Iterator[Cursor]:
     for c in cursor.get_children():
+        if c.location.is_in_system_header:
+            continue  # an -isystem header's declaration: never the catalogue's, never wanted
         if c.kind in _SCOPES:
+            if not inside.may_hold(c):
+                continue  # a system header's namespace (std's thousands of declarations)
             yield from _decls(c, inside)
         elif c.kind in (CursorKind.STATIC_ASSERT, CursorKind.VAR_DECL) and inside.in_dir(c):
             yield c
@@ -207,8 +229,10 @@ def _enumerators(c: Cursor, underlying: str | None) -> list[Enumerator]:
     return out
 
 
-def _tokens(c: Cursor) -> list[str]:
-    return [t.spelling for t in c.get_tokens()]
+def _tokens(c: Cursor, first: int = 8) -> list[str]:
+    """The cursor's first ``first`` tokens (a pin reads at most eight: a static assertion's
+    extent can run through a long message, and every token is a Python object)."""
+    return [t.spelling for t in islice(c.get_tokens(), first)]
 
 
 def _sizeof_pin(toks: list[str]) -> tuple[str, int] | None:
