@@ -25,6 +25,16 @@ STREAMS = int(os.environ.get("MGPIPE_BACKEND_FUZZ_STREAMS", "60"))
 JOBS = max(1, int(os.environ.get("MGPIPE_BACKEND_FUZZ_JOBS", "1")))
 CHUNK = 500  # streams per child (a crash costs the rest of its chunk one restart)
 RECORD_BUDGET_S = 5.0
+#: a child's data segment (RLIMIT_DATA): a stream that allocates without bound fails there
+#: (MemoryError, a raw exception, or the child's death: a finding) instead of taking the
+#: machine (stream 2733 once grew a Vulkan child to 24 GB before the OOM killer took it)
+MEMORY_BUDGET = 6 << 30
+
+
+def _bounded() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_DATA, (MEMORY_BUDGET, MEMORY_BUDGET))
 
 
 def fuzz(backend: str, first: int, count: int) -> tuple[list[dict], list[str]]:
@@ -35,7 +45,8 @@ def fuzz(backend: str, first: int, count: int) -> tuple[list[dict], list[str]]:
     while i < end:
         n = min(CHUNK, end - i)
         proc = subprocess.run([sys.executable, str(PEER), backend, str(i), str(n)],
-                              capture_output=True, text=True, timeout=600 + 2 * n)  # fmt: skip
+                              capture_output=True, text=True, timeout=600 + 2 * n,
+                              preexec_fn=_bounded)  # fmt: skip
         started = None
         for line in proc.stdout.splitlines():
             if line.startswith("START "):
@@ -136,11 +147,12 @@ def test_parallel_chunks_cover_every_stream_in_order(tmp_path: Path, monkeypatch
     assert len(findings) == 1 and "stream 1: the child died" in findings[0]
 
 
-#: streams the fuzzer found a validation message in, each now refused by name before the
-#: driver: (backend, stream, the refusal's reason)
+#: streams the fuzzer found a validation message or unbounded work in, each now refused by
+#: name before the driver: (backend, stream, the refusal's reason)
 FOUND = [
     ("vulkan", 219, "DrawVbo.Mode"),  # GL_POINTS, no gl_PointSize written (VUID ...-07722)
     ("vulkan", 689, "CreateVertexElements.MGPVertexAttribWire"),  # offset 135 (VUID ...-02721)
+    ("vulkan", 2733, "ResourceSubData.Region"),  # a region 2^32 - 1 rows high: checked first
 ]
 
 
@@ -149,3 +161,28 @@ def test_found_streams_are_refused_by_name_without_a_validation_message(backend,
     outcomes, findings = fuzz(backend, stream, 1)
     assert findings == [] and len(outcomes) == 1
     assert (outcomes[0]["outcome"], outcomes[0]["reason"]) == ("refused", reason), outcomes[0]
+
+
+def test_a_child_that_allocates_without_bound_is_a_finding(tmp_path: Path, monkeypatch) -> None:
+    """Negative control of the memory budget: a stream that allocates forever fails inside
+    the budget (here a MemoryError the peer reports as raised) and the run goes on."""
+    fake = tmp_path / "peer.py"
+    fake.write_text(
+        "import json, sys\n"
+        "first, n = int(sys.argv[2]), int(sys.argv[3])\n"
+        "for i in range(first, first + n):\n"
+        "    print(f'START {i}', flush=True)\n"
+        "    out = {'scene': 's', 'outcome': 'ok', 'kind': '', 'reason': '', 'messages': [],\n"
+        "           'mutations': 1, 'slowest_s': 0.0}\n"
+        "    if i == 0:\n"
+        "        try:\n"
+        "            hog = [bytearray(1 << 28) for _ in range(10 ** 6)]\n"
+        "        except MemoryError as e:\n"
+        "            out.update(outcome='raised', kind='MemoryError', reason='budget')\n"
+        "    print(f'DONE {i} ' + json.dumps(out), flush=True)\n"
+    )
+    monkeypatch.setattr(sys.modules[__name__], "PEER", fake)
+    monkeypatch.setattr(sys.modules[__name__], "MEMORY_BUDGET", 512 << 20)  # fails sooner
+    outcomes, findings = fuzz("gles", 0, 2)
+    assert [o["stream"] for o in outcomes] == [0, 1]
+    assert findings == ["gles stream 0 (s): raw MemoryError: budget"]

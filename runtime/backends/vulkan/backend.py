@@ -205,22 +205,29 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
         face = int(p.Target) - _CUBE_POSITIVE_X
         layer0 = face if 0 <= face < 6 else 0  # a cube face's upload target names its layer
         rows_in = list(d.tails[0]) if d.tails and len(d.tails[0]) else [None]
+        boxes = [(p.UnionBox if row is None else row, row) for row in rows_in]
+        # inside the image first: a region's extent bounds the work of gathering its rows
+        check_upload(res.image, int(p.Level), [
+            (int(b.X), int(b.Y), int(b.Z) + layer0, int(b.W), int(b.H), max(int(b.D), 1))
+            for b, _ in boxes])  # fmt: skip
         regions = []
-        for row in rows_in:
-            b = p.UnionBox if row is None else row
+        for b, row in boxes:
             w, h, dd = int(b.W), int(b.H), max(int(b.D), 1)
             off = 0 if row is None else int(row.SrcOffset)
             stride = (w * texel) if row is None or not row.SrcRowStride else int(row.SrcRowStride)
             slab = (
                 (stride * h) if row is None or not row.SrcSliceStride else int(row.SrcSliceStride)
             )
+            last = off + (dd - 1) * slab + (h - 1) * stride + w * texel  # one past the last byte
+            if w and h and (min(off, stride, slab) < 0 or last > len(blob)):
+                raise VulkanRefused("ResourceSubData.Blob", f"{len(blob)} bytes for a {w}x{h}x{dd} "
+                                    f"{res.info.name} region")  # fmt: skip
             data = b"".join(blob[off + z * slab + i * stride : off + z * slab + i * stride + w * texel]
                             for z in range(dd) for i in range(h))  # fmt: skip
             if len(data) != w * h * dd * texel:
                 raise VulkanRefused("ResourceSubData.Blob", f"{len(blob)} bytes for a {w}x{h}x{dd} "
                                     f"{res.info.name} region")  # fmt: skip
             regions.append((int(b.X), int(b.Y), int(b.Z) + layer0, w, h, dd, data))
-        check_upload(res.image, int(p.Level), regions)  # inside the image, before the copy
         if regions and w and h:
             cmd = self.r.cmd_outside_pass()
             res.record_upload(cmd, p.Level, regions, self.r.ring.serial)
