@@ -203,3 +203,27 @@ def test_pack_row_length_and_skips_scatter_on_the_client() -> None:
         assert raw[at : at + 8] == blue * 2
         assert raw[row * stride : at] == bytes(4)  # the skipped pixel: untouched
     assert raw[:stride] == bytes(stride)  # the skipped row: untouched
+
+
+def test_a_gl_error_a_draw_raises_is_the_draws() -> None:
+    """An error the driver flags inside a draw (planted: the draw's glDrawArrays is followed
+    by an invalid glEnable) is the OnGlError of that DrawVbo record, not of the Present that
+    ends the frame; a clear's likewise. The test above is the control: an error raised by
+    Present's own calls is Present's."""
+    with gles_client() as (c, be):
+        setup(c, quad(-1, -1, 1, 1, 0, (1.0, 0.0, 0.0, 1.0)))
+        real = be.gl.glDrawArrays
+
+        def draw_then_error(*args):
+            real(*args)
+            be.gl.glEnable(0x7FFF)  # GL_INVALID_ENUM inside the draw's record
+
+        be.gl.glDrawArrays = draw_then_error
+        c.draw_arrays(GL.TRIANGLES, 0, 6)
+        draw_seq = c.em.transport.emit_seq
+        be.gl.glDrawArrays = real
+        c.draw_arrays(GL.TRIANGLES, 0, 6)  # a clean draw: no error of its own
+        c.present()
+        c.drain_events()
+        assert [(hex(code), seq) for code, seq in c.gl_errors] == [("0x500", draw_seq)]
+        assert draw_seq < c.em.transport.emit_seq  # Present came later and reported nothing

@@ -40,7 +40,8 @@ def test_unchanged_version_returns_before_comparing() -> None:
     counts, stats = dict(be.gl.counts), dict(be.sync.stats)
     assert stats["early_out"] - before[1].get("early_out", 0) == 5
     moved = {k: v - before[0].get(k, 0) for k, v in counts.items() if v != before[0].get(k, 0)}
-    assert moved == {"glDrawArrays": 5, "glFlush": 1, "glGetError": 1}  # the frame's one check
+    # one error check per draw (its OnGlError is the draw's) and the frame's at Present
+    assert moved == {"glDrawArrays": 5, "glFlush": 1, "glGetError": 6}
 
 
 @pytest.mark.parametrize("change,span,calls", [
@@ -59,7 +60,7 @@ def test_a_span_change_issues_only_its_calls(change, span: str, calls: dict) -> 
         change(c)
         _draws(c)
     moved = {k: v - counts.get(k, 0) for k, v in be.gl.counts.items() if v != counts.get(k, 0)}
-    moved.pop("glDrawArrays")
+    assert moved.pop("glDrawArrays") == moved.pop("glGetError") == 1  # the draw and its check
     assert moved == calls
     spans = {k: be.sync.stats[k] - stats.get(k, 0) for k in ("head", "blend", "tail")}
     assert spans == {s: int(s == span) for s in spans}
@@ -111,12 +112,12 @@ def test_a_new_surface_size_re_resolves_the_fallback_boxes_only() -> None:
 
 
 def test_gl_calls_are_counted_per_frame() -> None:
-    """clear-present: after the first frame, a frame is glClearColor + glClear + glFlush +
-    the frame's one glGetError."""
+    """clear-present: after the first frame, a frame is glClearColor + glClear + the
+    clear's glGetError + glFlush + the frame's glGetError."""
     from mgpipe.runtime.harness.runner import run_scene
 
     res = run_scene("clear-present", backend="gles", n=5)
     per_frame = res.backend.info()["gl_calls_per_frame"]
-    assert len(per_frame) == 5 and per_frame[1:] == [4, 4, 4, 4]
+    assert len(per_frame) == 5 and per_frame[1:] == [5, 5, 5, 5]
     assert sum(per_frame) == res.backend.stats()["gl_calls"]
-    assert res.backend.stats()["gl_calls_last_frame"] == 4
+    assert res.backend.stats()["gl_calls_last_frame"] == 5

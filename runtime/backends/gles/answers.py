@@ -23,7 +23,9 @@ copies, persistent maps -- the mixin :class:`GlesAnswers` of :class:`~.backend.G
   ``GL_EXT_disjoint_timer_query``. :meth:`GlesAnswers.tick` (every 64 records, at Present)
   flushes, retires what finished and pushes ``EvFenceSignaled`` / ``EvQueryResult``; it also
   inserts the non-present fence tick (8 ms since the last Present or 4096 records).
-- A GL error the driver raises is the record's ordered ``OnGlError`` (never a Fatal).
+- A GL error the driver raises is the record's ordered ``OnGlError`` (never a Fatal): the
+  driver is asked after every draw, clear, readback and query, and at Present, so an
+  error carries the sequence number of the verb that raised it.
 - ``MapPersistent``: DECLINED (tier T2: the client pushes blocks as ResourceSubData).
 """
 

@@ -462,6 +462,7 @@ class GlesBackend(GlesAnswers, ComputeEntries, GlesDrawsMixin):
         gl = self.gl
         if kind == self._clear_whole:
             gl.glClear(int(p.BufferMask))
+            self._gl_errors(ctx)  # OnGlError ordered after this clear
             return
         c = _t.constant
         index = int(p.DrawBufferIndex)
@@ -487,6 +488,7 @@ class GlesBackend(GlesAnswers, ComputeEntries, GlesDrawsMixin):
             gl.glClearBufferfi(GL.GL_DEPTH_STENCIL, 0, float(p.DepthValue), int(p.StencilValue))
         else:
             raise DriverRefused(f"{d.name}.Kind", f"{kind}: no clear kind")
+        self._gl_errors(ctx)  # OnGlError ordered after this clear
 
     def Blit(self, ctx: Any, d: Any) -> None:
         """``glBlitFramebuffer`` from the read framebuffer to the draw framebuffer (an MSAA
@@ -537,7 +539,9 @@ class GlesBackend(GlesAnswers, ComputeEntries, GlesDrawsMixin):
         if prog.binds:
             self.binder.bind(ctx, self._bound_handle, prog, self.res.epoch, base_instance, what)
         if int(p.Flags) & self._indirect_flag:  # MGPDrawIndirect commands (indirect.py)
-            return self.draw_indirect(ctx, d, prog)
+            self.draw_indirect(ctx, d, prog)
+            self._gl_errors(ctx)  # OnGlError ordered after this draw, never after Present
+            return
         mode, instances = int(p.Mode), max(int(p.InstanceCount), 1)
         size = int(p.IndexSize)
         ranges = d.tails[0] if d.tails else ()
@@ -593,6 +597,7 @@ class GlesBackend(GlesAnswers, ComputeEntries, GlesDrawsMixin):
                     gl.glDrawArrays(mode, start, count)
         self.draws += len(ranges)
         self.note_gpu_written(ctx, prog)  # what the draw may have written (issue 19)
+        self._gl_errors(ctx)  # OnGlError ordered after this draw, never after Present
 
     def Present(self, ctx: Any, d: Any) -> None:
         self._ready()
