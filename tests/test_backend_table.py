@@ -22,7 +22,37 @@ def test_every_call_has_a_row_per_backend() -> None:
         "executed",
         "state",
         "refused: UnimplementedCall",
+        bt.NOT_IMPLEMENTED,
     }
+
+
+def test_an_optional_calls_null_entry_is_not_implemented_and_drops_the_record() -> None:
+    """kOptional: a null entry is an answer, not an error (SetSwapInterval on gles is
+    applied as a dropped record: the frame goes on); a null entry of a call that is not
+    optional is the refusal (the control: gles's SetStorageBlockBinding)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from _gles import gles_client
+
+    from mgpipe.runtime.errors import NullEntry
+
+    cells = dict(bt.rows())
+    assert cells["SetSwapInterval"]["gles"] == bt.NOT_IMPLEMENTED
+    assert cells["SetStorageBlockBinding"]["gles"] == "refused: UnimplementedCall"
+    with gles_client() as (c, be):
+        c.em.emit("SetSwapInterval", {})
+        c.clear()
+        c.present()  # no fault: the record was dropped
+    try:
+        with gles_client() as (c, be):
+            c.em.emit("SetStorageBlockBinding", {})
+            c.present()
+    except NullEntry as e:
+        assert str(e) == 'Fatal{UnimplementedCall, "SetStorageBlockBinding"}'
+    else:
+        raise AssertionError("a non-optional null entry was not refused")
 
 
 def test_negative_control_a_new_entry_changes_the_table() -> None:

@@ -107,16 +107,30 @@ def test_refusal_spells_the_place_and_the_log() -> None:
 
 
 def test_a_call_without_an_entry_is_refused_by_name() -> None:
-    """A call the gles backend has no entry for (Flush) is a null entry, not a no-op."""
+    """A call the gles backend has no entry for (SetStorageBlockBinding: GL ES binds
+    storage blocks in the shader only) is a null entry, not a no-op."""
     from mgpipe.runtime.errors import NullEntry
 
     with pytest.raises(NullEntry) as info:
         with gles_client() as (c, be):
             setup(c, quad(-1, -1, 1, 1, 0, (1.0, 0.0, 0.0, 1.0)))
             c.draw_arrays(GL.TRIANGLES, 0, 6)
-            c.em.emit("Flush", {})
+            c.em.emit("SetStorageBlockBinding", {})
             c.present()
-    assert str(info.value) == 'Fatal{UnimplementedCall, "Flush"}'
+    assert str(info.value) == 'Fatal{UnimplementedCall, "SetStorageBlockBinding"}'
+
+
+def test_flush_is_gl_flush_and_the_frame_goes_on() -> None:
+    """``Flush`` (glFlush) reaches the driver once and changes nothing the frame draws."""
+    with gles_client() as (c, be):
+        setup(c, quad(-1, -1, 1, 1, 0, (1.0, 0.0, 0.0, 1.0)))
+        c.draw_arrays(GL.TRIANGLES, 0, 6)
+        before = be.gl.counts["glFlush"]
+        c.em.emit("Flush", {})
+        c.drain_events()
+        assert be.gl.counts["glFlush"] == before + 1
+        assert bytes(c.read_pixels(8, 8, 1, 1)) == bytes((255, 0, 0, 255))
+        c.present()
 
 
 def test_a_gl_error_arrives_in_order_after_its_record() -> None:

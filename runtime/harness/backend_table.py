@@ -33,17 +33,25 @@ def backend_classes() -> dict[str, type]:
     return {"gles": GlesBackend, "vulkan": VulkanBackend}
 
 
-def _cell(entry: object) -> str:
+#: a null entry of a ``kOptional`` call: the catalogue's answer "this backend does not
+#: implement it", the record dropped without an error (MGPipe.h's kOptional)
+NOT_IMPLEMENTED = "not implemented (kOptional)"
+
+
+def _cell(entry: object, optional: bool = False) -> str:
     if entry is None:
-        return "refused: UnimplementedCall"
+        return NOT_IMPLEMENTED if optional else "refused: UnimplementedCall"
     name = getattr(entry, "__name__", "")
     return "state" if name == "_state_only" else "executed"
 
 
 def rows(classes: dict[str, type] | None = None) -> list[tuple[str, dict[str, str]]]:
     classes = classes or backend_classes()
+    from ..server.handle_fields import call_spec
+
     tables = {be: build_table(cls) for be, cls in classes.items()}
-    return [(call, {be: _cell(t[call]) for be, t in tables.items()}) for call in call_names()]
+    return [(call, {be: _cell(t[call], call_spec(call).optional) for be, t in tables.items()})
+            for call in call_names()]  # fmt: skip
 
 
 def markdown(classes: dict[str, type] | None = None) -> str:
@@ -55,9 +63,11 @@ def markdown(classes: dict[str, type] | None = None) -> str:
     out += [f"| `{call}` | " + " | ".join(cells[b] for b in names) + " |" for call, cells in rs]
     out.append("")
     for b in names:
-        n = {k: sum(cells[b] == k for _, cells in rs) for k in ("executed", "state")}
-        refused = len(rs) - n["executed"] - n["state"]
+        n = {k: sum(cells[b] == k for _, cells in rs)
+             for k in ("executed", "state", NOT_IMPLEMENTED)}  # fmt: skip
+        refused = len(rs) - sum(n.values())
         out.append(f"- {b}: {n['executed']} executed, {n['state']} state-only, "
+                   f"{n[NOT_IMPLEMENTED]} optional and not implemented, "
                    f"{refused} refused by name, of {len(rs)} calls")  # fmt: skip
     out += ["", END, ""]
     return "\n".join(out)
@@ -69,7 +79,9 @@ def document() -> str:
             "tests/test_backend_table.py checks it is current). *executed*: the entry runs at "
             "the record (it may still refuse an input by name, `DriverRefused`); *state*: the "
             "applier holds the state and the next verb reads it; *refused*: a null entry, "
-            "`Fatal{UnimplementedCall, \"<Call>\"}`.\n\n" + markdown())  # fmt: skip
+            "`Fatal{UnimplementedCall, \"<Call>\"}`; *not implemented (kOptional)*: a null "
+            "entry of a call the catalogue flags kOptional, whose null entry is the answer "
+            "(the record is dropped, no error).\n\n" + markdown())  # fmt: skip
 
 
 if __name__ == "__main__":  # pragma: no cover - a developer command

@@ -599,6 +599,11 @@ class GlesBackend(GlesAnswers, ComputeEntries, GlesDrawsMixin):
         self.note_gpu_written(ctx, prog)  # what the draw may have written (issue 19)
         self._gl_errors(ctx)  # OnGlError ordered after this draw, never after Present
 
+    def Flush(self, ctx: Any, d: Any) -> None:
+        """``glFlush``: what was issued goes to the driver; nothing waits."""
+        self._ready()
+        self.gl.glFlush()
+
     def Present(self, ctx: Any, d: Any) -> None:
         self._ready()
         self.gpu.frame_end()  # type: ignore[union-attr]
