@@ -241,3 +241,20 @@ def test_a_gl_error_a_draw_raises_is_the_draws() -> None:
         c.drain_events()
         assert [(hex(code), seq) for code, seq in c.gl_errors] == [("0x500", draw_seq)]
         assert draw_seq < c.em.transport.emit_seq  # Present came later and reported nothing
+
+
+def test_deleting_the_bound_vertex_elements_leaves_no_attribute_enabled() -> None:
+    """DeleteVertexElements (glDeleteVertexArrays) on gles: the bound layout is dropped (no
+    attribute enabled, as GL unbinds it) and the context goes on; it was refused before
+    (``Fatal{UnimplementedCall}`` lost the context)."""
+    with gles_client() as (c, be):
+        setup(c, quad(-1, -1, 1, 1, 0, (1.0, 0.0, 0.0, 1.0)))
+        c.draw_arrays(GL.TRIANGLES, 0, 6)
+        handle = c.tr._pushed["ve"]
+        assert be.vtx.layout != ()
+        c.em.emit("DeleteVertexElements", {"Handle": handle,
+                                           "Kind": c.tr._kind["VertexElementsCso"]})  # fmt: skip
+        c.drain_events()
+        assert be.vtx.layout == ()
+        c.clear()
+        c.present()

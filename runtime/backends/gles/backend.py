@@ -290,6 +290,15 @@ class GlesBackend(GlesAnswers, ComputeEntries, GlesDrawsMixin):
         self._ready()
         self.vtx.set_layout(ctx.resolved["Handle"].backend)
 
+    def DeleteVertexElements(self, ctx: Any, d: Any) -> None:
+        """glDeleteVertexArrays: the layout is a parse of its blob (no GL object); deleting
+        the bound one leaves no attribute enabled, as GL's unbinding does."""
+        self._ready()
+        obj = ctx.resolved["Handle"]
+        if obj.backend is not None and self.vtx.layout is obj.backend:
+            self.vtx.set_layout(())
+        obj.backend = None
+
     def SetVertexBuffers(self, ctx: Any, d: Any) -> None:
         self._ready()
         start = int(d.payload.Start)
