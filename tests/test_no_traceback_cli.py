@@ -307,12 +307,29 @@ def test_the_spawned_server_ignores_ctrl_c_and_leaves_quietly_with_its_client(tm
     )
 
 
+def _gone_after(pid: int, since: float, limit: float = 30.0) -> float:
+    """Seconds from ``since`` until ``pid`` has exited (gone, or a zombie awaiting its
+    reaper), polled every 10 ms."""
+    while time.monotonic() - since < limit:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            break
+        if state in ("Z", "X"):
+            break
+        time.sleep(0.01)
+    return time.monotonic() - since
+
+
 def test_the_spawned_server_leaves_quietly_when_its_client_is_killed(tmp_path) -> None:
     proc, child = _spawn_run(tmp_path)
+    t0 = time.monotonic()
     proc.kill()  # SIGKILL: the client cannot say goodbye
+    gone = _gone_after(child, t0)
     _out, err = proc.communicate(timeout=60)  # EOF: the server, which shares stderr, ended
     assert "Traceback" not in err and "BrokenPipeError" not in err, err
     assert err == ""
+    assert gone < 1.0, f"the server outlived its killed client by {gone:.2f} s"
 
 
 _CALLBACK_SIGINT = """

@@ -54,6 +54,20 @@ def test_a_closed_transport_leaves_no_descriptor_behind() -> None:
     assert _fds() == before
 
 
+@pytest.mark.parametrize("how", ["close", "abandon"])
+def test_a_server_whose_client_leaves_exits_by_itself_within_a_second(how: str) -> None:
+    """Close (the report handshake, then EOF) or abandon (EOF alone: a client that dies
+    leaves the same EOF): the server exits on its own, status 0, within 1 s; it is never
+    the teardown's kill (that would read -9)."""
+    SpawnTransport().close()  # warm: imports
+    t = SpawnTransport()
+    t0 = time.monotonic()
+    getattr(t, how)()
+    took = time.monotonic() - t0
+    assert t.child.returncode == 0, t.child.returncode
+    assert took < 1.0, f"{how}: the server took {took:.2f} s to leave"
+
+
 def test_the_process_tree_grows_by_exactly_one_and_the_child_never_spawns(monkeypatch) -> None:
     monkeypatch.setenv("MGPIPE_TRANSPORT", "spawn")  # a setting that would make a child spawn
     monkeypatch.setenv("MGPIPE_IPC_SPIN_US", "50")
