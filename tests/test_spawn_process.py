@@ -68,6 +68,26 @@ def test_a_server_whose_client_leaves_exits_by_itself_within_a_second(how: str) 
     assert took < 1.0, f"{how}: the server took {took:.2f} s to leave"
 
 
+def test_close_then_exit_leaves_the_server_quiet(capfd) -> None:
+    """A client that sends Close and leaves without reading the report (its sockets shut
+    at once): the server's report meets a closed peer and it exits quietly (status 0, no
+    BrokenPipeError, no traceback on the stderr it shares), within 1 s."""
+    from mgpipe.runtime.transport.control import encode
+    from mgpipe.runtime.transport.framing import send_frame
+
+    SpawnTransport().close()  # warm: imports
+    capfd.readouterr()
+    for _ in range(3):
+        t = SpawnTransport()
+        t0 = time.monotonic()
+        send_frame(t._ctrl, encode("Close", report=True))
+        t.abandon()
+        took = time.monotonic() - t0
+        assert t.child.returncode == 0 and took < 1.0, (t.child.returncode, took)
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
+
+
 def test_the_process_tree_grows_by_exactly_one_and_the_child_never_spawns(monkeypatch) -> None:
     monkeypatch.setenv("MGPIPE_TRANSPORT", "spawn")  # a setting that would make a child spawn
     monkeypatch.setenv("MGPIPE_IPC_SPIN_US", "50")
