@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import struct
 import threading
+import time
 
 import pytest
 
@@ -86,8 +87,12 @@ def test_misuse_is_a_named_client_error_and_never_reaches_the_wire(name: str) ->
             getattr(c, delete[0])(obj)
         c.present()
         records = c.em.records
+        t0 = time.process_time()
         with pytest.raises(ClientError) as exc:
             misuse(c, obj)
+        # refused before any work its arguments ask for (bind_texture(10**9) once built a
+        # 10^9-element list first): a check costs microseconds, a tenth of a second is a bug
+        assert time.process_time() - t0 < 0.1
         assert exc.value.gl_error == gl_error
         assert c.em.records == records  # nothing encoded
         assert c.present() > 0 and not c.device_lost
