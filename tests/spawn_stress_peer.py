@@ -35,9 +35,31 @@ def _plant_lost_wakeup(s: Session) -> None:
     bell.wait = wait  # type: ignore[method-assign]
 
 
+def _open_window(s: Session, seconds: float) -> None:
+    """The race a re-check closes, held open on purpose: the first time the waiter raises
+    its parked flag it stops ``seconds`` just before the store (it has seen an empty ring;
+    a record published now finds the flag down and knocks nobody)."""
+    page, flag = s.bell.page, s.bell.my_parked
+    opened = [False]
+
+    class Held:
+        """The bell's control page, its first raise of the parked flag held back."""
+
+        def store(self, off: int, value: int) -> None:
+            if off == flag and value == 1 and not opened[0]:
+                opened[0] = True
+                time.sleep(seconds)
+            page.store(off, value)
+
+        def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+            return getattr(page, name)
+
+    s.bell.page = Held()  # type: ignore[assignment]
+
+
 def main() -> None:
     # this peer's own Hello.config keys, typed like the server's (handshake.CONFIG)
-    handshake.CONFIG.update({"seed": int, "pause_every": int, "plant": str})
+    handshake.CONFIG.update({"seed": int, "pause_every": int, "plant": str, "window_s": float})
     s = Session.accept(socket.socket(fileno=CONTROL_FD))
     rng = random.Random(int(s.config["seed"]))
     pause_every = int(s.config["pause_every"])
@@ -52,6 +74,8 @@ def main() -> None:
         if rng.randrange(pause_every) == 0:
             time.sleep(rng.random() * 2e-4)
 
+    if float(s.config.get("window_s", 0.0)) > 0:
+        _open_window(s, float(s.config["window_s"]))
     if s.config.get("plant") == "no-recheck":
         _plant_lost_wakeup(s)
     s.welcome("stress-peer")
