@@ -153,6 +153,12 @@ FOUND = [
     ("vulkan", 219, "DrawVbo.Mode"),  # GL_POINTS, no gl_PointSize written (VUID ...-07722)
     ("vulkan", 689, "CreateVertexElements.MGPVertexAttribWire"),  # offset 135 (VUID ...-02721)
     ("vulkan", 2733, "ResourceSubData.Region"),  # a region 2^32 - 1 rows high: checked first
+    # the 100,000-stream run's findings (28 streams, 6 kinds; every one replays clean now):
+    ("vulkan", 15901, "ReadPixels.Box"),  # clear stencil -2^31 (OverflowError): masked as GL
+    ("vulkan", 15684, "CreateVertexElements.MGPVertexAttribWire"),  # offset past the limit
+    ("vulkan", 46304, "CreateVertexElements.MGPVertexBindingPointWire"),  # stride (VUID-00619)
+    ("vulkan", 13633, "SetFramebufferState.Res"),  # a 3-D texture attached (VUID-...-04113)
+    ("vulkan", 38664, "DrawVbo.VertexBuffers"),  # binding offset past a shrunk buffer (-00626)
 ]
 
 

@@ -99,6 +99,12 @@ _STATE_ONLY = (
 )  # fmt: skip
 
 
+def _stencil(value: int) -> int:
+    """A clear's stencil value as GL takes it: masked to the buffer's 8 stencil bits (every
+    depth-stencil format here has 8), so any 32-bit value, negative included, is one."""
+    return int(value) & 0xFF
+
+
 def _obj(ctx: Any, kind: str, h: Handle, what: str) -> Any:
     """The live server object a handle names."""
     return ctx.tables[table_of(kind)].resolve(h, what)
@@ -293,6 +299,15 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
             # machine units sits at a multiple of N (offset, stride and buffer offset)
             unit = _TYPE_SIZE[gl_type]
             stride = int(binds[b]["Stride"])
+            lim = self.dev.limits
+            if off > int(lim.maxVertexInputAttributeOffset):
+                raise VulkanRefused("CreateVertexElements.MGPVertexAttribWire",
+                                    f"attribute {loc}: offset {off} is past the device's "
+                                    f"{int(lim.maxVertexInputAttributeOffset)}")  # fmt: skip
+            if stride > int(lim.maxVertexInputBindingStride):
+                raise VulkanRefused("CreateVertexElements.MGPVertexBindingPointWire",
+                                    f"binding {b}: stride {stride} is past the device's "
+                                    f"{int(lim.maxVertexInputBindingStride)}")  # fmt: skip
             if off % unit or stride % unit:
                 raise VulkanRefused("CreateVertexElements.MGPVertexAttribWire",
                                     f"attribute {loc}: offset {off} / stride {stride} is not a "
@@ -611,11 +626,16 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
         serial = self.r.ring.serial
         vbufs = self._vbufs
         for b, unit in getattr(vertex, "align", ()):
-            for i, _, off in vbufs:
-                if i == b and off % unit:
+            for i, res, off in vbufs:
+                if i != b:
+                    continue
+                if off % unit:
                     raise VulkanRefused("DrawVbo.VertexBuffers", f"binding {b}'s buffer offset "
                                         f"{off} is not a multiple of its {unit}-byte "
                                         "components")  # fmt: skip
+                if off >= res.size:  # VUID-vkCmdBindVertexBuffers-pOffsets-00626
+                    raise VulkanRefused("DrawVbo.VertexBuffers", f"binding {b}'s buffer offset "
+                                        f"{off} is past its {res.size}-byte buffer")  # fmt: skip
         buffers = [(i, res.use(serial), off) for i, res, off in vbufs]
         index = None
         size = p.IndexSize
@@ -778,7 +798,7 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
             mask = int(p.BufferMask)
             color = self._clear_color(p, vclass, None) if mask & GL.COLOR_BUFFER_BIT else None
             depth = clear_depth("Clear", p.DepthValue) if mask & GL.DEPTH_BUFFER_BIT else None
-            stencil = p.StencilValue if mask & GL.STENCIL_BUFFER_BIT else None
+            stencil = _stencil(p.StencilValue) if mask & GL.STENCIL_BUFFER_BIT else None
         elif kind == kinds["Color"]:
             if not 0 <= int(p.DrawBufferIndex) < int(_t.constant("kMGMaxDrawBuffers")):
                 raise VulkanRefused("Clear.DrawBufferIndex", f"{int(p.DrawBufferIndex)}: past "
@@ -790,7 +810,7 @@ class VulkanBackend(FenceEntries, QueryEntries, AnswerEntries, CopyEntries, Comp
         elif kind in (kinds["Depth"], kinds["Stencil"], kinds["DepthStencil"]):
             color = None
             depth = clear_depth("Clear", p.DepthValue) if kind != kinds["Stencil"] else None
-            stencil = p.StencilValue if kind != kinds["Depth"] else None
+            stencil = _stencil(p.StencilValue) if kind != kinds["Depth"] else None
         else:
             raise VulkanRefused("Clear.Kind", f"{kind} is no kMGPipeClearKind")
         self.r.clear(ctx.render_state.view(), color, depth, stencil, only)  # type: ignore[arg-type]

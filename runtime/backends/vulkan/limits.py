@@ -180,6 +180,9 @@ def check_framebuffer(dev: Any, p: Any, sources: list[Any] | None = None) -> Non
         img = getattr(src, "image", None)
         if img is None:
             raise VulkanRefused("SetFramebufferState.Res", f"attachment {i} has no storage")
+        if img.image_type == vk.VK_IMAGE_TYPE_3D:  # VUID-VkFramebufferCreateInfo-flags-04113
+            raise VulkanRefused("SetFramebufferState.Res", f"attachment {i} is a 3-D texture "
+                                "(this backend attaches 2-D images and layers of arrays)")  # fmt: skip
         if w > img.width or h > img.height:
             raise VulkanRefused("SetFramebufferState.Width", f"{w}x{h} exceeds attachment {i}'s "
                                 f"{img.width}x{img.height} image")  # fmt: skip
