@@ -159,6 +159,8 @@ FOUND = [
     ("vulkan", 46304, "CreateVertexElements.MGPVertexBindingPointWire"),  # stride (VUID-00619)
     ("vulkan", 13633, "SetFramebufferState.Res"),  # a 3-D texture attached (VUID-...-04113)
     ("vulkan", 38664, "DrawVbo.VertexBuffers"),  # binding offset past a shrunk buffer (-00626)
+    # the 100,000-stream GLES run's one finding: sub data into a texture given no storage
+    ("gles", 21717, "ResourceSubData.Res"),  # a raw KeyError before
 ]
 
 

@@ -233,6 +233,9 @@ class Resources:
             return
         if not isinstance(res, GlTexture):
             raise DriverRefused(f"{what}.Target", "sub data into a renderbuffer")
+        if res.internal_format not in PIXEL_FORMATS:  # never given storage (no format)
+            raise DriverRefused(f"{what}.Res", f"the texture has no storage (internal format "
+                                f"0x{res.internal_format:x})")  # fmt: skip
         fmt, typ, bpp = PIXEL_FORMATS[res.internal_format]
         level = int(p.Level)  # type: ignore[index]
         lw, lh = max(res.width >> level, 1), max(res.height >> level, 1)
