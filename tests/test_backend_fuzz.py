@@ -104,22 +104,36 @@ def test_mutated_streams_end_ok_or_named(backend: str, record_property) -> None:
     assert any(o["fast_mutations"] for o in outcomes) and any(o["blob_mutations"] for o in outcomes)
 
 
-def test_the_fuzzer_names_a_crash_and_a_raw_exception(tmp_path: Path, monkeypatch) -> None:
-    """Negative control: a peer that dies by SIGSEGV in stream 1 and raises in stream 2
-    is reported as both findings, and the run resumes after the crash."""
+def _fake_peer(tmp_path: Path, monkeypatch, stream_body: str) -> None:
+    """Replace the peer with a script: per stream it prints START, runs ``stream_body``
+    (indented 4, with ``i`` the stream and ``out`` an ok outcome it may change), then DONE."""
     fake = tmp_path / "peer.py"
     fake.write_text(
         "import json, os, signal, sys\n"
         "first, n = int(sys.argv[2]), int(sys.argv[3])\n"
         "for i in range(first, first + n):\n"
         "    print(f'START {i}', flush=True)\n"
-        "    if i == 1:\n"
-        "        os.kill(os.getpid(), signal.SIGSEGV)\n"
-        "    out = {'scene': 's', 'outcome': 'raised' if i == 2 else 'ok', 'kind': 'IndexError',\n"
-        "           'reason': 'x', 'messages': [], 'mutations': 1, 'slowest_s': 0.0}\n"
-        "    print(f'DONE {i} ' + json.dumps(out), flush=True)\n"
+        "    out = {'scene': 's', 'outcome': 'ok', 'kind': '', 'reason': '', 'messages': [],\n"
+        "           'mutations': 1, 'slowest_s': 0.0}\n"
+        + "".join(f"    {line}\n" for line in stream_body.strip("\n").splitlines())
+        + "    print(f'DONE {i} ' + json.dumps(out), flush=True)\n"
     )
     monkeypatch.setattr(sys.modules[__name__], "PEER", fake)
+
+
+_CRASH_AT_1 = """
+if i == 1:
+    os.kill(os.getpid(), signal.SIGSEGV)
+"""
+
+
+def test_the_fuzzer_names_a_crash_and_a_raw_exception(tmp_path: Path, monkeypatch) -> None:
+    """Negative control: a peer that dies by SIGSEGV in stream 1 and raises in stream 2
+    is reported as both findings, and the run resumes after the crash."""
+    _fake_peer(tmp_path, monkeypatch, _CRASH_AT_1 + """
+if i == 2:
+    out.update(outcome='raised', kind='IndexError', reason='x')
+""")
     outcomes, findings = fuzz("gles", 0, 4)
     assert [o["stream"] for o in outcomes] == [0, 2, 3]
     assert any("stream 1: the child died" in f and "SIGSEGV" in f for f in findings)
@@ -129,19 +143,7 @@ def test_the_fuzzer_names_a_crash_and_a_raw_exception(tmp_path: Path, monkeypatc
 def test_parallel_chunks_cover_every_stream_in_order(tmp_path: Path, monkeypatch) -> None:
     """The long form's parallel children: 1,200 streams in three chunks, three at once, come
     back in stream order with the crash in the first chunk named and the run resumed."""
-    fake = tmp_path / "peer.py"
-    fake.write_text(
-        "import json, os, signal, sys\n"
-        "first, n = int(sys.argv[2]), int(sys.argv[3])\n"
-        "for i in range(first, first + n):\n"
-        "    print(f'START {i}', flush=True)\n"
-        "    if i == 1:\n"
-        "        os.kill(os.getpid(), signal.SIGSEGV)\n"
-        "    out = {'scene': 's', 'outcome': 'ok', 'kind': '', 'reason': '', 'messages': [],\n"
-        "           'mutations': 1, 'slowest_s': 0.0}\n"
-        "    print(f'DONE {i} ' + json.dumps(out), flush=True)\n"
-    )
-    monkeypatch.setattr(sys.modules[__name__], "PEER", fake)
+    _fake_peer(tmp_path, monkeypatch, _CRASH_AT_1)
     outcomes, findings = fuzz_parallel("gles", 1200, 3)
     assert [o["stream"] for o in outcomes] == [0, *range(2, 1200)]
     assert len(findings) == 1 and "stream 1: the child died" in findings[0]
@@ -174,22 +176,13 @@ def test_found_streams_are_refused_by_name_without_a_validation_message(backend,
 def test_a_child_that_allocates_without_bound_is_a_finding(tmp_path: Path, monkeypatch) -> None:
     """Negative control of the memory budget: a stream that allocates forever fails inside
     the budget (here a MemoryError the peer reports as raised) and the run goes on."""
-    fake = tmp_path / "peer.py"
-    fake.write_text(
-        "import json, sys\n"
-        "first, n = int(sys.argv[2]), int(sys.argv[3])\n"
-        "for i in range(first, first + n):\n"
-        "    print(f'START {i}', flush=True)\n"
-        "    out = {'scene': 's', 'outcome': 'ok', 'kind': '', 'reason': '', 'messages': [],\n"
-        "           'mutations': 1, 'slowest_s': 0.0}\n"
-        "    if i == 0:\n"
-        "        try:\n"
-        "            hog = [bytearray(1 << 28) for _ in range(10 ** 6)]\n"
-        "        except MemoryError as e:\n"
-        "            out.update(outcome='raised', kind='MemoryError', reason='budget')\n"
-        "    print(f'DONE {i} ' + json.dumps(out), flush=True)\n"
-    )
-    monkeypatch.setattr(sys.modules[__name__], "PEER", fake)
+    _fake_peer(tmp_path, monkeypatch, """
+if i == 0:
+    try:
+        hog = [bytearray(1 << 28) for _ in range(10 ** 6)]
+    except MemoryError:
+        out.update(outcome='raised', kind='MemoryError', reason='budget')
+""")
     monkeypatch.setattr(sys.modules[__name__], "MEMORY_BUDGET", 512 << 20)  # fails sooner
     outcomes, findings = fuzz("gles", 0, 2)
     assert [o["stream"] for o in outcomes] == [0, 1]

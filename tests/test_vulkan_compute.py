@@ -334,16 +334,16 @@ void main() { o.v[0] = 0x00020100u; }
 """
 
 
-def _indices_from_compute(tmp_path):
-    """A compute shader writes the 8-bit indices 0, 1, 2 into a zeroed buffer, which then
-    indexes a red lower-left triangle (the 8-bit indices are widened on the host); returns
-    the pixel at (8, 8) -- inside the triangle."""
+def _draw_compute_written_indices(tmp_path, name: str, src: str, nbytes: int, draw) -> tuple:
+    """A compute shader ``src`` writes indices into a zeroed ``nbytes`` buffer, which then
+    indexes the red lower-left triangle through ``draw(c, idx)``; returns the pixel at
+    (8, 8) -- inside the triangle."""
     from mgpipe.runtime.harness.scenes.kit import setup
 
-    spirv, refl = compute_program(tmp_path, "bytes", BYTES)
+    spirv, refl = compute_program(tmp_path, name, src)
     with vk_client() as (c, be):
         tri = [-1, -1, 0, 1, 0, 0, 1, 1, -1, 0, 1, 0, 0, 1, -1, 1, 0, 1, 0, 0, 1]
-        idx = c.create_buffer(bytes(4))
+        idx = c.create_buffer(bytes(nbytes))
         c.bind_buffer_base("storage", 1, idx)
         c.use_program(c.create_program(spirv, refl))
         c.dispatch_compute(1)
@@ -351,8 +351,14 @@ def _indices_from_compute(tmp_path):
         setup(c, [float(v) for v in tri])
         c.viewport(0, 0, 64, 48)
         c.bind_index_buffer(idx)
-        c.draw_elements(0x0004, 3, 1)
+        draw(c, idx)
         return tuple(c.read_pixels(8, 8, 1, 1))
+
+
+def _indices_from_compute(tmp_path):
+    """The 8-bit indices 0, 1, 2 (widened on the host), drawn with draw_elements."""
+    return _draw_compute_written_indices(tmp_path, "bytes", BYTES, 4,
+                                         lambda c, idx: c.draw_elements(0x0004, 3, 1))
 
 
 def test_indices_a_shader_wrote_are_read_after_its_submission(tmp_path):
@@ -374,30 +380,19 @@ void main() { o.v[0] = 0x00010000u; o.v[1] = 0x00000002u; }
 
 
 def _mirror_indices_from_compute(tmp_path):
-    """A compute shader writes the 16-bit indices 0, 1, 2 into a zeroed buffer; a draw whose
-    index span names that buffer's bytes in the server's index mirror (no index byte
-    travels) then draws the red lower-left triangle; returns the pixel at (8, 8)."""
-    from mgpipe.runtime.harness.scenes.kit import setup
-
-    spirv, refl = compute_program(tmp_path, "words16", WORDS16)
+    """The 16-bit indices 0, 1, 2, drawn by a span that names the buffer's bytes in the
+    server's index mirror (no index byte travels)."""
     mirror = int(_t.constant("kMGHostSpanSegFromServerIndexMirror"))
     flags = int(_t.enum("MGPDrawFlagBit")["kDrawHasUserIndices"])
-    with vk_client() as (c, be):
-        tri = [-1, -1, 0, 1, 0, 0, 1, 1, -1, 0, 1, 0, 0, 1, -1, 1, 0, 1, 0, 0, 1]
-        idx = c.create_buffer(bytes(8))
-        c.bind_buffer_base("storage", 1, idx)
-        c.use_program(c.create_program(spirv, refl))
-        c.dispatch_compute(1)
-        c.memory_barrier("element_array")
-        setup(c, [float(v) for v in tri])
-        c.viewport(0, 0, 64, 48)
-        c.bind_index_buffer(idx)
+
+    def draw(c, idx) -> None:
         c.tr.validate("DrawVbo")
         c.em.emit("DrawVbo", {"Mode": 0x0004, "IndexSize": 2, "InstanceCount": 1,
                               "Flags": flags, "IndexResource": idx.handle, "NumDraws": 1},
                   ([{"Start": 0, "Count": 3, "IndexBias": 0}],
                    [{"Ptr": 0, "Seg": mirror, "Offset": 0, "Size": 6}]))  # fmt: skip
-        return tuple(c.read_pixels(8, 8, 1, 1))
+
+    return _draw_compute_written_indices(tmp_path, "words16", WORDS16, 8, draw)
 
 
 def test_a_mirror_span_of_indices_a_shader_wrote_is_read_after_its_submission(tmp_path):
