@@ -36,27 +36,32 @@ def _nothing(record: memoryview) -> None:
 class _ClientOnly:
     """The client side's sink: applies nothing; a record that answers (``kReplySlot``) gets
     the recorder's answer in a local SEG_REPLY (so a scene that reads back runs), every
-    other record costs one header read and one dict lookup."""
+    other record costs one C call (its ``Op``) and one dict lookup."""
 
     def __init__(self, stage: StageSegment) -> None:
+        import struct
         from types import SimpleNamespace
 
         from ..backends.recorder import _ANSWERS, Recorder
         from ..server.reverse import EventRing, ReplyMailbox
         from ..wire.codec import Decoder
-        from ..wire.header import read_header
+        from ..wire.records import layout
 
         self.mailbox, self.events = ReplyMailbox(), EventRing()
         self.reverse = (self.mailbox, self.events)
         ops = _t.tables().OPCODE
         self._answers = {ops[name]: (name, fn) for name, fn in _ANSWERS.items()}
-        self._decode, self._header = Decoder(stage).decode, read_header
+        hdr = layout("MGPWireRecHeader")
+        #: the header's Op in one C call (offset and width from the tables)
+        op = next(f for f in hdr.flat if f.path == "Op")
+        self._op = struct.Struct("<" + "x" * op.offset + op.code).unpack_from
+        self._decode = Decoder(stage).decode
         self._rec, self._ctx = Recorder(), SimpleNamespace(seq=0)
 
     def __call__(self, record: memoryview) -> None:
         ctx = self._ctx
         ctx.seq += 1
-        hit = self._answers.get(self._header(record)[0])
+        hit = self._answers.get(self._op(record)[0])
         if hit is not None:
             self.mailbox.post(ctx.seq, hit[1](self._rec, ctx, self._decode(record)), hit[0])
 

@@ -1,0 +1,477 @@
+"""The lean path: the floor the runtime's per-draw cost is measured against (issue 20).
+
+A second implementation of the two steady-state scenes' draw loops (``blend-toggle``,
+``viewport-churn``), written for speed over the same generated tables, that emits
+byte-identical records:
+
+- :class:`LeanClient` takes over a project :class:`~..client.api.Client` after its setup
+  (the block bytes, the widened counters, the bound CSO, the CSO cache's content map, the
+  dynamic chunks last pushed, the stage segment) and runs the loop itself: the same
+  argument checks, the same block writes and counter bumps, the same transition cache
+  (bound CSO x the pipeline writes since the last draw), the same content lookup (xxh64
+  over the pipeline subset, byte-confirmed) on a miss, the same dynamic pushes through the
+  same stage, the same records packed by the tables' packers, one sink call per record;
+- :class:`LeanServer` takes over the project :class:`~..server.applier.Applier`'s tables
+  and applies the records those loops send (BindRenderState, SetDynamicState, the direct
+  DrawVbo) with the same refusals for what those calls can carry wrong (size, tail,
+  handle, draw budgets), handing each record to the same recorder backend; any other
+  record, or any other shape of these, goes to the project applier (its working block
+  first brought up to date).
+
+What the lean path leaves out is what these loops never exercise (a log past
+``PIPE_LOG_LIMIT``, a CSO to mint, persistent maps, client arrays, transform feedback,
+the emitter's per-call counters); a miss it cannot serve is :class:`LeanMiss`, never a
+different record. :func:`equal_streams` is the check that both paths sent the same bytes.
+"""
+
+from __future__ import annotations
+
+import struct
+import time
+from collections.abc import Callable
+from operator import itemgetter
+from typing import Any
+
+import xxhash
+
+from ..budgets import budgets
+from ..client.api import _DRAW_MODES, _U32, Client
+from ..client.render_block import BUMP, PIPE_LOG_LIMIT
+from ..client.setter_rows import KITS
+from ..errors import HandleRefused, ProtocolCorruption
+from ..schema import tables as _t
+from ..server.working_state import VERSION_MASK
+from ..client.api import GL_TRIANGLES
+from ..wire.compiled import packer
+from ..wire.header import header_size, record_align
+from ..wire.records import layout
+from ..wire.spec import call_spec
+from .scenes.core import _setup
+
+__all__ = ["LeanClient", "LeanServer", "LeanMiss", "LOOPS", "run", "cpu_per_draw", "floor_us",
+           "equal_streams"]
+
+
+class LeanMiss(RuntimeError):
+    """The lean path met a state it does not serve (a CSO it would have to mint)."""
+
+
+def _pack(call: str, names: tuple[str, ...], tail: tuple[str, ...] | None = None):
+    pk = packer(call, names, tail)
+    if pk.direct is None:
+        raise _t.TablesError(f"{call}: the lean path packs in memory order only")
+    return pk.size, pk.direct, pk.prefix
+
+
+def _cap_patch(client: Client, cap: str, enabled: bool) -> tuple:
+    """(slice, bytearray) stores of the capability write, and the row's bump group."""
+    rs = client.tr.rs
+    row = rs._row("SetCapability", cap, "CapabilityInput")
+    patch = rs._derive(row, lambda: rs._write_cap(row, None, enabled))
+    if not all(pipe for _, _, _, pipe, _ in patch):
+        raise LeanMiss(f"SetCapability {cap}: not a pipeline-only write")
+    offs = [o for o, e, _, _, _ in patch]
+    one = all(e - o == 1 for o, e, _, _, _ in patch)
+    steps = {b - a for a, b in zip(offs, offs[1:])}
+    if one and len(steps) <= 1:  # one strided slice does it
+        step = steps.pop() if steps else 1
+        sl = slice(offs[0], offs[-1] + 1, step)
+        stores = ((sl, bytearray(b"".join(b for _, _, b, _, _ in patch))),)
+    else:
+        stores = tuple((slice(o, e), bytearray(b)) for o, e, b, _, _ in patch)
+    return stores, BUMP[row.bump]
+
+
+class LeanClient:
+    """The scenes' loops over a project client's state (see the module docstring)."""
+
+    def __init__(self, client: Client, sink: Callable[[memoryview], Any]) -> None:
+        tr = client.tr
+        rs, cso = tr.rs, tr.cso
+        if cso._bound is None or client._client_arrays or client._persistent or tr.xfb:
+            raise LeanMiss("the lean path starts from a bound CSO and plain draws")
+        self._sink = sink
+        self.buf = rs._buf
+        self.vw, self.pvw, self._mask = rs.version_wide, rs.pipeline_version_wide, rs._mask
+        self.dyn_dirty = rs.dyn_dirty
+        self.log: tuple = ()
+        self.bound = cso._bound.handle
+        self.last_pv, self.last_v = cso._last_pv, cso._last_v
+        self.trans: dict[tuple, tuple[int, int]] = {}
+        self.content = {k: (e.subset, e.handle) for k, e in cso._map.items()}
+        self.pipe_chunks = tuple((o, o + n) for o, n in cso._pipe_chunks)
+        self.dyn_chunks = cso._dyn_chunks
+        self.pushed = list(cso._pushed_dyn)
+        self.stage = client.em.stage
+        self._room = client.em.room
+        self._limits = client._draw_limits
+        self.restart = rs.restart_index
+        self._scratch = bytearray(256)
+        self._ro = memoryview(self._scratch).toreadonly()
+        self._bind = _pack("BindRenderState", ("Cso.Slot", "Cso.Gen", "Version", "PipelineVersion"))
+        self._dyn = _pack("SetDynamicState",
+                          ("ChunkMask", "Version", "Blob.Offset", "Blob.Size", "Blob.Seg"))  # fmt: skip
+        self._draw = _pack("DrawVbo", ("Mode", "IndexSize", "InstanceCount", "StartInstance",
+                                       "RestartIndex", "IndexResource.Slot", "IndexResource.Gen",
+                                       "NumDraws"), ("Start", "Count", "IndexBias"))  # fmt: skip
+        self._caps: dict[tuple[str, bool], tuple] = {}
+        for cap in ("Blend",):
+            for on in (True, False):
+                self._caps[cap, on] = (*_cap_patch(client, cap, on), (cap, on))
+        kit = KITS["SetViewport"]
+        if not kit:
+            raise LeanMiss("SetViewport has no kit")
+        o, e, bit, bump, pack, repeat, suffix = kit  # glViewport writes every viewport
+        self._vp = (slice(o, e), bit, bump, pack, repeat, suffix)
+
+    # -- state ----------------------------------------------------------------
+    def enable(self, cap: str) -> None:
+        self._cap(self._caps[cap, True])
+
+    def disable(self, cap: str) -> None:
+        self._cap(self._caps[cap, False])
+
+    def _cap(self, c: tuple) -> None:
+        buf = self.buf
+        stores, bump, token = c
+        for sl, v in stores:
+            if buf[sl] != v:
+                break
+        else:
+            return
+        for sl, v in stores:
+            buf[sl] = v
+        if self.log is not None:  # past the project's limit the log gives up (a hash)
+            self.log = self.log + (token,) if len(self.log) < PIPE_LOG_LIMIT else None
+        if bump:
+            self.vw += 1
+            if bump >= 2:
+                self.pvw += 1
+
+    def viewport(self, x: float, y: float, w: float, h: float) -> None:
+        if not (x - x) == (y - y) == (w - w) == (h - h) == 0:
+            raise ValueError("viewport: not finite")
+        sl, bit, bump, pack, repeat, suffix = self._vp
+        data = pack(x, y, w, h) * repeat + suffix
+        buf = self.buf
+        if buf[sl] == data:
+            return
+        buf[sl] = data
+        self.dyn_dirty |= bit
+        if bump:
+            self.vw += 1
+            if bump == 3:
+                self.pvw += 1
+
+    # -- the draw -------------------------------------------------------------
+    def draw_arrays(self, mode: int, first: int, count: int) -> None:
+        mi, mv = self._limits
+        if not (mode in _DRAW_MODES and 0 <= (first | count) <= _U32 and 1 <= mi
+                and count <= mv):  # fmt: skip
+            raise ValueError("draw_arrays: arguments")
+        mask = self._mask
+        if self.pvw != self.last_pv:
+            log, self.log = self.log, ()
+            src = self.bound
+            target = None if log is None else self.trans.get((src, log))
+            if target is None:
+                target = self._by_content()
+                if log is not None:
+                    self.trans[src, log] = target
+            if target != src:
+                size, pack, prefix = self._bind
+                pack(self._scratch, 0, *prefix, target[0], target[1], self.vw & mask,
+                     self.pvw & mask)  # fmt: skip
+                self._sink(self._ro[:size])
+                self.bound = target
+        if self.dyn_dirty and self.vw != self.last_v:
+            self._push_dynamic()
+        self.last_pv, self.last_v = self.pvw, self.vw
+        size, pack, prefix = self._draw
+        pack(self._scratch, 0, *prefix, mode, 0, 1, 0, self.restart, 0, 0, 1, first, count, 0)
+        self._sink(self._ro[:size])
+
+    def _by_content(self) -> tuple[int, int]:
+        buf = self.buf
+        data = b"".join([buf[o:e] for o, e in self.pipe_chunks])
+        hit = self.content.get(xxhash.xxh64_intdigest(data))
+        if hit is None or hit[0] != data:
+            raise LeanMiss("a pipeline state with no CSO yet")
+        return hit[1]
+
+    def _push_dynamic(self) -> None:
+        buf, prev, dirty = self.buf, self.pushed, self.dyn_dirty
+        self.dyn_dirty = 0
+        mask, parts = 0, []
+        for i, (o, e, bit) in enumerate(self.dyn_chunks):
+            if dirty & bit:
+                chunk = buf[o:e]
+                if chunk != prev[i]:
+                    prev[i] = chunk
+                    mask |= bit
+                    parts.append(chunk)
+        if not mask:
+            return
+        data = b"".join(parts)
+        stage = self.stage
+        if stage.limit - stage.used < len(data) + 8:
+            self._room(len(data))
+        off, n, seg = stage.stage(data)
+        size, pack, prefix = self._dyn
+        pack(self._scratch, 0, *prefix, mask, self.vw & self._mask, off, n, seg)
+        self._sink(self._ro[:size])
+
+
+def _index(struct_name: str, path: str) -> int:
+    """Position of member ``path`` in the tuple ``Struct(layout fmt).unpack_from`` gives."""
+    return [f.path for f in layout(struct_name).flat].index(path)
+
+
+def _getter(struct_name: str, paths: tuple[str, ...]) -> Callable[[tuple], tuple]:
+    """The members ``paths`` out of an unpacked ``struct_name`` tuple, in one C call."""
+    return itemgetter(*[_index(struct_name, p) for p in paths])
+
+
+class LeanServer:
+    """The three calls of the loops, applied lean; the rest through ``applier``."""
+
+    def __init__(self, applier: Any) -> None:
+        self._applier = applier
+        self.ctx = ctx = applier.ctx
+        self._backend = be = applier.backend
+        self._rows = applier.tables["RenderStateCso"].rows
+        self._res_rows = applier.tables["Resource"].rows
+        self._hsize, self._align = header_size(), record_align()
+        hdr = [(f.offset, f.path) for f in layout("MGPWireRecHeader").flat]
+        fmt = layout("MGPWireRecHeader").fmt
+        self._hdr = struct.Struct("<" + fmt).unpack_from
+        names = [p for _, p in hdr]
+        self._op_i, self._size_i = names.index("Op"), names.index("Size")
+        self._pipe: bytes | None = None  # a bound CSO's subset not yet in the working block
+        b = budgets()
+        self._max_inst, self._max_verts = b.draw_instances, b.draw_vertices
+        ops = _t.tables().OPCODE
+        self._by_op: dict[int, Callable[[bytes, int], Any]] = {
+            ops["BindRenderState"]: self._bind_rs,
+            ops["SetDynamicState"]: self._set_dyn,
+            ops["DrawVbo"]: self._draw_vbo,
+        }
+        for call, fn in (("BindRenderState", "_bind_sz"), ("SetDynamicState", "_dyn_sz")):
+            setattr(self, fn, call_spec(call).fixed_size)
+        def payload(call: str) -> Callable[..., tuple]:
+            return struct.Struct("<" + layout(call_spec(call).payload).fmt).unpack_from
+
+        self._bind_p, self._dyn_p = payload("BindRenderState"), payload("SetDynamicState")
+        self._bind_g = _getter(call_spec("BindRenderState").payload,
+                               ("Cso.Slot", "Cso.Gen", "Version", "PipelineVersion"))  # fmt: skip
+        self._dyn_g = _getter(call_spec("SetDynamicState").payload,
+                              ("ChunkMask", "Version", "Blob.Offset", "Blob.Size", "Blob.Seg"))
+        di = call_spec("DrawVbo").payload
+        self._draw_p = struct.Struct("<" + layout(di).fmt).unpack_from
+        self._draw_fixed = call_spec("DrawVbo").fixed_size
+        self._di = _getter(di, ("Flags", "NumDraws", "InstanceCount", "IndexResource.Slot",
+                                "IndexResource.Gen"))  # fmt: skip
+        ranges = next(t.element for t in call_spec("DrawVbo").tails if t.when == "kWhenClear")
+        self._range = struct.Struct("<" + layout(ranges).fmt)
+        self._count_i = _index(ranges, "Count")
+        self._tail_at = self._draw_fixed + (-self._draw_fixed % 8)
+        self._rec_bind, self._rec_draw = be.BindRenderState, be.DrawVbo
+        self._counts, self._raws, self._blobs = be.counts, be.raw, be.blobs
+        self._dyn_plans: dict[int, tuple] = {}
+        self._ws = ctx.render_state
+        self._view = ctx.stage.view
+
+    def apply(self, record: Any) -> Any:
+        raw = record if type(record) is bytes else bytes(record)
+        try:
+            h = self._hdr(raw, 0)
+        except struct.error:
+            raise ProtocolCorruption("Wire.Header") from None
+        op, size = h[self._op_i], h[self._size_i]
+        if size < self._hsize or size % self._align or len(raw) < size:
+            raise ProtocolCorruption("Wire.Size")
+        fn = self._by_op.get(op)
+        if fn is None:
+            return self._slow(raw)
+        ctx = self.ctx
+        ctx.seq = ctx.events.seq = ctx.seq + 1
+        return fn(raw, size)
+
+    __call__ = apply
+
+    def _slow(self, raw: bytes) -> Any:
+        if self._pipe is not None:
+            self._ws.scatter_pipeline(self._pipe)
+            self._pipe = None
+        return self._applier.apply(raw)
+
+    def _bind_rs(self, raw: bytes, size: int) -> Any:
+        if size != self._bind_sz:
+            raise ProtocolCorruption("BindRenderState.Size")
+        slot, gen, version, pv = self._bind_g(self._bind_p(raw, self._hsize))
+        e = self._rows.get(slot)
+        if e is None or not e.live or e.gen != gen or not slot:
+            self.ctx.seq -= 1
+            return self._slow(raw)  # its refusal, by name
+        ctx = self.ctx
+        self._pipe = e.obj.data["pipeline"]
+        ctx.render_state_cso = e.obj.handle
+        ctx.render_state_version, ctx.pipeline_version = version, pv
+        ctx.raw = raw
+        return self._rec_bind(ctx, None)
+
+    def _set_dyn(self, raw: bytes, size: int) -> Any:
+        if size != self._dyn_sz:
+            raise ProtocolCorruption("SetDynamicState.Size")
+        mask, version, off, n, seg = self._dyn_g(self._dyn_p(raw, self._hsize))
+        try:
+            total, plan = self._dyn_plans[mask]
+        except KeyError:
+            self.ctx.seq -= 1
+            out = self._slow(raw)  # the first of a mask: the applier checks and scatters
+            self._dyn_plans[mask] = self._ws._dyn_plans[mask]
+            return out
+        if n != total:
+            raise ProtocolCorruption("SetDynamicState.Blob")
+        blob = self._view((off, n, seg), "SetDynamicState.Blob")
+        data = self._ws.data
+        for o, e, a, b in plan:
+            data[o:e] = blob[a:b]
+        if plan:
+            ws = self._ws
+            ws.version = (ws.version + 1) & VERSION_MASK
+            ws.scatters += 1
+        ctx = self.ctx
+        ctx.dynamic_version = version
+        self._counts["SetDynamicState"] += 1
+        self._blobs[len(self._raws)] = [(off, bytes(blob))] if n else []
+        self._raws.append(raw)
+
+    def _draw_vbo(self, raw: bytes, size: int) -> Any:
+        if size < self._draw_fixed:
+            raise ProtocolCorruption("DrawVbo.Size")
+        v = self._draw_p(raw, self._hsize)
+        flags, n, inst, islot, igen = self._di(v)
+        if flags or n != 1 or islot or igen:  # another shape: the applier's
+            self.ctx.seq -= 1
+            return self._slow(raw)
+        c = self._tail_at
+        if c + self._range.size + (-(c + self._range.size) % 8) != size:
+            raise ProtocolCorruption("DrawVbo.Tail")
+        count = self._range.unpack_from(raw, c)[self._count_i]
+        inst = inst if inst > 1 else 1
+        if inst > self._max_inst or count * inst > self._max_verts:
+            self.ctx.seq -= 1
+            return self._slow(raw)  # the budget's refusal, by name
+        ctx = self.ctx
+        ctx.raw = raw
+        return self._rec_draw(ctx, None)
+
+
+# -- the loops and their runs ---------------------------------------------------------
+def _blend_setup(c: Any) -> None:
+    _setup(c)
+    c.blend_func("SrcAlpha", "OneMinusSrcAlpha")
+
+
+def _blend_rep(c: Any, i: int) -> None:
+    c.enable("Blend")
+    c.draw_arrays(GL_TRIANGLES, 0, 3)
+    c.disable("Blend")
+    c.draw_arrays(GL_TRIANGLES, 0, 3)
+
+
+def _viewport_rep(c: Any, i: int) -> None:
+    c.viewport(i % 37, i // 37, 640 - i % 97, 480 - i % 89)
+    c.draw_arrays(GL_TRIANGLES, 0, 3)
+
+
+#: scene -> (setup on a project client, one repetition on either client, draws per rep);
+#: the repetitions are the scenes' own loops (``scenes/core.py``)
+LOOPS: dict[str, tuple[Callable[[Any], None], Callable[[Any, int], None], int]] = {
+    "blend-toggle": (_blend_setup, _blend_rep, 2),
+    "viewport-churn": (_setup, _viewport_rep, 1),
+}
+PATHS = ("project", "lean")
+SIDES = ("client", "round")
+#: repetitions the project client runs before a lean one takes over (every CSO minted)
+WARM = 4
+
+
+def run(scene: str, path: str, side: str, n: int) -> tuple[int, int, list[bytes]]:
+    """``n`` repetitions of ``scene``'s loop after its setup and :data:`WARM` project
+    repetitions: (process CPU ns of the ``n``, draws, the records the ``n`` applied -- on
+    ``side="round"``; the client side's sink applies nothing and keeps nothing)."""
+    from ..backends.recorder import Recorder
+    from ..server.applier import Applier
+    from ..wire.stage import StageSegment
+    from .measure import _ClientOnly
+    from .runner import STAGE_CAPACITY
+
+    setup, rep, per = LOOPS[scene]
+    stage = StageSegment(STAGE_CAPACITY)
+    applier = None
+    if side == "round":
+        applier = Applier(Recorder(), stage)
+        sink: Any = applier.apply
+    elif side == "client":
+        sink = _ClientOnly(stage)
+    else:
+        raise ValueError(f"side {side!r} is not one of {SIDES}")
+    client = Client(sink, stage, transport="monolith")
+    with client:
+        setup(client)
+        for i in range(WARM):
+            rep(client, i)
+        mark = len(applier.backend.raw) if applier is not None else 0
+        if path == "lean":
+            c: Any = LeanClient(client, LeanServer(applier).apply if applier else sink)
+        elif path == "project":
+            c = client
+        else:
+            raise ValueError(f"path {path!r} is not one of {PATHS}")
+        t0 = time.process_time_ns()
+        for i in range(WARM, WARM + n):
+            rep(c, i)
+        cpu = time.process_time_ns() - t0
+        records = applier.backend.raw[mark:] if applier is not None else []
+    return cpu, n * per, records
+
+
+def cpu_per_draw(scene: str, path: str, side: str, n1: int, n2: int, repeat: int = 3) -> float:
+    """Microseconds of process CPU per steady-state draw: the difference of a run of
+    ``n2`` and one of ``n1`` repetitions, best of ``repeat``."""
+    best = None
+    for _ in range(repeat):
+        a, da, _ = run(scene, path, side, n1)
+        b, db, _ = run(scene, path, side, n2)
+        us = (b - a) / (db - da) / 1e3
+        best = us if best is None else min(best, us)
+    assert best is not None
+    return best
+
+
+def floor_us(calls: int = 20, n: int = 100_000, repeat: int = 5) -> float:
+    """Microseconds of ``calls`` calls of an empty Python function (best of ``repeat``)."""
+    src = "def f():\n    pass\ndef loop(n):\n    for _ in range(n):\n" + (
+        "        f()\n" * calls)
+    ns: dict[str, Any] = {}
+    exec(compile(src, "<lean floor>", "exec"), ns)
+    best = None
+    for _ in range(repeat):
+        t0 = time.process_time_ns()
+        ns["loop"](n)
+        us = (time.process_time_ns() - t0) / n / 1e3
+        best = us if best is None else min(best, us)
+    assert best is not None
+    return best
+
+
+def equal_streams(a: list[bytes], b: list[bytes]) -> str | None:
+    """None when the two record lists are byte-identical, else where they first differ."""
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return f"record {i}: {x.hex()} != {y.hex()}"
+    if len(a) != len(b):
+        return f"{len(a)} records != {len(b)}"
+    return None
