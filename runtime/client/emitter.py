@@ -35,10 +35,13 @@ class Emitter:
         self.transport = transport
         self.stage = stage
         self.encoder = Encoder(stage)
-        self.records = 0
-        self.wire_bytes = 0
+        # the general door's counts; each compiled door keeps its own record count in a
+        # cell (one list store in its frame), summed only when asked
+        self._records = 0
+        self._wire_bytes = 0
+        self._by_call: Counter[str] = Counter()
+        self._doors: list[tuple[str, int, list[int]]] = []  # (call, record size, count cell)
         self.staged_bytes = 0  # blob bytes that went through SEG_STAGE, not the ring
-        self.by_call: Counter[str] = Counter()
         mod = _t.tables()
         self._wait = {c["name"]: c["wait_class"] != _NO_WAIT for c in mod.CALLS}
         #: kWaitPresent calls: the client's present credit decides their wait, not this door
@@ -47,6 +50,24 @@ class Emitter:
         #: ring and counts the round trip), or the transport's own
         self.waiter: Callable[[int, str], None] = lambda seq, call: self.transport.wait_applied(seq)
         self._buffer_target = _t.enum("MGPipeResourceTarget")["Buffer"]
+
+    # -- what went out ------------------------------------------------------------
+    @property
+    def records(self) -> int:
+        return self._records + sum(cell[0] for _, _, cell in self._doors)
+
+    @property
+    def wire_bytes(self) -> int:
+        return self._wire_bytes + sum(cell[0] * size for _, size, cell in self._doors)
+
+    @property
+    def by_call(self) -> Counter[str]:
+        """Records per call (a new Counter: reading it is not on any hot path)."""
+        out = Counter(self._by_call)
+        for call, _, cell in self._doors:
+            if cell[0]:
+                out[call] += cell[0]
+        return out
 
     def room(self, nbytes: int) -> None:
         """Make ``nbytes`` of stage space (drain, then rewind: the stage reset rule)."""
@@ -78,18 +99,22 @@ class Emitter:
             raise ValueError(f"{call} waits after it is sent: use emit()")
         pk = packer(call, tuple(names), None if tail_names is None else tuple(tail_names),
                     tail_count, tail_element)  # fmt: skip
-        size, put, by_call = pk.size, self.transport.put, self.by_call
+        size, cell = pk.size, [0]
         if pk.direct is not None:  # one C call per record: the header's values lead
             pack, prefix = pk.direct, pk.prefix
         else:
             pack, prefix = pk.pack_into, ()
+        self._doors.append((call, size, cell))
+        door = getattr(self.transport, "door", None)
+        if door is not None:  # the transport packs, sends and counts in one frame
+            emit = door(size, pack, prefix, cell)
+        else:
+            put = self.transport.put
 
-        def emit(*values: Any) -> int:
-            seq = put(size, pack, prefix + values)
-            self.records += 1
-            self.wire_bytes += size
-            by_call[call] += 1
-            return seq
+            def emit(*values: Any) -> int:
+                seq = put(size, pack, prefix + values)
+                cell[0] += 1
+                return seq
 
         #: True when ``names`` are in the payload's memory order: one C call per record
         #: (a layout that moved a member makes it False, and the hot path one frame slower)
@@ -107,9 +132,9 @@ class Emitter:
             self.staged_bytes += len(blob)
         rec = self.encoder.encode(call, payload, tails, blob)
         seq = self.transport.submit(rec)
-        self.records += 1
-        self.wire_bytes += len(rec)
-        self.by_call[call] += 1
+        self._records += 1
+        self._wire_bytes += len(rec)
+        self._by_call[call] += 1
         if wait and self._wait[call] and call not in self._present and not (
                 call == _SUBDATA and payload is not None
                 and payload.get("Target") == self._buffer_target):  # fmt: skip

@@ -9,8 +9,9 @@ seed 001 §5.2, seed 004 §5.2).
 
 A setter's write becomes a *patch*: per byte range its row writes, (offset, end, bytes, is
 pipeline, dynamic chunk bit). :meth:`RenderBlock._apply` compares and copies a patch and
-accounts what moved: the dynamic chunks dirtied (``dyn_dirty``), the patch appended to
-the pipeline log (``pipe_log``, the transition cache's key) and the counters per the
+accounts what moved: the dynamic chunks dirtied (``dyn_dirty``), the patch's token (a small
+int per patch value, :func:`token`) appended to the pipeline log (``pipe_log``, the
+transition cache's key) and the counters per the
 row's bump group. A setter whose bytes depend on its arguments only derives its patch
 once per argument tuple (:meth:`RenderBlock._memo_commit`); any other runs its write
 and diffs (:meth:`RenderBlock._commit`); a setter with a precompiled kit (``setter_kits``)
@@ -21,6 +22,7 @@ nothing.
 
 from __future__ import annotations
 
+import itertools
 import struct
 from collections.abc import Callable
 from functools import lru_cache
@@ -74,14 +76,55 @@ def row_patch_plan(row: SetterRow) -> tuple[tuple[int, int, bool, int], ...]:
     return tuple(out)
 
 
+#: pipeline-log tokens: a patch's value -> a small int that stands for it in the log (the
+#: transition cache's key hashes a tuple of ints, never the nested patch tuples); tokens are
+#: never reused, so clearing the table (past its limit) only costs misses
+_TOKENS: dict[tuple, int] = {}
+_TOKEN_LIMIT = 1 << 16
+_next_token = itertools.count(1).__next__
+
+
+def token(patch: tuple) -> int:
+    """The log token of ``patch`` (equal patches, equal tokens; see :data:`_TOKENS`)."""
+    t = _TOKENS.get(patch)
+    if t is None:
+        if len(_TOKENS) >= _TOKEN_LIMIT:
+            _TOKENS.clear()
+        t = _TOKENS[patch] = _next_token()
+    return t
+
+
+def _runs(patch: tuple) -> list[tuple[slice, bytes]]:
+    """The fewest slices that write ``patch``: adjacent ranges merged, and evenly spaced
+    one-byte ranges as one strided slice."""
+    ranges = sorted((o, e, b) for o, e, b, _, _ in patch)
+    merged: list[list] = []
+    for o, e, b in ranges:
+        if merged and merged[-1][1] == o:
+            merged[-1][1], merged[-1][2] = e, merged[-1][2] + b
+        else:
+            merged.append([o, e, b])
+    starts = [o for o, _, _ in merged]
+    steps = {b - a for a, b in zip(starts, starts[1:])}
+    if len(merged) > 1 and len(steps) == 1 and all(e - o == 1 for o, e, _ in merged):
+        step = steps.pop()
+        return [(slice(starts[0], starts[-1] + 1, step), b"".join(b for _, _, b in merged))]
+    return [(slice(o, e), b) for o, e, b in merged]
+
+
 def _check(patch: tuple) -> tuple | None:
-    """(getter, wanted) comparing every range of an all-pipeline ``patch`` in one call: the
-    getter takes the ranges' slices of the block, ``wanted`` is what the patch writes."""
+    """(getter, wanted, stores, token) of an all-pipeline ``patch``: the getter takes the
+    fewest slices of the block that cover it (:func:`_runs`) in one call, ``wanted`` is what
+    they must hold, ``stores`` writes them (each from a ``bytearray``: CPython copies any
+    other right-hand side into a temporary one first), ``token`` stands for the patch in
+    the pipeline log."""
     if not patch or not all(pipe for _, _, _, pipe, _ in patch):
         return None
-    getter = itemgetter(*[slice(o, e) for o, e, _, _, _ in patch])
-    wanted = tuple(b for _, _, b, _, _ in patch)
-    return getter, wanted if len(patch) > 1 else wanted[0]
+    runs = _runs(patch)
+    getter = itemgetter(*[sl for sl, _ in runs])
+    wanted = tuple(b for _, b in runs)
+    stores = tuple((sl, bytearray(b)) for sl, b in runs)
+    return getter, wanted if len(runs) > 1 else wanted[0], stores, token(patch)
 
 
 class RenderBlock:
@@ -90,6 +133,7 @@ class RenderBlock:
     def __init__(self) -> None:
         info = _t.struct_info(rs_struct())
         self._buf = bytearray(info["size"])
+        self._mv = memoryview(self._buf)  # stores of ``bytes`` through it: no temporary copy
         self._arr = np.frombuffer(self._buf, dtype=struct_dtype(rs_struct()))
         self.p = self._arr[0]  # a structured view into ``_buf``
         self.version = 0
@@ -163,16 +207,19 @@ class RenderBlock:
         buf = self._buf
         dyn = 0
         if check is not None:
-            if check[0](buf) == check[1]:
+            get, wanted, stores, tok = check
+            if get(buf) == wanted:
                 return
-            for o, e, b, _, _ in patch:
-                buf[o:e] = b
+            for sl, b in stores:
+                buf[sl] = b
             pipe_moved = True
         else:
+            tok = None
             moved = pipe_moved = False
+            mv = self._mv
             for o, e, b, pipe, bit in patch:
                 if buf[o:e] != b:
-                    buf[o:e] = b
+                    mv[o:e] = b
                     moved = True
                     if pipe:
                         pipe_moved = True
@@ -184,7 +231,7 @@ class RenderBlock:
         self.dyn_dirty |= dyn
         if pipe_moved and self.pipe_log is not None:
             if self._log_n < PIPE_LOG_LIMIT:
-                self.pipe_log += (patch,)
+                self.pipe_log += (token(patch) if tok is None else tok,)
                 self._log_n += 1
             else:
                 self.pipe_log = None
@@ -204,7 +251,7 @@ class RenderBlock:
         self.dyn_dirty |= dyn
         if pipe_moved and self.pipe_log is not None:
             if self._log_n < PIPE_LOG_LIMIT:
-                self.pipe_log += (patch,)
+                self.pipe_log += (token(patch),)
                 self._log_n += 1
             else:
                 self.pipe_log = None
@@ -233,7 +280,7 @@ class RenderBlock:
         buf = self._buf
         if buf[o:e] == data:
             return True
-        buf[o:e] = data
+        self._mv[o:e] = data
         self.dyn_dirty |= bit
         if bump:
             self.version_wide += 1
@@ -272,7 +319,7 @@ class RenderBlock:
         dyn = 0
         for o, e, pipe, bit, wi, i in entries:
             if i in elems and buf[o:e] != packed[wi]:
-                buf[o:e] = packed[wi]
+                self._mv[o:e] = packed[wi]
                 moved = True
                 if pipe:
                     pipe_moved = True

@@ -48,8 +48,16 @@ from ..wire.records import layout
 from ..wire.spec import call_spec
 from .scenes.core import _setup
 
-__all__ = ["LeanClient", "LeanServer", "LeanMiss", "LOOPS", "run", "cpu_per_draw", "floor_us",
-           "equal_streams"]
+__all__ = [
+    "LeanClient",
+    "LeanServer",
+    "LeanMiss",
+    "LOOPS",
+    "run",
+    "cpu_per_draw",
+    "floor_us",
+    "equal_streams",
+]
 
 
 class LeanMiss(RuntimeError):
@@ -258,14 +266,17 @@ class LeanServer:
         }
         for call, fn in (("BindRenderState", "_bind_sz"), ("SetDynamicState", "_dyn_sz")):
             setattr(self, fn, call_spec(call).fixed_size)
+
         def payload(call: str) -> Callable[..., tuple]:
             return struct.Struct("<" + layout(call_spec(call).payload).fmt).unpack_from
 
         self._bind_p, self._dyn_p = payload("BindRenderState"), payload("SetDynamicState")
         self._bind_g = _getter(call_spec("BindRenderState").payload,
                                ("Cso.Slot", "Cso.Gen", "Version", "PipelineVersion"))  # fmt: skip
-        self._dyn_g = _getter(call_spec("SetDynamicState").payload,
-                              ("ChunkMask", "Version", "Blob.Offset", "Blob.Size", "Blob.Seg"))
+        self._dyn_g = _getter(
+            call_spec("SetDynamicState").payload,
+            ("ChunkMask", "Version", "Blob.Offset", "Blob.Size", "Blob.Seg"),
+        )
         di = call_spec("DrawVbo").payload
         self._draw_p = struct.Struct("<" + layout(di).fmt).unpack_from
         self._draw_fixed = call_spec("DrawVbo").fixed_size
@@ -453,8 +464,7 @@ def cpu_per_draw(scene: str, path: str, side: str, n1: int, n2: int, repeat: int
 
 def floor_us(calls: int = 20, n: int = 100_000, repeat: int = 5) -> float:
     """Microseconds of ``calls`` calls of an empty Python function (best of ``repeat``)."""
-    src = "def f():\n    pass\ndef loop(n):\n    for _ in range(n):\n" + (
-        "        f()\n" * calls)
+    src = "def f():\n    pass\ndef loop(n):\n    for _ in range(n):\n" + ("        f()\n" * calls)
     ns: dict[str, Any] = {}
     exec(compile(src, "<lean floor>", "exec"), ns)
     best = None
