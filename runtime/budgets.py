@@ -46,7 +46,8 @@ from typing import Any
 from .errors import LoggedFatal
 
 __all__ = ["Budgets", "ResourceLimit", "budgets", "TEXEL_BYTES_BOUND", "image_texels",
-           "check_respecify", "check_destroy", "check_draw", "client_draw", "client_buffer",
+           "check_respecify", "check_destroy", "check_draw", "check_draw_source",
+           "check_draw_namespace", "client_draw", "client_buffer",
            "client_image"]  # fmt: skip
 
 #: The widest texel of any format the backends store (RGBA32F / RGBA32UI): 16 bytes. An
@@ -189,16 +190,47 @@ def _indirect_flag() -> int:
 
 def check_draw(d: Any) -> None:
     """A draw record past ``draw_instances`` / ``draw_vertices`` is refused."""
-    b = budgets()
+    b = _CURRENT[0] if _CURRENT else budgets()
     p = d.payload
-    inst = max(int(p.InstanceCount), 1)
+    inst = int(p.InstanceCount)
+    if inst < 1:
+        inst = 1
     if inst > b.draw_instances:
         _refuse(f"{d.name}.InstanceCount", "instances", inst, "draw_instances", b.draw_instances)
     if d.tails and not int(p.Flags) & _indirect_flag():  # indirect: counts live in a buffer
-        verts = sum(int(r.Count) for r in d.tails[0]) * inst
+        verts = sum([int(r.Count) for r in d.tails[0]]) * inst
         if verts > b.draw_vertices:
             _refuse(f"{d.name}.Count", "instances x vertices", verts, "draw_vertices",
                     b.draw_vertices)  # fmt: skip
+
+
+def check_draw_source(p: str, tails: str, d: str, ind: str = "    ") -> list[str]:
+    """Lines of :func:`check_draw` inline in a generated handler (``p``, ``tails``, ``d``:
+    the payload, the present tails and the decoded record there; the names the lines read
+    are :func:`check_draw_namespace`'s). Within the budgets they run no call at all; a
+    draw past one calls :func:`check_draw`, whose refusal names it."""
+    flag = _indirect_flag()
+    return [
+        f"{ind}_b = _BUD[0] if _BUD else _budgets()",
+        f"{ind}_inst = {p}.InstanceCount",
+        f"{ind}if _inst < 1:",
+        f"{ind}    _inst = 1",
+        f"{ind}if _inst > _b.draw_instances:",
+        f"{ind}    _check_draw({d})",
+        f"{ind}if {tails} and not {p}.Flags & {flag}:",
+        f"{ind}    _rows = {tails}[0]",
+        f"{ind}    if len(_rows) == 1:",
+        f"{ind}        _verts = _rows[0].Count * _inst",
+        f"{ind}    else:",
+        f"{ind}        _verts = sum([r.Count for r in _rows]) * _inst",
+        f"{ind}    if _verts > _b.draw_vertices:",
+        f"{ind}        _check_draw({d})",
+    ]
+
+
+def check_draw_namespace() -> dict[str, Any]:
+    """The globals :func:`check_draw_source`'s lines read."""
+    return {"_BUD": _CURRENT, "_budgets": budgets, "_check_draw": check_draw}
 
 
 # -- the client side (before a record is encoded) ------------------------------------------

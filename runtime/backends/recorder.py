@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import struct
 from collections import Counter
+from operator import attrgetter
 from typing import Any
 
 import xxhash
@@ -67,6 +68,26 @@ def _answering(name: str, entry: Any) -> Any:
 
     return recorded_answer
 
+class _Tally(Counter):
+    """A ``Counter`` whose ``c[k] += 1`` costs a dict's (see the applier's ``Tally``)."""
+
+    __slots__ = ()
+    __delitem__ = dict.__delitem__
+
+
+def _ref_getter(path: tuple) -> Any:
+    """``get(payload) -> the MGPBlobRef at path`` (attribute and index steps, one call)."""
+    if all(isinstance(k, str) for k in path):
+        return attrgetter(".".join(path))
+
+    def get(ref: Any) -> Any:
+        for key in path:
+            ref = ref[key] if isinstance(key, int) else getattr(ref, key)
+        return ref
+
+    return get
+
+
 VERB_CLASS = "kCtxVerb"
 FORMAT = "mgpipe-recording/1"
 
@@ -83,7 +104,7 @@ class Recorder:
     renders_pixels = False
 
     def __init__(self) -> None:
-        self.counts: Counter[str] = Counter()
+        self.counts: Counter[str] = _Tally()
         self.raw: list[bytes] = []
         self.blobs: dict[int, list[tuple[int, bytes]]] = {}  # record index -> (offset, bytes)
         self.stage_capacity: int | None = None
@@ -110,18 +131,23 @@ class Recorder:
 
             return entry
 
+        getters = tuple(_ref_getter(path) for path in blob_paths)
+        first = getters[0]
+
         def entry_with_blobs(ctx: Any, d: Any) -> None:
             counts[name] += 1
             if self.stage_capacity is None:
                 self.stage_capacity = ctx.stage.capacity
             kept = []
-            for path in blob_paths:
-                ref = d.payload
-                for key in path:
-                    ref = ref[key] if isinstance(key, int) else getattr(ref, key)
+            for get in getters:
+                ref = get(d.payload)
                 if ref.Size:
-                    view = ctx.stage.view((ref.Offset, ref.Size, ref.Seg))
-                    kept.append((ref.Offset, bytes(view)))
+                    # the first reference's bytes are the decoded record's blob (a copy
+                    # of the same stage bytes): no second view, no second copy
+                    blob = d.blob if get is first and type(d.blob) is bytes else None
+                    if blob is None:
+                        blob = bytes(ctx.stage.view((ref.Offset, ref.Size, ref.Seg)))
+                    kept.append((ref.Offset, blob))
             blobs[len(raws)] = kept
             append(ctx.raw)
 

@@ -14,6 +14,7 @@ docs/BACKENDS.md.
 
 from __future__ import annotations
 
+import struct
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -25,11 +26,12 @@ from ..wire.codec import Decoded, Decoder, WireDecoded
 from ..wire.compiled import decoder_namespace
 from ..wire.handle import NULL, Handle, default_framebuffer
 from ..wire.header import record_align, header_size
-from ..wire.records import layout
+from ..wire.records import format_of, layout
+from ..schema.tables import TablesError
 from ..wire.spec import spec_for_opcode
 from ..wire.stage import StageSegment
 from ..budgets import budgets
-from .apply_state import PREPARE, PUSH
+from .apply_state import PREPARE, PUSH, inline_namespace
 from .context import ServerContext, ServerObject
 from .dispatch import handler_code
 from ..schema.kinds import reissue_kinds, resource_kinds
@@ -37,12 +39,21 @@ from .handle_fields import KIND_FROM_RECORD, RESOURCE, sites, table_of
 from .handle_table import HandleTable
 from .reverse import ACCEPTANCE, EventRing, Reply, ReplyMailbox, answering_calls
 
-__all__ = ["Applier"]
+__all__ = ["Applier", "Tally"]
 
 Handler = Callable[[bytes, int], object]
 #: (table, handle, what, field name) of an implicit object first seen in this record.
 Implicit = tuple[HandleTable, Handle, str, str]
 _EMPTY: dict[str, Any] = {}
+
+
+class Tally(Counter):
+    """A :class:`~collections.Counter` whose ``c[k] += 1`` costs what a dict's does
+    (``Counter.__delitem__``, a Python method, would route every item store through a
+    Python-level slot; ``del`` of a missing key raises ``KeyError`` here)."""
+
+    __slots__ = ()
+    __delitem__ = dict.__delitem__
 
 
 def _make_tables(max_slots: int) -> dict[str, HandleTable]:
@@ -93,8 +104,8 @@ class Applier:
         self._tick = tick if callable(tick) else None
         #: the calls whose replies are posted (none on a replay: nobody reads them)
         self._answering = answering_calls() if post_replies else frozenset()
-        self.applied: Counter[str] = Counter()
-        self.skipped: Counter[str] = Counter()
+        self.applied: Counter[str] = Tally()
+        self.skipped: Counter[str] = Tally()
         self._kind_names = {v: k for k, v in handle_kinds().items()}
         # table -> slot -> (gen, kind) of objects a wire delete retired and ObjectDeath has
         # not yet seen
@@ -108,26 +119,25 @@ class Applier:
         return self.apply(record)
 
     def _compile_apply(self) -> Callable[[Any], object]:
-        """Snapshot the record, read ``Op`` and ``Size`` byte by byte (offsets from the
-        header layout of the tables), check the size, run the opcode's handler."""
+        """Snapshot the record, read ``Op`` and ``Size`` with one precompiled ``unpack_from``
+        (a struct over the header layout of the tables: the other members are padding),
+        check the size, run the opcode's handler (the backend's ``tick`` every 64 records,
+        when it has one)."""
         hdr = header_size()
-        fields = {f.path: f for f in layout("MGPWireRecHeader").flat}
-
-        def read(name: str) -> str:
-            f = fields[name]
-            return " | ".join(f"raw[{f.offset + i}] << {8 * i}" if i else f"raw[{f.offset}]"
-                              for i in range(f.size))  # fmt: skip
-
+        lay = layout("MGPWireRecHeader")
+        wanted = ("Op", "Size")
+        header = struct.Struct("<" + format_of(lay.flat, lay.size, 0, frozenset(wanted)))
+        if header.size != hdr:
+            raise TablesError("MGPWireRecHeader: the header reader is not the header's size")
+        order = ", ".join(f.path.lower() for f in lay.flat if f.path in wanted)
         src = (
             "def apply(record):\n"
             "    raw = record if type(record) is bytes else bytes(record)\n"
             "    try:\n"
-            f"        raw[{hdr - 1}]\n"
-            f"        op = {read('Op')}\n"
-            f"        size = {read('Size')}\n"
-            "    except IndexError:\n"
+            f"        {order} = _header(raw)\n"
+            "    except _StructError:\n"
             "        raise _PC('Wire.Header') from None\n"
-            f"    if size < {hdr} or size % {record_align()} or not raw[size - 1 : size]:\n"
+            f"    if size < {hdr} or size % {record_align()} or size > len(raw):\n"
             "        raise _PC('Wire.Size')\n"
             "    try:\n"
             "        handler = _handlers[op]\n"
@@ -135,14 +145,18 @@ class Applier:
             "        handler = _compile(op)\n"
             "    seq = _ctx.seq + 1\n"
             "    _ctx.seq = _ev.seq = seq\n"
-            "    out = handler(raw, size)\n"
-            "    if _tick is not None and not seq & 63:\n"
-            "        _tick(_ctx)\n"
-            "    return out\n"
         )
+        if self._tick is None:
+            src += "    return handler(raw, size)\n"
+        else:
+            src += ("    out = handler(raw, size)\n"
+                    "    if not seq & 63:\n"
+                    "        _tick(_ctx)\n"
+                    "    return out\n")  # fmt: skip
         ns: dict[str, Any] = {"_PC": ProtocolCorruption, "_handlers": self._handlers,
                               "_compile": self._compile, "_ctx": self.ctx, "_ev": self.events,
-                              "_tick": self._tick}  # fmt: skip
+                              "_tick": self._tick, "_header": header.unpack_from,
+                              "_StructError": struct.error}  # fmt: skip
         exec(compile(src, "<mgpipe apply>", "exec"), ns)
         return ns["apply"]
 
@@ -168,6 +182,7 @@ class Applier:
             "_last": ctx.last, "_last_tails": ctx.last_tails,
             "_applied": self.applied, "_skipped": self.skipped,
         }  # fmt: skip
+        ns |= inline_namespace()
         for t in tables:
             ns[f"_rows_{t}"] = self.tables[t].rows
             ns[f"_T_{t}"] = self.tables[t]

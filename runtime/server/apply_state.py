@@ -6,6 +6,11 @@ created object keeps. ``PUSH[call](ctx, decoded, obj)`` then updates the context
 never refuses (a refusal after a table change would leave half a record applied), except
 ``SetDynamicState``, whose record changes no table. ``obj`` is the object the record's
 first handle field names (created, resolved or retired), or None.
+
+``PREPARE_SOURCE[call](indent) -> lines`` is a check the generated handler runs inline in
+place of ``PREPARE[call]`` (same refusals, no frame): for a call whose prepare only checks
+and whose record names no object (the draw budgets). The handler's namespace binds what
+those lines read (``_BUD``, ``_budgets``, ``_check_draw``: :func:`inline_namespace`).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from ..wire.codec import Decoded
 from .context import ServerContext, ServerObject
 from .working_state import build_pipeline_subset
 
-__all__ = ["PREPARE", "PUSH", "resource_kind"]
+__all__ = ["PREPARE", "PREPARE_SOURCE", "PUSH", "resource_kind", "inline_namespace"]
 
 Prepare = Callable[[ServerContext, Decoded], dict[str, Any]]
 Push = Callable[[ServerContext, Decoded, ServerObject | None], None]
@@ -67,6 +72,10 @@ def _prep_draw(ctx: ServerContext, d: Decoded) -> dict[str, Any]:
     return {}
 
 
+def _draw_source(ind: str) -> list[str]:
+    return _budgets.check_draw_source("p", "tails", "d", ind)
+
+
 def _prep_create_render_state(ctx: ServerContext, d: Decoded) -> dict[str, Any]:
     base = ctx.resolved.get("BaseCso")
     base_bytes = None if base is None else base.data["pipeline"]
@@ -97,18 +106,29 @@ PREPARE: dict[str, Prepare] = {
     "DrawVbo": _prep_draw,
 }
 
+#: calls whose ``PREPARE`` the handler runs inline (see the module docstring)
+PREPARE_SOURCE: dict[str, Callable[[str], list[str]]] = {"DrawVbo": _draw_source}
+
+
+def inline_namespace() -> dict[str, Any]:
+    """The globals the ``PREPARE_SOURCE`` lines read."""
+    return _budgets.check_draw_namespace()
+
 
 def _bind_render_state(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:
+    # the scatter is lazy: the block takes the subset when it is next read
     ctx.render_state.scatter_pipeline(obj.data["pipeline"])
     ctx.render_state_cso = obj.handle
-    ctx.render_state_version = d.payload.Version
-    ctx.pipeline_version = d.payload.PipelineVersion
+    p = d.payload
+    ctx.render_state_version = p.Version
+    ctx.pipeline_version = p.PipelineVersion
 
 
 def _set_dynamic_state(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:
-    assert d.blob is not None
-    ctx.render_state.scatter_dynamic(int(d.payload.ChunkMask), d.blob, d.name)
-    ctx.dynamic_version = int(d.payload.Version)
+    # the payload's members are the decoder's ints (no int() round trip)
+    p = d.payload
+    ctx.render_state.scatter_dynamic(p.ChunkMask, d.blob, d.name)
+    ctx.dynamic_version = p.Version
 
 
 def _binder(attr: str, member: str) -> Push:

@@ -24,8 +24,8 @@ from types import CodeType
 from ..schema.layouts import path_name
 from ..schema.kinds import resource_kinds
 from ..wire.compiled import decoder_source
-from ..wire.spec import call_spec
-from .apply_state import PREPARE, PUSH
+from ..wire.spec import TailSpec, call_spec
+from .apply_state import PREPARE, PREPARE_SOURCE, PUSH
 from .handle_fields import KIND_FROM_RECORD, RESOURCE, Site, implicit_kinds, role, sites, table_of
 
 __all__ = ["handler_source", "handler_code", "STATE_CLASS"]
@@ -82,8 +82,23 @@ def handler_code(call: str, has_entry: bool) -> tuple[CodeType, tuple[str, ...]]
     return compile(src, f"<mgpipe apply {call}>", "exec"), tables
 
 
+def _present_test(t: TailSpec) -> str | None:
+    """The condition (source) under which tail ``t`` is present (None: always)."""
+    if t.cond_field is not None and t.when != "kAlways":
+        test = "!=" if t.when == "kWhenSet" else "=="
+        return f"p.{t.cond_field} & {t.cond_value} {test} 0"
+    return None
+
+
 def handler_source(call: str, has_entry: bool) -> tuple[str, tuple[str, ...]]:
-    """(source of ``handle(raw, size)``, the table names it binds as ``_rows_*``/``_T_*``)."""
+    """(source of ``handle(raw, size)``, the table names it binds as ``_rows_*``/``_T_*``).
+
+    Only what the call needs is emitted: no ``implicit`` list for a call without a site of
+    an implicit kind, no loop over a tail that cannot be present (a tail site's loop runs
+    under its tail's presence test, over the decoder's own tail local), the call's inline
+    check (``PREPARE_SOURCE``) instead of a ``PREPARE`` frame, ``last_tails`` only for a
+    call that has tails.
+    """
     spec = call_spec(call)
     r = role(call)
     all_sites = sites(call)
@@ -93,29 +108,16 @@ def handler_source(call: str, has_entry: bool) -> tuple[str, tuple[str, ...]]:
     body = decoder_source(call).splitlines()[1:]
     assert body[-1].startswith("    return Decoded(")
     body[-1] = body[-1].replace("    return ", "    d = ", 1)
-    lines = ["def handle(raw, size):", *body, "    p = d.payload"]
+    lines = ["def handle(raw, size):", *body]
     if not has_entry and not spec.optional:
         lines.append(f"    raise _NullEntry({call!r})")
         return "\n".join(lines) + "\n", ()
+    use_sites = [s for s in all_sites if s is not object_site]
+    implicit = any(s.kind in implicit_kinds() for s in use_sites)
     lines.append("    res = {}")
-    lines.append("    implicit = []")
-    tail_sites = [s for s in all_sites if s is not object_site and s.tail is not None]
-    if tail_sites:
-        lines.append("    ti = 0")
-        for k, t in enumerate(spec.tails):
-            if t.cond_field is not None and t.when != "kAlways":
-                test = "!=" if t.when == "kWhenSet" else "=="
-                lines.append(f"    if p.{t.cond_field} & {t.cond_value} {test} 0:")
-                lines.append(f"        T{k} = d.tails[ti]")
-                lines.append("        ti += 1")
-                lines.append("    else:")
-                lines.append(f"        T{k} = ()")
-            else:
-                lines.append(f"    T{k} = d.tails[ti]")
-                lines.append("    ti += 1")
-    for site in all_sites:
-        if site is object_site:
-            continue
+    if implicit:
+        lines.append("    implicit = []")
+    for site in use_sites:
         if site.kind == KIND_FROM_RECORD:
             raise ValueError(f"{call}.{site.field}: KindFromRecord only names the record's object")
         tables.add(table_of(site.kind))
@@ -125,20 +127,28 @@ def handler_source(call: str, has_entry: bool) -> tuple[str, tuple[str, ...]]:
                 lines += _resolve(site, _attr("p", path), repr(name), repr(f"{call}.{name}"),
                                   "    ", False)  # fmt: skip
         else:
-            ks = [k for k, t in enumerate(spec.tails) if t.element == site.tail]
-            for k in ks:
+            for k, t in enumerate(spec.tails):
+                if t.element != site.tail:
+                    continue
+                cond = _present_test(t)
+                ind = "    "
+                if cond is not None:  # an absent tail: no loop at all
+                    lines.append(f"    if {cond}:")
+                    ind = "        "
                 for path in site.paths:
                     suffix = f".{path_name(path)}" if path else ""
                     name = f"'{site.tail}[%d]{suffix}' % i"
                     what = f"'{call}.{site.tail}[%d]{suffix}' % i"
-                    lines.append("    i = 0")
-                    lines.append(f"    for x in T{k}:")
-                    lines += _resolve(site, _attr("x", path), name, what, "        ", True)
-                    lines.append("        i += 1")
-    lines.append("    _ctx.call = d.name")
+                    lines.append(f"{ind}i = 0")
+                    lines.append(f"{ind}for x in t{k}:")
+                    lines += _resolve(site, _attr("x", path), name, what, ind + "    ", True)
+                    lines.append(f"{ind}    i += 1")
+    lines.append(f"    _ctx.call = {call!r}")
     lines.append("    _ctx.raw = raw")
     lines.append("    _ctx.resolved = res")
-    if call in PREPARE:
+    if call in PREPARE_SOURCE:
+        lines += PREPARE_SOURCE[call]("    ")
+    elif call in PREPARE:
         lines.append("    prepared = _prepare(_ctx, d)")
     else:
         lines.append("    prepared = _EMPTY")
@@ -148,22 +158,22 @@ def handler_source(call: str, has_entry: bool) -> tuple[str, tuple[str, ...]]:
         lines.append(f"    h = {_attr('p', object_site.paths[0])}")
         name = path_name(object_site.paths[0])
         lines.append(f"    plan = _plan_{r}(d, h, {name!r}, prepared)")
-    lines.append("    if implicit:")
-    lines.append("        _make_implicit(implicit, res)")
+    if implicit:
+        lines.append("    if implicit:")
+        lines.append("        _make_implicit(implicit, res)")
     obj = "None"
     if object_site is not None:
         lines.append("    obj = _commit(plan, d, res)")
         obj = "obj"
     elif all_sites:
         obj = f"res[{all_sites[0].field!r}]" if all_sites[0].tail is None else "None"
-        lines.append(f"    obj = {obj}")
-        obj = "obj"
     if call in PUSH:
         lines.append(f"    _push(_ctx, d, {obj})")
     if spec.cls == STATE_CLASS:
         lines.append(f"    _last[{call!r}] = p")
-        lines.append("    if d.tails:")
-        lines.append(f"        _last_tails[{call!r}] = d.tails")
+        if spec.tails:  # a call without tails never has any
+            lines.append("    if tails:")
+            lines.append(f"        _last_tails[{call!r}] = tails")
     if not has_entry:
         lines.append(f"    _skipped[{call!r}] += 1")
         lines.append("    return None")

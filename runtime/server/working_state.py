@@ -110,29 +110,68 @@ def build_pipeline_subset(
 
 
 class WorkingRenderState:
-    """One context's working block plus its ``Uint16`` version."""
+    """One context's working block plus its ``Uint16`` version.
+
+    ``BindRenderState`` (:meth:`scatter_pipeline`) is lazy: it keeps the bound subset and
+    moves the version; the subset is scattered into the block when :attr:`data` (or
+    :meth:`view`) is next read, from chunks split once per subset (bytearrays: a slice
+    store from a bytearray copies once, from ``bytes`` twice). The pipeline and dynamic
+    chunks are disjoint (checked), so a dynamic scatter never waits for a pending one.
+    Read :attr:`data` afresh after records were applied (it brings the block up to date).
+    """
+
+    #: distinct CSO subsets whose split chunks are kept (a churn of CSOs cannot grow it)
+    SPLIT_CACHE = 256
 
     def __init__(self) -> None:
         self.struct, self.size, self.pipeline_chunks, self.dynamic_chunks = chunk_tables()
-        self.data = bytearray(self.size)
+        self._data = bytearray(self.size)
+        self._mv = memoryview(self._data)  # a store through it copies from bytes once
         plan, src = [], 0
         for off, n in self.pipeline_chunks:
             plan.append((off, off + n, src, src + n))
             src += n
         self._pipe_plan = tuple(plan)  # (block offset, end, subset offset, end) per chunk
+        self._subset_size = src
+        self._pipe_slices = tuple(slice(o, e) for o, e, _, _ in plan)
         self._dyn_plans: dict[int, tuple[int, tuple]] = {}  # ChunkMask -> (blob size, plan)
+        self._pending: bytes | None = None  # a bound subset not yet in the block
+        self._split: dict[bytes, tuple[bytearray, ...]] = {}
+        spans = sorted(self.pipeline_chunks + self.dynamic_chunks)
+        if any(o + n > o2 for (o, n), (o2, _) in zip(spans, spans[1:])):
+            raise _t.TablesError("RENDER_STATE pipeline and dynamic chunks overlap")
         self.version = 0
         self.scatters = 0
+
+    @property
+    def data(self) -> bytearray:
+        """The working block (brought up to date with the last bound subset)."""
+        if self._pending is not None:
+            self._flush()
+        return self._data
+
+    def _flush(self) -> None:
+        subset, self._pending = self._pending, None
+        chunks = self._split.get(subset)
+        if chunks is None:
+            if len(self._split) >= self.SPLIT_CACHE:
+                self._split.clear()
+            chunks = self._split[subset] = tuple(
+                bytearray(subset[a:b]) for _, _, a, b in self._pipe_plan)  # fmt: skip
+        data = self._data
+        for s, chunk in zip(self._pipe_slices, chunks):
+            data[s] = chunk
 
     def _bump(self) -> None:
         self.version = (self.version + 1) & VERSION_MASK
         self.scatters += 1
 
     def scatter_pipeline(self, subset: bytes) -> None:
-        """Write a CSO's full pipeline subset (chunk order) into the block."""
-        data = self.data
-        for o, e, a, b in self._pipe_plan:
-            data[o:e] = subset[a:b]
+        """Write a CSO's full pipeline subset (chunk order) into the block (lazily: see
+        the class docstring; the version moves now)."""
+        if len(subset) != self._subset_size:
+            raise ValueError(f"a pipeline subset is {self._subset_size} bytes, not {len(subset)}")
+        self._pending = subset if type(subset) is bytes else bytes(subset)
         self.version = (self.version + 1) & VERSION_MASK
         self.scatters += 1
 
@@ -151,19 +190,26 @@ class WorkingRenderState:
             raise ProtocolCorruption(f"{what}.Blob")
         if not plan:
             return
-        data = self.data
-        for o, e, a, b in plan:
-            data[o:e] = blob[a:b]
+        mv = self._mv
+        if len(plan) == 1:
+            o, e, _, _ = plan[0]
+            mv[o:e] = blob
+        else:
+            for o, e, a, b in plan:
+                mv[o:e] = blob[a:b]
         self.version = (self.version + 1) & VERSION_MASK
         self.scatters += 1
 
     def pipeline_subset(self) -> bytes:
-        return b"".join(bytes(self.data[o : o + n]) for o, n in self.pipeline_chunks)
+        if self._pending is not None:
+            return self._pending
+        return b"".join(bytes(self._data[o : o + n]) for o, n in self.pipeline_chunks)
 
     def view(self) -> np.void:
         """A writable ``RenderStateParameters`` record over the block (zero-copy)."""
         return layouts.view(self.struct, self.data)
 
     def reset(self) -> None:
-        self.data[:] = bytes(self.size)
+        self._pending = None
+        self._data[:] = bytes(self.size)
         self._bump()

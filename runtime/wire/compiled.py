@@ -152,7 +152,14 @@ def decoder_source(name: str) -> str:
         what = f"{name}.Blob"
         for i, path in enumerate(spec.blob_paths):
             r = _attr("p", path)
-            lines.append(f"    b{i} = _view(({r}.Offset, {r}.Size, {r}.Seg), {what!r})")
+            # the stage's own acceptance, inline where it surely accepts (see
+            # decoder_namespace); anything else asks the stage, which refuses by name
+            lines.append(f"    bo, bs, bg = {r}.Offset, {r}.Size, {r}.Seg")
+            lines.append("    if bg == _stage_seg and 0 <= bo <= _stage_cap and "
+                         "0 <= bs <= _stage_cap - bo:")
+            lines.append(f"        b{i} = _stage_ro[bo : bo + bs]")
+            lines.append("    else:")
+            lines.append(f"        b{i} = _view((bo, bs, bg), {what!r})")
         blob = "bytes(b0)"
     for i, (reason, _) in enumerate(semantic_rules().get(name, ())):
         lines.append(f"    if not _rule{i}(p):")
@@ -167,11 +174,47 @@ def decoder_source(name: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+class _NativeNew(tuple):
+    """A base whose ``__new__`` is tuple's own slot: a record type deriving from it (first)
+    builds with no Python-level ``__new__`` dispatch (about half the cost of a type whose
+    own ``__new__ = tuple.__new__`` is looked up per construction)."""
+
+    __slots__ = ()
+    __new__ = tuple.__new__  # type: ignore[assignment]
+
+
+@lru_cache(maxsize=None)
+def native(cls: type) -> type:
+    """``cls`` built at tuple's native cost: a subclass of it (same name, same fields,
+    pickling and comparing as ``cls`` does) whose constructor is tuple's slot. ``cls``
+    itself when it is not a ``tuple.__new__``-constructed tuple subclass."""
+    if not issubclass(cls, tuple) or cls.__new__ is not tuple.__new__:
+        return cls
+    out = type(cls.__name__, (_NativeNew, cls), {"__slots__": (), "__module__": cls.__module__})
+    out.__qualname__ = cls.__qualname__
+    return out
+
+
+def _stage_facts(view: Callable[..., memoryview]) -> tuple[Any, int, Any]:
+    """(segment id, capacity, read-only view) of the stage whose bound ``view`` this is --
+    fixed for the segment's life -- or (None, 0, None): no inline acceptance (any other
+    ``view`` callable is asked for every blob)."""
+    from .stage import StageSegment
+
+    owner = getattr(view, "__self__", None)
+    if type(owner) is StageSegment and getattr(view, "__func__", None) is StageSegment.view:
+        return owner.seg, owner.capacity, owner._ro
+    return None, 0, None
+
+
 def decoder_namespace(name: str, view: Callable[..., memoryview], decoded_type: type) -> dict:
     """The globals the decoder source of call ``name`` reads.
 
     ``view(ref, what)`` resolves a blob reference (the stage segment's ``view``);
-    ``decoded_type((op, name, payload, tails, blob, size))`` builds the result.
+    ``decoded_type((op, name, payload, tails, blob, size))`` builds the result (built at
+    tuple's native cost: :func:`native`). A blob the stage surely accepts (its segment,
+    within its capacity) is sliced inline from the stage's read-only view; any other is
+    ``view``'s to accept or refuse.
     """
     spec = call_spec(name)
     ns: dict[str, Any] = dict(namespace_for({spec.payload}))
@@ -184,13 +227,18 @@ def decoder_namespace(name: str, view: Callable[..., memoryview], decoded_type: 
             ns[f"_E{k}"], ns[f"_EI{k}"] = st.unpack_from, st.iter_unpack
     for i, (_, rule) in enumerate(semantic_rules().get(name, ())):
         ns[f"_rule{i}"] = rule
+    seg, cap, ro = _stage_facts(view)
     ns.update(
         _P=struct.Struct("<" + layout(spec.payload).fmt).unpack_from,
         _PC=ProtocolCorruption,
         _view=view,
+        _stage_seg=seg,
+        _stage_cap=cap,
+        _stage_ro=ro,
         _unpack_n=struct.unpack_from,
-        Decoded=decoded_type,
+        Decoded=native(decoded_type),
     )
+    ns["Handle"] = native(ns["Handle"])
     return ns
 
 
