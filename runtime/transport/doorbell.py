@@ -1,7 +1,10 @@
 """The parked-flag doorbell (seed 001 §11.3, ``CondVarDoorbell``).
 
-A waiter checks its predicate, spins briefly, then raises ``parked`` and blocks; the
-signaller publishes first and notifies only while a waiter is parked. The parked count
+A waiter checks its predicate, spins briefly, then raises ``parked`` (declaring the
+predicate it waits on) and blocks; the signaller publishes first and notifies only a
+parked waiter whose declared predicate now holds, and only once per park (issue 20: a
+parked waiter was notified by every publish until it ran, and a client waiting for record
+N by every release before N). The parked count
 is also written to a caller's flag slot (a ring's control area) when one is given, so a
 peer can see it; the wakeup itself is this process's condition variable.
 """
@@ -24,8 +27,13 @@ class Doorbell:
     """Condition-variable doorbell with the parked-flag protocol (``CondVarDoorbell``).
 
     The waiter checks its predicate, spins briefly (yielding the GIL), then raises
-    ``parked``, re-checks, and blocks. The signaller publishes its state first and
-    notifies only while ``parked`` is raised, so an unparked waiter costs no wakeup.
+    ``parked`` with its predicate declared, re-checks, and blocks. The signaller publishes
+    its state first and notifies only while ``parked`` is raised, so an unparked waiter
+    costs no wakeup; it evaluates the parked waiters' declared predicates under the lock
+    and notifies only when one holds, at most once per park (``_knocked``, cleared each
+    time a waiter blocks again). No wakeup is lost: a waiter re-checks under the lock
+    before it blocks, and a signaller holding the lock with ``parked`` raised sees every
+    waiter inside ``wait`` with its predicate declared.
     :meth:`kill` is the death state: every waiter wakes and raises
     :class:`TransportShutdown` (unless its predicate already holds).
     """
@@ -34,6 +42,8 @@ class Doorbell:
                  slot: int = 0) -> None:  # fmt: skip
         self._cond = threading.Condition(threading.Lock())
         self._parked = 0
+        self._waiting: list[Callable[[], bool]] = []  # the parked waiters' predicates
+        self._knocked = False  # notified since a waiter last blocked
         # where the parked count is published for a peer (a ring's control area), if any
         self._flags, self._slot = flags, slot
         self.dead = False
@@ -46,10 +56,19 @@ class Doorbell:
         return self._parked > 0
 
     def ring(self) -> None:
-        if self._parked:
+        if self._parked and not self._knocked:
             with self._cond:
-                self.notifies += 1
-                self._cond.notify_all()
+                if self._parked and not self._knocked and self._due():
+                    self._knocked = True
+                    self.notifies += 1
+                    self._cond.notify_all()
+
+    def _due(self) -> bool:
+        """Whether a parked waiter's declared predicate holds (called under the lock)."""
+        for ready in self._waiting:
+            if ready():
+                return True
+        return False
 
     def kill(self) -> None:
         with self._cond:
@@ -69,10 +88,16 @@ class Doorbell:
                 return True
         with self._cond:
             self._parked += 1
+            self._waiting.append(ready)
             if self._flags is not None:
                 self._flags[self._slot] = self._parked
             try:
-                while not ready():
+                while True:
+                    # re-armed BEFORE the re-check: a signaller that published after it
+                    # sees ``_knocked`` down and comes in (no wakeup is lost)
+                    self._knocked = False
+                    if ready():
+                        return True
                     if self.dead:
                         raise TransportShutdown("Doorbell.Dead")
                     remaining = deadline - time.monotonic()
@@ -80,8 +105,8 @@ class Doorbell:
                         return False
                     self.parks += 1
                     self._cond.wait(min(remaining, threading.TIMEOUT_MAX))
-                return True
             finally:
                 self._parked -= 1
+                self._waiting.remove(ready)
                 if self._flags is not None:
                     self._flags[self._slot] = self._parked

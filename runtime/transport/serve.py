@@ -21,6 +21,9 @@ caller that only wants the server's CPU need not wait for.
 - The config's ``capture`` (true): after the last record, before the backend is released,
   its default framebuffer (``read_default_framebuffer()``) is written at the start of
   ``SEG_STAGE`` and the summary's ``capture`` gives its ``[width, height]``.
+- Everything it compiles is compiled before ``Welcome`` (:func:`prepare`: every opcode's
+  handler and decoder), so the first frames pay no ``compile()`` and the Report's CPU is
+  serving alone.
 - Its own log (the config's ``log`` file) gets one line per start:
   ``serve transport=spawn backend=<name> pid=<its own pid> tag=<config tag>``.
 """
@@ -35,20 +38,57 @@ from typing import Any
 
 from ..errors import PipeFatal
 from ..server.applier import Applier
-from ..wire.stage import StageSegment
+from ..wire.spec import all_specs
+from ..wire.stage import StageSegment, _ref_fields
 from .process import CONTROL_FD, child_env
 from .session import EXIT_BACKEND, EXIT_FATAL, Session
 
-__all__ = ["main", "serve", "CopyingStage", "backend_summary", "SUMMARY_METHODS"]
+__all__ = ["main", "serve", "prepare", "CopyingStage", "backend_summary", "SUMMARY_METHODS"]
 
 
 class CopyingStage(StageSegment):
     """``SEG_STAGE`` as the server sees it: every read view is a private copy (the client
-    may rewrite shared bytes at any time; a checked value is never read again)."""
+    may rewrite shared bytes at any time; a checked value is never read again).
+
+    Once :meth:`follow` names the server context, the copy is made once per record: every
+    read view of the same bytes while one record is applied (the decoder's view of the
+    blob, then the backend's own ``ctx.stage.view`` of the same reference, as the GLES
+    backend's ``_blob`` asks) is the same private copy -- one copy between the shared
+    segment and the driver call, and one value of those bytes for everyone who reads them
+    in that record (issue 20: a 2 MiB upload was copied twice here). The next record copies
+    afresh. A writable view (a read-back's destination) is the shared bytes, never kept.
+    ``copies`` / ``copied_bytes`` count the copies made."""
+
+    def __init__(self, capacity: int, buffer: Any = None) -> None:
+        super().__init__(capacity, buffer)
+        self.copies = 0
+        self.copied_bytes = 0
+        self._ctx: Any = None
+        self._memo_seq = -1
+        self._memo: dict[tuple[int, int], memoryview] = {}
+
+    def follow(self, ctx: Any) -> None:
+        """Key the per-record copy on ``ctx.seq`` (the applier's record ordinal)."""
+        self._ctx = ctx
 
     def view(self, ref: Any, what: str = "Blob", writable: bool = False) -> memoryview:
+        ref = ref if type(ref) is tuple else _ref_fields(ref)
         v = super().view(ref, what, writable)
-        return v if writable else memoryview(bytes(v))
+        if writable:
+            return v
+        ctx = self._ctx
+        if ctx is not None:
+            if ctx.seq != self._memo_seq:
+                self._memo_seq, self._memo = ctx.seq, {}
+            mine = self._memo.get(ref[:2])
+            if mine is not None:
+                return mine
+        self.copies += 1
+        self.copied_bytes += len(v)
+        mine = memoryview(bytes(v))
+        if ctx is not None:
+            self._memo[ref[:2]] = mine
+        return mine
 
 
 #: what a backend may report about itself (each a method, each answer JSON): name -> method.
@@ -71,6 +111,25 @@ def backend_summary(backend: Any, recording: bool, only: Any = None) -> dict[str
     return out
 
 
+def prepare(applier: Applier) -> int:
+    """Compile, ahead of the first record, the handler (and with it the decoder) of every
+    opcode the catalogue defines: what ``apply`` would compile lazily on an opcode's first
+    record (``Applier._compile``), stored where it looks first (``_handlers``). A null
+    backend entry compiles to its refusing handler, as it would lazily. An opcode whose
+    compilation raises is left out: its first record compiles it as before and meets the
+    same refusal there (``Wire.Op`` for one without a decoder), so no behaviour changes.
+    Returns the number of handlers ready."""
+    handlers = applier._handlers
+    for spec in all_specs():
+        if spec.opcode in handlers:
+            continue
+        try:
+            applier._compile(spec.opcode)
+        except Exception:  # noqa: BLE001 - left lazy: the first record meets it as before
+            handlers.pop(spec.opcode, None)
+    return len(handlers)
+
+
 def serve(ctrl: socket.socket) -> None:
     from ..backends.registry import make_backend  # any registered backend
 
@@ -87,8 +146,10 @@ def serve(ctrl: socket.socket) -> None:
     close = getattr(backend, "close", None)
     if callable(close):
         s.releasers.append(close)
-    applier = Applier(backend, CopyingStage(s.stage_capacity, s.stage_buf), mailbox=s.mailbox,
-                      events=s.events)  # fmt: skip
+    stage = CopyingStage(s.stage_capacity, s.stage_buf)
+    applier = Applier(backend, stage, mailbox=s.mailbox, events=s.events)
+    stage.follow(applier.ctx)  # one private copy per record of the bytes it names
+    prepare(applier)  # every handler and decoder compiled before Welcome (issue 20)
     s.welcome(name)
     try:
         want_recording = s.consume(applier.apply)
