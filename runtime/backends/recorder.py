@@ -129,6 +129,7 @@ class Recorder:
                 counts[name] += 1
                 append(ctx.raw)
 
+            entry.reads_decoded = False  # type: ignore[attr-defined]  # the raw bytes only
             return entry
 
         getters = tuple(_ref_getter(path) for path in blob_paths)

@@ -169,7 +169,10 @@ class Applier:
         entry = self.table[call]
         if entry is not None and call in self._answering:
             entry = self._poster(call, entry)
-        code, tables = handler_code(call, entry is not None)
+        # an entry that reads no record (``reads_decoded = False``: the recorder's raw
+        # capture) lets the handler skip building it where nothing else reads it
+        lazy = entry is not None and getattr(entry, "reads_decoded", True) is False
+        code, tables = handler_code(call, entry is not None, lazy)
         ctx = self.ctx
         ns: dict[str, Any] = decoder_namespace(call, self.decoder.stage.view, WireDecoded)
         ns |= {

@@ -7,6 +7,9 @@ never refuses (a refusal after a table change would leave half a record applied)
 ``SetDynamicState``, whose record changes no table. ``obj`` is the object the record's
 first handle field names (created, resolved or retired), or None.
 
+``PUSH_SOURCE[call](indent, obj) -> lines`` is ``PUSH[call]`` as source the handler runs
+inline (the steady-state pushes: ``BindRenderState``, ``SetDynamicState``; the lines read
+the handler's ``_ctx``, ``p`` (the payload), ``d`` and the object expression ``obj``).
 ``PREPARE_SOURCE[call](indent) -> lines`` is a check the generated handler runs inline in
 place of ``PREPARE[call]`` (same refusals, no frame): for a call whose prepare only checks
 and whose record names no object (the draw budgets). The handler's namespace binds what
@@ -25,9 +28,10 @@ from ..schema import tables as _t
 from ..schema.kinds import resource_kinds
 from ..wire.codec import Decoded
 from .context import ServerContext, ServerObject
-from .working_state import build_pipeline_subset
+from .working_state import build_pipeline_subset, scatter_dynamic_source, scatter_pipeline_source
 
-__all__ = ["PREPARE", "PREPARE_SOURCE", "PUSH", "resource_kind", "inline_namespace"]
+__all__ = ["PREPARE", "PREPARE_SOURCE", "PUSH", "PUSH_SOURCE", "resource_kind",
+           "inline_namespace"]
 
 Prepare = Callable[[ServerContext, Decoded], dict[str, Any]]
 Push = Callable[[ServerContext, Decoded, ServerObject | None], None]
@@ -131,6 +135,24 @@ def _set_dynamic_state(ctx: ServerContext, d: Decoded, obj: ServerObject | None)
     ctx.dynamic_version = p.Version
 
 
+def _bind_render_state_source(ind: str, obj: str) -> list[str]:
+    return [
+        f"{ind}_rs = _ctx.render_state",
+        *scatter_pipeline_source("_rs", f"{obj}.data['pipeline']", ind),
+        f"{ind}_ctx.render_state_cso = {obj}.handle",
+        f"{ind}_ctx.render_state_version = p.Version",
+        f"{ind}_ctx.pipeline_version = p.PipelineVersion",
+    ]
+
+
+def _set_dynamic_state_source(ind: str, obj: str) -> list[str]:
+    return [
+        f"{ind}_rs = _ctx.render_state",
+        *scatter_dynamic_source("_rs", "p.ChunkMask", "d.blob", "d.name", ind),
+        f"{ind}_ctx.dynamic_version = p.Version",
+    ]
+
+
 def _binder(attr: str, member: str) -> Push:
     def push(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:
         setattr(ctx, attr, getattr(d.payload, member))
@@ -223,4 +245,10 @@ PUSH: dict[str, Push] = {
     "ResourceRespecify": _respecify,
     "ApplierReset": _applier_reset,
     "Present": _present,
+}
+
+#: the pushes a handler runs inline (see the module docstring): each is its ``PUSH`` entry
+PUSH_SOURCE: dict[str, Callable[[str, str], list[str]]] = {
+    "BindRenderState": _bind_render_state_source,
+    "SetDynamicState": _set_dynamic_state_source,
 }

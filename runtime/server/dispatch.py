@@ -18,17 +18,19 @@ nothing in step 5 refuses.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from types import CodeType
 
 from ..schema.layouts import path_name
 from ..schema.kinds import resource_kinds
 from ..wire.compiled import decoder_source
+from ..wire.records import layout
 from ..wire.spec import TailSpec, call_spec
-from .apply_state import PREPARE, PREPARE_SOURCE, PUSH
+from .apply_state import PREPARE, PREPARE_SOURCE, PUSH, PUSH_SOURCE
 from .handle_fields import KIND_FROM_RECORD, RESOURCE, Site, implicit_kinds, role, sites, table_of
 
-__all__ = ["handler_source", "handler_code", "STATE_CLASS"]
+__all__ = ["handler_source", "handler_code", "STATE_CLASS", "ENTRY_WITHOUT_RECORD"]
 
 STATE_CLASS = "kCtxState"
 
@@ -76,10 +78,77 @@ def _resolve(site: Site, hexpr: str, name: str, what: str, ind: str, dynamic: bo
 
 
 @lru_cache(maxsize=None)
-def handler_code(call: str, has_entry: bool) -> tuple[CodeType, tuple[str, ...]]:
+def handler_code(call: str, has_entry: bool,
+                 lazy: bool = False) -> tuple[CodeType, tuple[str, ...]]:  # fmt: skip
     """The compiled :func:`handler_source` (compiled once per process, bound per applier)."""
-    src, tables = handler_source(call, has_entry)
+    src, tables = handler_source(call, has_entry, lazy)
     return compile(src, f"<mgpipe apply {call}>", "exec"), tables
+
+
+#: an attribute reference on the payload local, ``p.Cso``, ``p.Blob.Offset``, ``p.A[2].B``
+_P_REF = re.compile(r"\bp\.([A-Za-z_]\w*(?:\[\d+\])?(?:\.[A-Za-z_]\w*(?:\[\d+\])?)*)")
+_BARE_P = re.compile(r"\bp\b(?!\.)")
+_BARE_D = re.compile(r"\bd\b")
+_STRINGS = re.compile(r"('[^'\\]*')")  # the generated code's string literals (reprs of names)
+ENTRY_WITHOUT_RECORD = "    return _entry(_ctx, None)"
+
+
+def _payload_refs(payload: str) -> dict[str, str]:
+    """payload path -> the expression reading it from the unpacked tuple ``v``: each
+    scalar ``v[i]`` (its place in the layout's flat list), each ``MGPipeHandle`` member
+    ``(v[slot], v[gen])``."""
+    flat = [f.path for f in layout(payload).flat]
+    out = {path: f"v[{i}]" for i, path in enumerate(flat)}
+    for path in flat:
+        head, _, last = path.rpartition(".")
+        if head and last == "Slot" and f"{head}.Gen" in out:
+            members = [q for q in flat if q.startswith(head + ".")]
+            if members == [f"{head}.Slot", f"{head}.Gen"]:
+                out[head] = f"({out[head + '.Slot']}, {out[head + '.Gen']})"
+    return out
+
+
+def _without_record(call: str, lines: list[str]) -> list[str] | None:
+    """The handler ``lines`` building neither the payload record nor the ``Decoded`` (for an
+    entry that reads neither): every ``p.<path>`` read from ``v``, the entry given None, a
+    budget refusal given the record it names (built there). None where the handler needs
+    the record (a bare ``p`` or ``d``, a path that is not a scalar or a handle)."""
+    spec = call_spec(call)
+    build = f"    p = {layout(spec.payload).build('v')}"
+    try:
+        at_p = lines.index(build)
+    except ValueError:
+        return None
+    at_d = next((i for i, line in enumerate(lines) if line.startswith("    d = Decoded((")), None)
+    if at_d is None or lines[-1] != "    return _entry(_ctx, d)":
+        return None
+    decoded = lines[at_d][len("    d = "):].replace(", p, ", f", {build[len('    p = '):]}, ", 1)
+    refs = _payload_refs(spec.payload)
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        if i in (at_p, at_d):
+            continue
+        if i == len(lines) - 1:
+            out.append(ENTRY_WITHOUT_RECORD)
+            continue
+        if line.strip() == "_check_draw(d)":  # a refusal: the record it names, built here
+            out.append(line.replace("_check_draw(d)", f"_check_draw({decoded})"))
+            continue
+        missing: list[str] = []
+
+        def ref(m: re.Match[str]) -> str:
+            path = m.group(1)
+            if path not in refs:
+                missing.append(path)
+                return m.group(0)
+            return refs[path]
+
+        parts = _STRINGS.split(line)  # code at even places, quoted names at odd ones
+        code = parts[::2] = [_P_REF.sub(ref, part) for part in parts[::2]]
+        if missing or any(_BARE_P.search(c) or _BARE_D.search(c) for c in code):
+            return None
+        out.append("".join(parts))
+    return out
 
 
 def _present_test(t: TailSpec) -> str | None:
@@ -90,8 +159,12 @@ def _present_test(t: TailSpec) -> str | None:
     return None
 
 
-def handler_source(call: str, has_entry: bool) -> tuple[str, tuple[str, ...]]:
+def handler_source(call: str, has_entry: bool, lazy: bool = False) -> tuple[str, tuple[str, ...]]:
     """(source of ``handle(raw, size)``, the table names it binds as ``_rows_*``/``_T_*``).
+
+    ``lazy``: the entry reads no record (an entry marked ``reads_decoded = False``, the
+    recorder's raw capture): where nothing else reads it either, the handler builds neither
+    the payload record nor the ``Decoded`` and calls ``entry(ctx, None)``.
 
     Only what the call needs is emitted: no ``implicit`` list for a call without a site of
     an implicit kind, no loop over a tail that cannot be present (a tail site's loop runs
@@ -150,7 +223,7 @@ def handler_source(call: str, has_entry: bool) -> tuple[str, tuple[str, ...]]:
         lines += PREPARE_SOURCE[call]("    ")
     elif call in PREPARE:
         lines.append("    prepared = _prepare(_ctx, d)")
-    else:
+    elif object_site is not None:
         lines.append("    prepared = _EMPTY")
     if object_site is not None:
         tables.add(table_of(object_site.kind) if object_site.kind not in (KIND_FROM_RECORD, RESOURCE)
@@ -167,7 +240,12 @@ def handler_source(call: str, has_entry: bool) -> tuple[str, tuple[str, ...]]:
         obj = "obj"
     elif all_sites:
         obj = f"res[{all_sites[0].field!r}]" if all_sites[0].tail is None else "None"
-    if call in PUSH:
+    if call in PUSH_SOURCE:
+        if obj != "None" and not obj.isidentifier():
+            lines.append(f"    obj = {obj}")
+            obj = "obj"
+        lines += PUSH_SOURCE[call]("    ", obj)
+    elif call in PUSH:
         lines.append(f"    _push(_ctx, d, {obj})")
     if spec.cls == STATE_CLASS:
         lines.append(f"    _last[{call!r}] = p")
@@ -180,4 +258,6 @@ def handler_source(call: str, has_entry: bool) -> tuple[str, tuple[str, ...]]:
     else:
         lines.append(f"    _applied[{call!r}] += 1")
         lines.append("    return _entry(_ctx, d)")
+        if lazy:
+            lines = _without_record(call, lines) or lines
     return "\n".join(lines) + "\n", tuple(sorted(tables))

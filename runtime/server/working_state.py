@@ -40,6 +40,8 @@ __all__ = [
     "build_pipeline_subset",
     "WorkingRenderState",
     "VERSION_MASK",
+    "scatter_pipeline_source",
+    "scatter_dynamic_source",
 ]
 
 #: ``version`` is a Uint16.
@@ -213,3 +215,33 @@ class WorkingRenderState:
         self._pending = None
         self._data[:] = bytes(self.size)
         self._bump()
+
+
+def scatter_pipeline_source(rs: str, subset: str, ind: str) -> list[str]:
+    """Lines doing ``rs.scatter_pipeline(subset)`` inline (a generated handler's push): the
+    lazy bind of a full ``bytes`` subset, anything else through the method."""
+    return [
+        f"{ind}_sub = {subset}",
+        f"{ind}if type(_sub) is bytes and len(_sub) == {pipeline_subset_size()}:",
+        f"{ind}    {rs}._pending = _sub",
+        f"{ind}    {rs}.version = ({rs}.version + 1) & {VERSION_MASK}",
+        f"{ind}    {rs}.scatters += 1",
+        f"{ind}else:",
+        f"{ind}    {rs}.scatter_pipeline(_sub)",
+    ]
+
+
+def scatter_dynamic_source(rs: str, mask: str, blob: str, what: str, ind: str) -> list[str]:
+    """Lines doing ``rs.scatter_dynamic(mask, blob, what)`` inline (a generated handler's
+    push): a mask already planned, one chunk, a blob of its size is one store through the
+    block's memoryview; anything else (a first mask, a refusal) through the method."""
+    return [
+        f"{ind}_plan = {rs}._dyn_plans.get({mask})",
+        f"{ind}if _plan is not None and _plan[0] == len({blob}) and len(_plan[1]) == 1:",
+        f"{ind}    _o, _e, _, _ = _plan[1][0]",
+        f"{ind}    {rs}._mv[_o:_e] = {blob}",
+        f"{ind}    {rs}.version = ({rs}.version + 1) & {VERSION_MASK}",
+        f"{ind}    {rs}.scatters += 1",
+        f"{ind}else:",
+        f"{ind}    {rs}.scatter_dynamic({mask}, {blob}, {what})",
+    ]

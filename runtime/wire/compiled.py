@@ -132,7 +132,7 @@ def decoder_source(name: str) -> str:
     hdr = header_size()
     lines = [
         "def decode(raw, size):",
-        f"    if size < {spec.fixed_size}" + ("" if spec.var_tail else f" or size != {spec.fixed_size}") + ":",
+        f"    if size < {spec.fixed_size}:" if spec.var_tail else f"    if size != {spec.fixed_size}:",
         f"        raise _PC({name + '.Size'!r})",
         "    v = _P(raw, %d)" % hdr,
         f"    p = {layout(spec.payload).build('v')}",
