@@ -111,6 +111,8 @@ def _kill_at(record: int) -> tuple[bool, object, int]:
 
     t.submit = killing(t.submit)  # type: ignore[method-assign]
     t.put = killing(t.put)  # type: ignore[method-assign]
+    door = t.door  # the emitter's compiled doors: each one wrapped as it is made
+    t.door = lambda *a: killing(door(*a))  # type: ignore[method-assign]
     c = Client(None, t.stage, transport=t)  # type: ignore[arg-type]  # binds the doors now
     out: dict[str, object] = {}
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from ..errors import BarrierTimeout, SecondProducer, TransportShutdown
 from .base import Lifecycle, Record, Sink, as_record
 from .doorbell import DEFAULT_SPIN_S
-from .ring import DEFAULT_TIMEOUT_S, Ring
+from .ring import _DATA_PARKED, _HEAD, _PUB, _TAIL, DEFAULT_TIMEOUT_S, Ring
 
 __all__ = ["InprocTransport"]
 
@@ -107,6 +107,55 @@ class InprocTransport(Lifecycle):
         if seq - ring.published_seq >= self._publish_every:
             ring.publish()
         return seq
+
+    def door(self, size: int, pack: Callable[..., None], prefix: tuple,
+             count: list[int]) -> Callable[..., int]:  # fmt: skip
+        """A compiled :meth:`put` for records of one ``size`` (the emitter's hot path):
+        ``door(*values)`` packs ``pack(buf, pos, *prefix, *values)`` straight into the
+        ring's next bytes when the record fits before the end and the ring has room
+        (otherwise through :meth:`Ring.reserve`: the wrap pad, the wait for space),
+        commits, publishes per ``publish_every`` and bumps ``count[0]``, in one frame.
+        ``pack`` writes the header from the tables, so the commit's header check has
+        nothing to catch here."""
+        ring = self._ring
+        ring._check_size(size, None)
+        buf, ctl, mask, cap, every = (
+            ring._buf,
+            ring._ctl,
+            ring._mask,
+            ring.capacity,
+            self._publish_every,
+        )
+        get_ident, t = threading.get_ident, self
+
+        def door(*values: Any) -> int:
+            if get_ident() != t._producer:
+                t._claim()
+            if t._error is not None or t._closed:
+                t._raise_pending()
+            w = ring._write
+            pos = w & mask
+            if size <= cap - pos and w - ctl[_TAIL] + size <= cap:
+                pack(buf, pos, *prefix, *values)
+                ring._write = w = w + size
+                seq = ring.emit_seq = ring.emit_seq + 1
+            else:
+                try:
+                    view = ring.reserve(size, None, t._timeout)
+                except TransportShutdown as exc:
+                    t._died(exc)
+                pack(view, 0, *prefix, *values)
+                seq = ring.commit()
+                w = ring._write
+            if seq - ctl[_PUB] >= every:  # Ring.publish, inline
+                ctl[_HEAD] = w
+                ctl[_PUB] = seq
+                if ctl[_DATA_PARKED]:
+                    ring.data_bell.ring()
+            count[0] += 1
+            return seq
+
+        return door
 
     def submit(self, record: Record) -> int:
         if threading.get_ident() != self._producer:

@@ -45,6 +45,7 @@ from .control_page import CONSUMER_PARKED, PRODUCER_PARKED, ControlPage
 from .framing import FrameReader, PeerClosed, ProtocolMismatch, send_frame
 from .handshake import SERVE_LOG_ENV
 from .process import Child, child_env
+from .ring import _PUB, _TAIL
 from .shared_ring import SharedRing, segment_size
 from .shm import SharedSegment
 from ..server.reverse import EventRing, ReplyMailbox
@@ -268,6 +269,54 @@ class SpawnTransport:
             return seq
         finally:
             self._producing.release()
+
+    def door(self, size: int, pack: Any, prefix: tuple, count: list[int]) -> Any:
+        """A compiled :meth:`put` for records of one ``size`` (the emitter's hot path):
+        the same checks, the record packed straight into the shared ring's next bytes when
+        it fits before the end and the ring has room (otherwise through
+        :meth:`Ring.reserve`), committed, published per ``publish_every``, ``count[0]``
+        bumped, in one frame (``pack`` writes the header from the tables)."""
+        ring = self.ring
+        ring._check_size(size, None)
+        buf, ctl, mask, cap, every = (
+            ring._buf,
+            ring._ctl,
+            ring._mask,
+            ring.capacity,
+            self._publish_every,
+        )
+        acquire, release, t = self._producing.acquire, self._producing.release, self
+
+        def door(*values: Any) -> int:
+            if not acquire(False):
+                raise SecondProducer("Transport.Producer")
+            try:
+                if t.lost or t._closed:
+                    return t._after_close()
+                w = ring._write
+                pos = w & mask
+                if size <= cap - pos and w - ctl[_TAIL] + size <= cap:
+                    pack(buf, pos, *prefix, *values)
+                    ring._write = w = w + size
+                    seq = ring.emit_seq = ring.emit_seq + 1
+                else:
+                    try:
+                        pack(ring.reserve(size), 0, *prefix, *values)
+                        seq = ring.commit()
+                    except _Latched:
+                        return ring.emit_seq
+                    w = ring._write
+                if seq - ctl[_PUB] >= every:
+                    try:
+                        ring.publish()
+                    except _Latched:
+                        return ring.emit_seq
+                count[0] += 1
+                return seq
+            finally:
+                release()
+
+        return door
 
     def submit(self, record: bytes | bytearray | memoryview) -> int:
         if not self._producing.acquire(False):  # two producers at once corrupt the ring
