@@ -2,7 +2,8 @@
 
 - the spawn server compiles nothing after ``Welcome`` (serve.prepare);
 - inproc knocks a parked apply thread once per park, not once per publish;
-- the spawn server makes one private copy of an upload's bytes per record.
+- the spawn server makes one private copy of an upload's bytes per record, and the decoded
+  blob is that copy (the decoder copies nothing on top).
 
 Each pin has a negative control that plants the defect back and sees the check go red.
 """
@@ -114,6 +115,7 @@ def test_no_wakeup_is_lost_across_many_short_parks() -> None:
 def test_the_spawn_server_copies_an_upload_once() -> None:
     cp = tc.server_copies()
     assert cp["copies"] == 1 and cp["copied_bytes"] == tc.W * tc.H * 4, cp
+    assert cp["decoded_blob_is_the_copy"] == 1, cp  # the decoder's bytes() copied nothing
 
 
 def test_control_a_stage_copying_at_every_view_goes_red(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -122,7 +124,17 @@ def test_control_a_stage_copying_at_every_view_goes_red(monkeypatch: pytest.Monk
 
     monkeypatch.setattr(CopyingStage, "follow", lambda self, ctx: None)
     cp = tc.server_copies()
-    assert cp["copies"] >= 2, cp  # the pin above would fail
+    assert cp["copies"] >= 2 and cp["decoded_blob_is_the_copy"] == 0, cp  # the pin: red
+
+
+def test_control_a_decoder_reading_views_copies_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Planted: the decoder reads the stage's memoryviews (no DecoderStage door): its
+    ``bytes(view)`` is a second copy, and the decoded blob is not the driver's bytes."""
+    from mgpipe.runtime.transport.serve import CopyingStage
+
+    monkeypatch.setattr(CopyingStage, "for_decoder", lambda self: self)
+    cp = tc.server_copies()
+    assert cp["decoded_blob_is_the_copy"] == 0, cp  # the pin above would fail
 
 
 def test_the_benchmark_runs_quick() -> None:

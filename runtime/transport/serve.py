@@ -43,7 +43,16 @@ from ..wire.stage import StageSegment, _ref_fields
 from .process import CONTROL_FD, child_env
 from .session import EXIT_BACKEND, EXIT_FATAL, Session
 
-__all__ = ["main", "serve", "prepare", "CopyingStage", "backend_summary", "SUMMARY_METHODS"]
+__all__ = [
+    "main",
+    "serve",
+    "prepare",
+    "server_applier",
+    "CopyingStage",
+    "DecoderStage",
+    "backend_summary",
+    "SUMMARY_METHODS",
+]
 
 
 class CopyingStage(StageSegment):
@@ -65,30 +74,59 @@ class CopyingStage(StageSegment):
         self.copied_bytes = 0
         self._ctx: Any = None
         self._memo_seq = -1
-        self._memo: dict[tuple[int, int], memoryview] = {}
+        self._memo: dict[tuple[int, int], tuple[bytes, memoryview]] = {}
 
     def follow(self, ctx: Any) -> None:
         """Key the per-record copy on ``ctx.seq`` (the applier's record ordinal)."""
         self._ctx = ctx
 
-    def view(self, ref: Any, what: str = "Blob", writable: bool = False) -> memoryview:
+    def private(self, ref: Any, what: str = "Blob") -> bytes:
+        """The record's private copy of the bytes ``ref`` names (made on its first ask)."""
         ref = ref if type(ref) is tuple else _ref_fields(ref)
-        v = super().view(ref, what, writable)
-        if writable:
-            return v
         ctx = self._ctx
         if ctx is not None:
             if ctx.seq != self._memo_seq:
                 self._memo_seq, self._memo = ctx.seq, {}
-            mine = self._memo.get(ref[:2])
-            if mine is not None:
-                return mine
+            kept = self._memo.get(ref[:2])
+            if kept is not None:
+                return kept[0]
+        v = super().view(ref, what)
         self.copies += 1
         self.copied_bytes += len(v)
-        mine = memoryview(bytes(v))
+        mine = bytes(v)
         if ctx is not None:
-            self._memo[ref[:2]] = mine
+            self._memo[ref[:2]] = (mine, memoryview(mine))
         return mine
+
+    def view(self, ref: Any, what: str = "Blob", writable: bool = False) -> memoryview:
+        if writable:
+            return super().view(ref, what, writable)
+        ref = ref if type(ref) is tuple else _ref_fields(ref)
+        mine = self.private(ref, what)
+        kept = self._memo.get(ref[:2]) if self._ctx is not None else None
+        return kept[1] if kept is not None else memoryview(mine)
+
+    def for_decoder(self) -> "DecoderStage":
+        """This stage as the applier's decoder should read it (:class:`DecoderStage`)."""
+        return DecoderStage(self)
+
+
+class DecoderStage:
+    """The decoder's door to a :class:`CopyingStage`: ``view`` answers the record's private
+    copy as the ``bytes`` object itself, so the decoder's ``bytes(view)`` (``Decoded.blob``)
+    is that object, not a second copy, and the backend's ``ctx.stage.view`` of the same
+    reference is a view of it: one private copy per record, one value of those bytes."""
+
+    def __init__(self, stage: CopyingStage) -> None:
+        self._stage = stage
+
+    def view(self, ref: Any, what: str = "Blob", writable: bool = False) -> Any:
+        if writable:
+            return self._stage.view(ref, what, writable)
+        return self._stage.private(ref, what)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stage, name)
 
 
 #: what a backend may report about itself (each a method, each answer JSON): name -> method.
@@ -109,6 +147,16 @@ def backend_summary(backend: Any, recording: bool, only: Any = None) -> dict[str
     if recording and callable(getattr(backend, "to_json", None)):
         out["recording"] = backend.to_json()
     return out
+
+
+def server_applier(backend: Any, stage: CopyingStage, **kw: Any) -> Applier:
+    """The server's applier over ``stage``: one private copy per record of the bytes a
+    record names (the stage follows the applier's context), which the decoder keeps as
+    ``Decoded.blob`` without copying it again (its door is :class:`DecoderStage`)."""
+    applier = Applier(backend, stage, **kw)
+    stage.follow(applier.ctx)
+    applier.decoder.stage = stage.for_decoder()  # before any handler binds its view
+    return applier
 
 
 def prepare(applier: Applier) -> int:
@@ -146,9 +194,8 @@ def serve(ctrl: socket.socket) -> None:
     close = getattr(backend, "close", None)
     if callable(close):
         s.releasers.append(close)
-    stage = CopyingStage(s.stage_capacity, s.stage_buf)
-    applier = Applier(backend, stage, mailbox=s.mailbox, events=s.events)
-    stage.follow(applier.ctx)  # one private copy per record of the bytes it names
+    applier = server_applier(backend, CopyingStage(s.stage_capacity, s.stage_buf),
+                             mailbox=s.mailbox, events=s.events)  # fmt: skip
     prepare(applier)  # every handler and decoder compiled before Welcome (issue 20)
     s.welcome(name)
     try:
