@@ -2,6 +2,17 @@
 
     python benchmarks/draw_path.py [-n N] [--quick]
 
+First, against the floors, side by side in one process (``runtime/harness/lean.py``): per
+steady-state scene (blend-toggle, viewport-churn), transport and side, the project's
+CPU per draw, the lean path's (a second implementation of the same loops over the same
+tables that sends byte-identical records -- checked here, record for record, before any
+timing), their ratio (target <= 1.5x), and both in units of a 20-plain-call floor
+measured in this process (targets: client <= 4x, round trip <= 10x); then Python calls
+per draw of each (monolith). On spawn the lean client writes the project server's ring
+(the lean path has no server process): its round column is lean client + project server.
+
+Then the older table:
+
 Per scene and transport, steady state (the difference of a run of N and a run of N/4
 repetitions, best of three), in process CPU (``time.process_time_ns``: every thread):
 
@@ -24,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 
+from mgpipe.runtime.harness import lean
 from mgpipe.runtime.harness.measure import calls_per_draw, cpu_per_draw, run_side
 from mgpipe.runtime.harness.runner import run_scene
 from spawn_sides import sides, sides_header
@@ -51,23 +63,82 @@ def row(scene: str, transport: str, n: int) -> str:
             f"{s['wire_bytes'] / d:>8.1f}")  # fmt: skip
 
 
+#: the issue's bounds: project / lean, and x the 20-call floor per side
+LEAN_BOUND = 1.5
+FLOOR_BOUND = {"client": 4.0, "round": 10.0}
+
+
+def check_identity(n: int) -> None:
+    """Both paths send the same records (monolith and inproc round trips), or exit 1."""
+    for scene in lean.LOOPS:
+        for transport in ("monolith", "inproc"):
+            _, _, a = lean.run(scene, "project", "round", n, transport)
+            _, _, b = lean.run(scene, "lean", "round", n, transport)
+            diff = lean.equal_streams(a, b)
+            if diff is not None or not a:
+                raise SystemExit(f"lean path: {scene} on {transport}: {diff or 'no records'}")
+    print(f"lean path: byte-identical records ({n} repetitions per scene, monolith and inproc)")
+
+
+def floors(n: int, repeat: int) -> list[tuple[str, str, str, float, float]]:
+    """(scene, transport, side, project us/draw, lean us/draw) rows, measured in turn."""
+    out = []
+    for scene, (_, _, per) in lean.LOOPS.items():
+        n2 = max(n // per, 8)
+        n1 = max(n2 // 4, 2)
+        for transport in lean.TRANSPORTS:
+            for side in lean.SIDES:
+                us = [lean.cpu_per_draw(scene, path, side, n1, n2, repeat, transport)
+                      for path in lean.PATHS]  # fmt: skip
+                out.append((scene, transport, side, us[0], us[1]))
+    return out
+
+
+def print_floors(n: int, repeat: int) -> None:
+    check_identity(max(n // 10, 20))
+    floor = lean.floor_us()
+    print(f"20-call floor: {floor:.3f} us (20 calls of an empty function, this process)")
+    print(f"{'scene':<15} {'transport':<9} {'side':<6} {'project':>8} {'lean':>7} "
+          f"{'x lean':>7} {'x floor':>8} {'lean x':>7} {'bound':>6}")  # fmt: skip
+    print(f"{'':<15} {'':<9} {'':<6} {'us/draw':>8} {'us/draw':>7} {'<=1.5':>7} "
+          f"{'project':>8} {'floor':>7} {'floor':>6}")  # fmt: skip
+    for scene, transport, side, p, q in floors(n, repeat):
+        bound = FLOOR_BOUND[side]
+        ok = "ok" if p / q <= LEAN_BOUND and p / floor <= bound else "OVER"
+        print(f"{scene:<15} {transport:<9} {side:<6} {p:>8.2f} {q:>7.2f} {p / q:>6.2f}x "
+              f"{p / floor:>7.1f}x {q / floor:>6.1f}x {bound:>5.0f}x {ok}")  # fmt: skip
+    print(f"{'calls per draw (monolith)':<32} {'project':>8} {'lean':>7}")
+    for scene, (_, _, per) in lean.LOOPS.items():
+        for side in lean.SIDES:
+            c = [lean.calls_per_draw(scene, path, side, 50, 250) for path in lean.PATHS]
+            print(f"{scene:<15} {side:<16} {c[0]:>8.1f} {c[1]:>7.1f}")
+    print()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("-n", type=int, default=2000, help="repetitions of blend-toggle (default 2000)")
     ap.add_argument("--quick", action="store_true", help="n = 200 (a smoke run)")
     args = ap.parse_args()
     n = 200 if args.quick else args.n
-    print(f"{'scene':<15} {'transport':<9} {'client':>9} {'round':>9} {'calls':>8} {'calls':>8} "
-          f"{'hash':>6} {'trans':>6} {'bytecmp':>6} {'vcheck':>6} {'ring B':>8}")
-    print(f"{'':<15} {'':<9} {'us/draw':>9} {'us/draw':>9} {'client':>8} {'round':>8} "
-          f"{'/draw':>6} {'/draw':>6} {'/draw':>6} {'/draw':>6} {'/draw':>8}")
+    print_floors(n * 4 if not args.quick else 800, 1 if args.quick else 3)
+    print(
+        f"{'scene':<15} {'transport':<9} {'client':>9} {'round':>9} {'calls':>8} {'calls':>8} "
+        f"{'hash':>6} {'trans':>6} {'bytecmp':>6} {'vcheck':>6} {'ring B':>8}"
+    )
+    print(
+        f"{'':<15} {'':<9} {'us/draw':>9} {'us/draw':>9} {'client':>8} {'round':>8} "
+        f"{'/draw':>6} {'/draw':>6} {'/draw':>6} {'/draw':>6} {'/draw':>8}"
+    )
     for scene in SCENES:
         for transport in ("monolith", "inproc"):
             print(row(scene, transport, n), flush=True)
     control = run_scene("viewport-churn", "recorder", "monolith", n, whole_block=True)
     base = run_scene("viewport-churn", "recorder", "monolith", n)
-    print(f"whole-block control, viewport-churn x{n}: {control.csos_minted} CSOs "
-          f"(content-addressed subset: {base.csos_minted})")
+    print(
+        f"whole-block control, viewport-churn x{n}: {control.csos_minted} CSOs "
+        f"(content-addressed subset: {base.csos_minted})"
+    )
     print()
     print(sides_header())
     for scene in ("blend-toggle", "viewport-churn"):

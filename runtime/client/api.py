@@ -135,6 +135,8 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
             ("Start", "Count", "IndexBias"))  # fmt: skip
         self._restart_flag = _t.enum("MGPDrawFlagBit")["kDrawPrimitiveRestart"]
         self.draws = 0
+        #: glEnable / glDisable: the render state's own (no frame of this class between)
+        self.enable, self.disable = self.tr.rs.enable, self.tr.rs.disable
         b = _budgets.budgets()
         self._draw_limits = (b.draw_instances, b.draw_vertices)  # the draws' fast check
         self.frame_serial = 0
@@ -190,10 +192,10 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
         }
 
     # -- render state (no emission) ------------------------------------------
-    def enable(self, cap: str) -> None:
+    def enable(self, cap: str) -> None:  # each instance binds ``RenderState.enable`` over it
         self.tr.rs.set_capability(cap, True)
 
-    def disable(self, cap: str) -> None:
+    def disable(self, cap: str) -> None:  # and ``RenderState.disable`` over this
         self.tr.rs.set_capability(cap, False)
 
     def viewport(self, x: float, y: float, w: float, h: float) -> None:

@@ -292,6 +292,23 @@ class RenderState(RenderBlock):
         v = self.p["PatchDefaultInnerLevel"]
         self._commit(self._row("SetPatchDefaultInnerLevel"), lambda: _put(v, (x, y)))
 
+    def enable(self, cap: Cap) -> None:
+        """``set_capability(cap, True)``, one frame shorter once its patch is remembered
+        (``Client.enable`` is this bound method)."""
+        try:
+            row, patch, check = self._memo[("SetCapability", cap, True)]
+        except KeyError:
+            return self.set_capability(cap, True)
+        self._apply(row, patch, check)
+
+    def disable(self, cap: Cap) -> None:
+        """``set_capability(cap, False)`` (see :meth:`enable`)."""
+        try:
+            row, patch, check = self._memo[("SetCapability", cap, False)]
+        except KeyError:
+            return self.set_capability(cap, False)
+        self._apply(row, patch, check)
+
     def set_capability(self, cap: Cap, enabled: B8) -> None:
         try:
             row, patch, check = self._memo[("SetCapability", cap, enabled)]

@@ -26,7 +26,9 @@ different record. :func:`equal_streams` is the check that both paths sent the sa
 
 from __future__ import annotations
 
+import collections
 import struct
+import sys
 import time
 from collections.abc import Callable
 from operator import itemgetter
@@ -46,6 +48,7 @@ from ..wire.compiled import packer
 from ..wire.header import header_size, record_align
 from ..wire.records import layout
 from ..wire.spec import call_spec
+from ..transport.ring import _DATA_PARKED, _HEAD, _PUB, _TAIL
 from .scenes.core import _setup
 
 __all__ = [
@@ -64,11 +67,68 @@ class LeanMiss(RuntimeError):
     """The lean path met a state it does not serve (a CSO it would have to mint)."""
 
 
-def _pack(call: str, names: tuple[str, ...], tail: tuple[str, ...] | None = None):
+Door = Callable[..., None]
+#: ``make(size, pack, prefix) -> door``: ``door(*values)`` writes one record with
+#: ``pack(buf, offset, *prefix, *values)`` and sends it
+DoorMaker = Callable[[int, Callable[..., None], tuple], Door]
+
+
+def _door(make: DoorMaker, call: str, names: tuple[str, ...],
+          tail: tuple[str, ...] | None = None) -> Door:  # fmt: skip
     pk = packer(call, names, tail)
     if pk.direct is None:
         raise _t.TablesError(f"{call}: the lean path packs in memory order only")
-    return pk.size, pk.direct, pk.prefix
+    return make(pk.size, pk.direct, pk.prefix)
+
+
+def scratch_doors(sink: Callable[[memoryview], Any]) -> DoorMaker:
+    """Doors that pack into one scratch record and hand the sink a read-only view of it
+    (the monolith's shape)."""
+    scratch = bytearray(256)
+    ro = memoryview(scratch).toreadonly()
+
+    def make(size: int, pack: Callable[..., None], prefix: tuple) -> Door:
+        if size > len(scratch):
+            raise LeanMiss(f"a {size} B record: past the lean scratch")
+
+        def door(*values: Any) -> None:
+            pack(scratch, 0, *prefix, *values)
+            sink(ro[:size])
+
+        return door
+
+    return make
+
+
+def ring_doors(ring: Any, publish_every: int = 1) -> DoorMaker:
+    """Doors that pack straight into ``ring``'s next bytes (the project :class:`Ring`'s
+    layout and control words), commit and publish as its producer: the fast case (the
+    record fits before the end, the ring has room) inline, any other through the ring."""
+    buf, ctl, mask, cap = ring._buf, ring._ctl, ring._mask, ring.capacity
+    head, tail, pub, parked = _HEAD, _TAIL, _PUB, _DATA_PARKED
+    ring_bell = ring.data_bell.ring
+
+    def make(size: int, pack: Callable[..., None], prefix: tuple) -> Door:
+        def door(*values: Any) -> None:
+            w = ring._write
+            pos = w & mask
+            if size <= cap - pos and w - ctl[tail] + size <= cap:
+                pack(buf, pos, *prefix, *values)
+                ring._write = w = w + size
+                seq = ring.emit_seq = ring.emit_seq + 1
+            else:  # a wrap pad or a wait for space: the ring's own path
+                pack(ring.reserve(size), 0, *prefix, *values)
+                seq = ring.commit()
+                w = ring._write
+            if seq - ctl[pub] >= publish_every:
+                ctl[head] = w
+                ctl[pub] = seq
+                if ctl[parked]:
+                    ring_bell()
+
+        return door
+
+    return make
 
 
 def _cap_patch(client: Client, cap: str, enabled: bool) -> tuple:
@@ -93,12 +153,11 @@ def _cap_patch(client: Client, cap: str, enabled: bool) -> tuple:
 class LeanClient:
     """The scenes' loops over a project client's state (see the module docstring)."""
 
-    def __init__(self, client: Client, sink: Callable[[memoryview], Any]) -> None:
+    def __init__(self, client: Client, doors: DoorMaker) -> None:
         tr = client.tr
         rs, cso = tr.rs, tr.cso
         if cso._bound is None or client._client_arrays or client._persistent or tr.xfb:
             raise LeanMiss("the lean path starts from a bound CSO and plain draws")
-        self._sink = sink
         self.buf = rs._buf
         self.vw, self.pvw, self._mask = rs.version_wide, rs.pipeline_version_wide, rs._mask
         self.dyn_dirty = rs.dyn_dirty
@@ -114,12 +173,11 @@ class LeanClient:
         self._room = client.em.room
         self._limits = client._draw_limits
         self.restart = rs.restart_index
-        self._scratch = bytearray(256)
-        self._ro = memoryview(self._scratch).toreadonly()
-        self._bind = _pack("BindRenderState", ("Cso.Slot", "Cso.Gen", "Version", "PipelineVersion"))
-        self._dyn = _pack("SetDynamicState",
+        self._bind = _door(doors, "BindRenderState",
+                           ("Cso.Slot", "Cso.Gen", "Version", "PipelineVersion"))  # fmt: skip
+        self._dyn = _door(doors, "SetDynamicState",
                           ("ChunkMask", "Version", "Blob.Offset", "Blob.Size", "Blob.Seg"))  # fmt: skip
-        self._draw = _pack("DrawVbo", ("Mode", "IndexSize", "InstanceCount", "StartInstance",
+        self._draw = _door(doors, "DrawVbo", ("Mode", "IndexSize", "InstanceCount", "StartInstance",
                                        "RestartIndex", "IndexResource.Slot", "IndexResource.Gen",
                                        "NumDraws"), ("Start", "Count", "IndexBias"))  # fmt: skip
         self._caps: dict[tuple[str, bool], tuple] = {}
@@ -187,17 +245,13 @@ class LeanClient:
                 if log is not None:
                     self.trans[src, log] = target
             if target != src:
-                size, pack, prefix = self._bind
-                pack(self._scratch, 0, *prefix, target[0], target[1], self.vw & mask,
+                self._bind(target[0], target[1], self.vw & mask,
                      self.pvw & mask)  # fmt: skip
-                self._sink(self._ro[:size])
                 self.bound = target
         if self.dyn_dirty and self.vw != self.last_v:
             self._push_dynamic()
         self.last_pv, self.last_v = self.pvw, self.vw
-        size, pack, prefix = self._draw
-        pack(self._scratch, 0, *prefix, mode, 0, 1, 0, self.restart, 0, 0, 1, first, count, 0)
-        self._sink(self._ro[:size])
+        self._draw(mode, 0, 1, 0, self.restart, 0, 0, 1, first, count, 0)
 
     def _by_content(self) -> tuple[int, int]:
         buf = self.buf
@@ -225,9 +279,7 @@ class LeanClient:
         if stage.limit - stage.used < len(data) + 8:
             self._room(len(data))
         off, n, seg = stage.stage(data)
-        size, pack, prefix = self._dyn
-        pack(self._scratch, 0, *prefix, mask, self.vw & self._mask, off, n, seg)
-        self._sink(self._ro[:size])
+        self._dyn(mask, self.vw & self._mask, off, n, seg)
 
 
 def _index(struct_name: str, path: str) -> int:
@@ -409,57 +461,119 @@ SIDES = ("client", "round")
 WARM = 4
 
 
-def run(scene: str, path: str, side: str, n: int) -> tuple[int, int, list[bytes]]:
+TRANSPORTS = ("monolith", "inproc", "spawn")
+#: the profile function :func:`calls_per_draw` sets around the measured loop only
+_PROFILE: Callable[..., None] | None = None
+
+
+def run(scene: str, path: str, side: str, n: int,
+        transport: str = "monolith") -> tuple[int, int, list[bytes]]:  # fmt: skip
     """``n`` repetitions of ``scene``'s loop after its setup and :data:`WARM` project
-    repetitions: (process CPU ns of the ``n``, draws, the records the ``n`` applied -- on
-    ``side="round"``; the client side's sink applies nothing and keeps nothing)."""
+    repetitions: (CPU ns of the ``n``, draws, the records the ``n`` applied).
+
+    CPU: this process's (every thread: inproc's apply thread counts), plus on ``spawn`` and
+    ``side="round"`` the server's own (its report); the ``n`` end when every record has
+    been applied. Records: on ``side="round"`` in this process (monolith, inproc); the
+    client side's sink (a C call that drops the record) applies nothing and keeps nothing,
+    and spawn's records stay in the child (its client side is this process's CPU alone).
+    On spawn the lean client writes the server's ring and the server is the project's
+    (the lean path has no server process of its own)."""
     from ..backends.recorder import Recorder
     from ..server.applier import Applier
+    from ..transport.spawn import SpawnTransport
     from ..wire.stage import StageSegment
-    from .measure import _ClientOnly
     from .runner import STAGE_CAPACITY
 
     setup, rep, per = LOOPS[scene]
-    stage = StageSegment(STAGE_CAPACITY)
-    applier = None
-    if side == "round":
-        applier = Applier(Recorder(), stage)
-        sink: Any = applier.apply
-    elif side == "client":
-        sink = _ClientOnly(stage)
-    else:
+    if side not in SIDES:
         raise ValueError(f"side {side!r} is not one of {SIDES}")
-    client = Client(sink, stage, transport="monolith")
-    with client:
+    if path not in PATHS:
+        raise ValueError(f"path {path!r} is not one of {PATHS}")
+    applier = spawned = None
+    if transport == "spawn":
+        spawned = SpawnTransport("recorder", stage_capacity=STAGE_CAPACITY)
+        stage, sink = spawned.stage, None
+        client = Client(None, stage, transport=spawned)  # type: ignore[arg-type]
+    elif transport in ("monolith", "inproc"):
+        stage = StageSegment(STAGE_CAPACITY)
+        if side == "round":
+            applier = Applier(Recorder(), stage)
+            sink = applier.apply
+        else:  # the sink does nothing, in C (these loops read nothing back)
+            sink = collections.deque(maxlen=0).append
+        client = Client(sink, stage, transport=transport)
+    else:
+        raise ValueError(f"transport {transport!r} is not one of {TRANSPORTS}")
+    t = client.em.transport
+    try:
         setup(client)
         for i in range(WARM):
             rep(client, i)
+        if transport != "monolith":
+            t.wait_applied()
         mark = len(applier.backend.raw) if applier is not None else 0
-        if path == "lean":
-            c: Any = LeanClient(client, LeanServer(applier).apply if applier else sink)
-        elif path == "project":
-            c = client
-        else:
-            raise ValueError(f"path {path!r} is not one of {PATHS}")
+        c: Any = client
+        if path == "lean" and transport == "monolith":
+            c = LeanClient(client, scratch_doors(LeanServer(applier).apply if applier else sink))
+        elif path == "lean":
+            if transport == "inproc" and applier is not None:
+                t._sink = LeanServer(applier).apply  # the apply thread reads it per record
+            c = LeanClient(client, ring_doors(t.ring, t._publish_every))
         t0 = time.process_time_ns()
-        for i in range(WARM, WARM + n):
-            rep(c, i)
+        if _PROFILE is not None:
+            sys.setprofile(_PROFILE)
+        try:
+            for i in range(WARM, WARM + n):
+                rep(c, i)
+        finally:
+            sys.setprofile(None)
+        if transport != "monolith":
+            t.wait_applied()
         cpu = time.process_time_ns() - t0
         records = applier.backend.raw[mark:] if applier is not None else []
+    finally:
+        client.close()
+    if spawned is not None and side == "round":  # the server's CPU since Welcome: the
+        cpu += spawned.report["cpu_ns"]  # fixed part cancels in cpu_per_draw's difference
     return cpu, n * per, records
 
 
-def cpu_per_draw(scene: str, path: str, side: str, n1: int, n2: int, repeat: int = 3) -> float:
+def cpu_per_draw(scene: str, path: str, side: str, n1: int, n2: int, repeat: int = 3,
+                 transport: str = "monolith") -> float:  # fmt: skip
     """Microseconds of process CPU per steady-state draw: the difference of a run of
     ``n2`` and one of ``n1`` repetitions, best of ``repeat``."""
     best = None
     for _ in range(repeat):
-        a, da, _ = run(scene, path, side, n1)
-        b, db, _ = run(scene, path, side, n2)
+        a, da, _ = run(scene, path, side, n1, transport)
+        b, db, _ = run(scene, path, side, n2, transport)
         us = (b - a) / (db - da) / 1e3
         best = us if best is None else min(best, us)
     assert best is not None
     return best
+
+
+def calls_per_draw(scene: str, path: str, side: str, n1: int, n2: int) -> float:
+    """Python calls (``call`` + ``c_call`` profile events) per steady-state draw, monolith:
+    the difference of a run of ``n2`` and one of ``n1`` repetitions (the loops only)."""
+
+    def measure(n: int) -> tuple[int, int]:
+        count = [0]
+
+        def profile(frame: Any, event: str, arg: Any) -> None:
+            if event == "call" or event == "c_call":
+                count[0] += 1
+
+        global _PROFILE
+        _PROFILE = profile
+        try:
+            _, draws, _ = run(scene, path, side, n)
+        finally:
+            _PROFILE = None
+        return count[0], draws
+
+    a, da = measure(n1)
+    b, db = measure(n2)
+    return (b - a) / (db - da)
 
 
 def floor_us(calls: int = 20, n: int = 100_000, repeat: int = 5) -> float:

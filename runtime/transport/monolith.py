@@ -18,7 +18,10 @@ class MonolithTransport(Lifecycle):
         super().__init__()
         self._sink = sink
         self.emit_seq = 0
+        #: the last record the sink took; read only once a sink raised (until then every
+        #: emitted record was applied: :attr:`applied_seq` is ``emit_seq``)
         self._applied = 0
+        self._shut = False  # closed, or a sink raised: every door checks this one flag
         self._grow(256)
 
     def _grow(self, size: int) -> None:
@@ -32,7 +35,7 @@ class MonolithTransport(Lifecycle):
         The record is packed straight into a scratch buffer the sink then reads (the
         packer writes every byte, header included); no intermediate ``bytes``.
         """
-        if self._error is not None or self._closed:
+        if self._shut:
             self._raise_pending()
         if size > self._room:
             self._grow(size)
@@ -41,10 +44,14 @@ class MonolithTransport(Lifecycle):
         try:
             self._sink(self._ro[:size])
         except BaseException as exc:
-            self._error, self._error_delivered = exc, True
+            self._failed(exc)
             raise
-        self._applied = self.emit_seq
         return self.emit_seq
+
+    def _failed(self, exc: BaseException) -> None:
+        """The sink raised on record ``emit_seq``: the transport is dead from here."""
+        self._error, self._error_delivered, self._shut = exc, True, True
+        self._applied = self.emit_seq - 1
 
     def door(self, size: int, pack: Callable[..., None], prefix: tuple,
              count: list[int]) -> Callable[..., int]:  # fmt: skip
@@ -53,19 +60,20 @@ class MonolithTransport(Lifecycle):
         ``count[0]``, all in its one frame (the emitter's hot path)."""
         if size > self._room:
             self._grow(size)
-        t = self
+        # this door's records are all ``size`` bytes: the scratch of now always holds them
+        # (a later _grow makes a new one for the larger records; this one stays valid)
+        t, scratch, ro = self, self._scratch, self._ro
 
         def door(*values: Any) -> int:
-            if t._error is not None or t._closed:
+            if t._shut:
                 t._raise_pending()
-            pack(t._scratch, 0, *prefix, *values)
+            pack(scratch, 0, *prefix, *values)
             seq = t.emit_seq = t.emit_seq + 1
             try:
-                t._sink(t._ro[:size])
+                t._sink(ro[:size])
             except BaseException as exc:
-                t._error, t._error_delivered = exc, True
+                t._failed(exc)
                 raise
-            t._applied = seq
             count[0] += 1
             return seq
 
@@ -73,7 +81,7 @@ class MonolithTransport(Lifecycle):
 
     @property
     def applied_seq(self) -> int:
-        return self._applied
+        return self.emit_seq if self._error is None else self._applied
 
     def submit(self, record: Record) -> int:
         self._raise_pending()
@@ -83,9 +91,8 @@ class MonolithTransport(Lifecycle):
         try:
             self._sink(view)
         except BaseException as exc:
-            self._error, self._error_delivered = exc, True
+            self._failed(exc)
             raise
-        self._applied = self.emit_seq
         return self.emit_seq
 
     def flush(self) -> None:
@@ -99,7 +106,7 @@ class MonolithTransport(Lifecycle):
     def close(self) -> None:
         if self._closed:
             return
-        self._closed = True
+        self._closed = self._shut = True
         if self._error is not None and not self._error_delivered:
             self._error_delivered = True
             raise self._error
