@@ -134,6 +134,25 @@ class Recorder:
 
         getters = tuple(_ref_getter(path) for path in blob_paths)
         first = getters[0]
+        if len(getters) == 1:
+
+            def entry_with_blob(ctx: Any, d: Any) -> None:
+                counts[name] += 1
+                if self.stage_capacity is None:
+                    self.stage_capacity = ctx.stage.capacity
+                ref = first(d.payload)
+                if ref.Size:
+                    # the reference's bytes are the decoded record's blob (a copy of the
+                    # same stage bytes): no second view, no second copy
+                    blob = d.blob
+                    if type(blob) is not bytes:
+                        blob = bytes(ctx.stage.view((ref.Offset, ref.Size, ref.Seg)))
+                    blobs[len(raws)] = [(ref.Offset, blob)]
+                else:
+                    blobs[len(raws)] = []
+                append(ctx.raw)
+
+            return entry_with_blob
 
         def entry_with_blobs(ctx: Any, d: Any) -> None:
             counts[name] += 1

@@ -27,6 +27,7 @@ from ..errors import ProtocolCorruption
 from ..schema import tables as _t
 from ..schema.kinds import resource_kinds
 from ..wire.codec import Decoded
+from ..wire.spec import call_spec
 from .context import ServerContext, ServerObject
 from .working_state import build_pipeline_subset, scatter_dynamic_source, scatter_pipeline_source
 
@@ -146,9 +147,11 @@ def _bind_render_state_source(ind: str, obj: str) -> list[str]:
 
 
 def _set_dynamic_state_source(ind: str, obj: str) -> list[str]:
+    # d.blob is the bytes of the payload's first blob reference: its Size long
+    ref = ".".join(str(k) for k in call_spec("SetDynamicState").blob_paths[0])
     return [
         f"{ind}_rs = _ctx.render_state",
-        *scatter_dynamic_source("_rs", "p.ChunkMask", "d.blob", "d.name", ind),
+        *scatter_dynamic_source("_rs", "p.ChunkMask", "d.blob", f"p.{ref}.Size", "d.name", ind),
         f"{ind}_ctx.dynamic_version = p.Version",
     ]
 

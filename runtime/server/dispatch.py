@@ -259,5 +259,29 @@ def handler_source(call: str, has_entry: bool, lazy: bool = False) -> tuple[str,
         lines.append(f"    _applied[{call!r}] += 1")
         lines.append("    return _entry(_ctx, d)")
         if lazy:
-            lines = _without_record(call, lines) or lines
-    return "\n".join(lines) + "\n", tuple(sorted(tables))
+            lazy_lines = _without_record(call, lines)
+            if lazy_lines is not None:
+                return "\n".join(lazy_lines) + "\n", tuple(sorted(tables))
+    return "\n".join(_scalars_from_v(call, lines)) + "\n", tuple(sorted(tables))
+
+
+def _scalars_from_v(call: str, lines: list[str]) -> list[str]:
+    """``lines`` with every read of a scalar payload member (``p.Flags``,
+    ``p.Blob.Offset``) taken from the unpacked tuple ``v`` (one index, not a chain of
+    attribute loads); the record itself is still built (handles stay ``Handle``\\ s)."""
+    spec = call_spec(call)
+    build = f"    p = {layout(spec.payload).build('v')}"
+    if build not in lines:
+        return lines
+    at_p = lines.index(build)
+    scalars = {f.path: f"v[{i}]" for i, f in enumerate(layout(spec.payload).flat)}
+
+    def ref(m: re.Match[str]) -> str:
+        return scalars.get(m.group(1), m.group(0))
+
+    out = lines[: at_p + 1]
+    for line in lines[at_p + 1 :]:
+        parts = _STRINGS.split(line)
+        parts[::2] = [_P_REF.sub(ref, part) for part in parts[::2]]
+        out.append("".join(parts))
+    return out

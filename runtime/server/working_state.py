@@ -137,6 +137,7 @@ class WorkingRenderState:
         self._subset_size = src
         self._pipe_slices = tuple(slice(o, e) for o, e, _, _ in plan)
         self._dyn_plans: dict[int, tuple[int, tuple]] = {}  # ChunkMask -> (blob size, plan)
+        self._dyn_one: dict[int, tuple[int, int, int]] = {}  # one-chunk masks: (size, o, e)
         self._pending: bytes | None = None  # a bound subset not yet in the block
         self._split: dict[bytes, tuple[bytearray, ...]] = {}
         spans = sorted(self.pipeline_chunks + self.dynamic_chunks)
@@ -188,6 +189,8 @@ class WorkingRenderState:
                 plan.append((off, off + n, src, src + n))
                 src += n
             total, plan = self._dyn_plans[mask] = (src, tuple(plan))
+            if len(plan) == 1:
+                self._dyn_one[mask] = (total, plan[0][0], plan[0][1])
         if total != len(blob):
             raise ProtocolCorruption(f"{what}.Blob")
         if not plan:
@@ -231,14 +234,16 @@ def scatter_pipeline_source(rs: str, subset: str, ind: str) -> list[str]:
     ]
 
 
-def scatter_dynamic_source(rs: str, mask: str, blob: str, what: str, ind: str) -> list[str]:
+def scatter_dynamic_source(rs: str, mask: str, blob: str, blob_size: str, what: str,
+                           ind: str) -> list[str]:  # fmt: skip
     """Lines doing ``rs.scatter_dynamic(mask, blob, what)`` inline (a generated handler's
-    push): a mask already planned, one chunk, a blob of its size is one store through the
-    block's memoryview; anything else (a first mask, a refusal) through the method."""
+    push; ``blob_size``: an expression equal to ``len(blob)``): a mask already planned as
+    one chunk and a blob of its size is one store through the block's memoryview; anything
+    else (a first mask, several chunks, a refusal) goes through the method."""
     return [
-        f"{ind}_plan = {rs}._dyn_plans.get({mask})",
-        f"{ind}if _plan is not None and _plan[0] == len({blob}) and len(_plan[1]) == 1:",
-        f"{ind}    _o, _e, _, _ = _plan[1][0]",
+        f"{ind}_plan = {rs}._dyn_one.get({mask})",
+        f"{ind}if _plan is not None and _plan[0] == {blob_size}:",
+        f"{ind}    _, _o, _e = _plan",
         f"{ind}    {rs}._mv[_o:_e] = {blob}",
         f"{ind}    {rs}.version = ({rs}.version + 1) & {VERSION_MASK}",
         f"{ind}    {rs}.scatters += 1",
