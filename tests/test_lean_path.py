@@ -1,0 +1,83 @@
+"""The lean path (runtime/harness/lean.py): the floor the draw path is measured against.
+
+What a user of the benchmark relies on: the lean path sends exactly the project's records
+(so the ratio compares the same work), and the project's per-draw shape -- records, bytes
+and Python calls per steady-state draw -- stays where it was measured. Timings are not
+asserted here (benchmarks/draw_path.py prints them, same-run ratios).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mgpipe.runtime.harness import lean
+
+#: per scene: (records per draw, wire bytes per draw, Python calls per draw on the client,
+#: the most it may take): measured at the commit that added this test
+SHAPE = {
+    "blend-toggle": (2.0, 104.0, 12.5),
+    "viewport-churn": (2.0, 120.0, 21.0),
+}
+CALLS_BOUND = 25.0  # issue 20: calls per draw <= 25 on both scenes
+
+
+@pytest.mark.parametrize("transport", ["monolith", "inproc"])
+@pytest.mark.parametrize("scene", sorted(lean.LOOPS))
+def test_the_lean_path_sends_the_projects_records_byte_for_byte(scene: str, transport: str) -> None:
+    _, draws, project = lean.run(scene, "project", "round", 60, transport)
+    _, lean_draws, fast = lean.run(scene, "lean", "round", 60, transport)
+    assert draws == lean_draws and len(project) >= draws
+    assert lean.equal_streams(project, fast) is None
+
+
+def test_negative_control_a_lean_record_that_differs_is_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A lean client whose counters run ahead by one sends other BindRenderState bytes:
+    the identity check names the first record that differs."""
+    real = lean.LeanClient.__init__
+
+    def ahead(self: lean.LeanClient, *a: object) -> None:
+        real(self, *a)
+        self.vw += 1
+
+    _, _, project = lean.run("blend-toggle", "project", "round", 10)
+    monkeypatch.setattr(lean.LeanClient, "__init__", ahead)
+    _, _, fast = lean.run("blend-toggle", "lean", "round", 10)
+    diff = lean.equal_streams(project, fast)
+    assert diff is not None and diff.startswith("record 0: ")
+    assert (
+        lean.equal_streams(project, project[:-1]) == f"{len(project)} records != {len(project) - 1}"
+    )
+
+
+@pytest.mark.parametrize("scene", sorted(SHAPE))
+def test_the_draw_paths_shape_per_steady_state_draw(scene: str) -> None:
+    records, nbytes, calls = SHAPE[scene]
+    _, draws, recs = lean.run(scene, "project", "round", 100)
+    assert len(recs) / draws == records
+    assert sum(map(len, recs)) / draws == nbytes
+    got = lean.calls_per_draw(scene, "project", "client", 20, 100)
+    assert got <= calls <= CALLS_BOUND, (scene, got)
+
+
+def test_negative_control_one_more_frame_per_toggle_is_seen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """glEnable back through the Client's own method (one frame more per toggle, half a
+    call per draw): the calls pin goes red."""
+    from mgpipe.runtime.client.api import Client
+
+    real = Client.__init__
+
+    def layered(self: Client, *a: object, **k: object) -> None:
+        real(self, *a, **k)
+        del self.enable, self.disable  # the class's methods: a frame between
+
+    monkeypatch.setattr(Client, "__init__", layered)
+    got = lean.calls_per_draw("blend-toggle", "project", "client", 20, 100)
+    assert got > SHAPE["blend-toggle"][2], got
+
+
+def test_the_floor_is_twenty_calls() -> None:
+    assert 0 < lean.floor_us(20, n=2000, repeat=1) < lean.floor_us(200, n=2000, repeat=1)
