@@ -242,15 +242,20 @@ class Tracker(TrackerCompute):
                 y1 = max(r[1] + r[3] for r in regions)
                 z0 = min(r[5] for r in regions)
                 z1 = max(r[5] + r[6] for r in regions)
-                blob, rows = b"", []
+                parts: list[bytes] = []
+                rows, at = [], 0
                 for x, y, w, h, data, z, d in regions:
                     rows.append({"X": x, "Y": y, "Z": z, "W": w, "H": h, "D": d,
-                                 "SrcOffset": len(blob),
+                                 "SrcOffset": at,
                                  "SrcRowStride": len(data) // max(h * d, 1),
                                  "SrcSliceStride": len(data) // max(d, 1)})  # fmt: skip
-                    blob += data + b"\0" * (-len(data) % align)
-                if len(rows) == 1:
+                    pad = -len(data) % align
+                    parts += (data, b"\0" * pad) if pad else (data,)
+                    at += len(data) + pad
+                if len(rows) == 1:  # the region's own bytes: no copy
                     rows, blob = [], regions[0][4]
+                else:  # one copy of every region, whatever their number
+                    blob = b"".join(parts)
                 payload = {
                     "Res": tex.handle, "Target": self._targets[tex.target], "Level": level,
                     "UnionBox": {"X": x0, "Y": y0, "Z": z0, "W": x1 - x0, "H": y1 - y0,
