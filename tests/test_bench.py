@@ -370,18 +370,19 @@ def test_spawn_rows_equal_monolith_and_b_is_not_faked():
 
 
 def _extra_bind_on_spawn(c) -> None:
-    """A planted defect: under spawn only, one more record per validate."""
+    """A planted defect: under spawn only, one more record per draw (a bind before it)."""
     from mgpipe.runtime.transport.spawn import SpawnTransport
 
     if isinstance(c.transport, SpawnTransport):
-        validate = c.tr.cso.validate
+        draw = c._draw_vbo
 
-        def twice(rs) -> None:
-            validate(rs)
+        def twice(*values):
+            rs = c.tr.rs
             c.em.emit("BindRenderState", {"Cso": c.tr.cso.bound, "Version": rs.version,
                                           "PipelineVersion": rs.pipeline_version})  # fmt: skip
+            return draw(*values)
 
-        c.tr.cso.validate = twice
+        c._draw_vbo = twice
 
 
 def test_planted_spawn_divergence_goes_red():

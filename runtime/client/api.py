@@ -79,6 +79,9 @@ GL_UNKNOWN_CONTEXT_RESET = 0x8255
 #: What :meth:`Client.present` returns once the device is lost (``EGL_CONTEXT_LOST``).
 EGL_CONTEXT_LOST = 0x300E
 _U32 = (1 << 32) - 1
+#: draw records remembered per door by their values (a frame's distinct draws repeat
+#: frame after frame: a remembered one is sent without packing)
+DRAW_MEMO = 4096
 
 
 class Client(AnswersMixin, ComputeCalls, DrawsMixin):
@@ -122,17 +125,18 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
         self.default_sampler = self._samplers.acquire(_sampler_bytes({}), builtin=True)
         #: DrawVbo with one MGPDrawRange, packed straight into the transport (names in
         #: MGPDrawInfo's memory order: the packer's one-C-call path)
+        #: the direct form names only what varies (every member it leaves out packs as
+        #: zero: no index buffer, no index size, no bias) and one draw range
         self._draw_vbo = self.em.fast(
             "DrawVbo",
-            ("Mode", "IndexSize", "InstanceCount", "StartInstance", "RestartIndex",
-             "IndexResource.Slot", "IndexResource.Gen", "NumDraws"),
-            ("Start", "Count", "IndexBias"))  # fmt: skip
+            ("Mode", "InstanceCount", "StartInstance", "RestartIndex", "NumDraws"),
+            ("Start", "Count"), memo=DRAW_MEMO)  # fmt: skip
         #: the indexed form also carries Flags (kDrawPrimitiveRestart)
         self._draw_indexed = self.em.fast(
             "DrawVbo",
             ("Mode", "IndexSize", "Flags", "InstanceCount", "StartInstance", "RestartIndex",
              "IndexResource.Slot", "IndexResource.Gen", "NumDraws"),
-            ("Start", "Count", "IndexBias"))  # fmt: skip
+            ("Start", "Count", "IndexBias"), memo=DRAW_MEMO)  # fmt: skip
         self._restart_flag = _t.enum("MGPDrawFlagBit")["kDrawPrimitiveRestart"]
         self.draws = 0
         #: glEnable / glDisable: the render state's own (no frame of this class between)
@@ -804,14 +808,16 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
         tr = self.tr
         if self._persistent:  # live persistent maps push their blocks at validate (§12)
             self.push_persistent()
+        rs, cso = tr.rs, tr.cso
         if tr.gen != tr.draw_gen or tr.textures_pending:
             tr.validate("DrawVbo")
-        else:  # no binding moved since the last draw: only the render state can have
-            tr.cso.validate(tr.rs)
+        elif rs.version_wide != cso.quiet_version:
+            cso.validate(rs)  # no binding moved since the last draw: the render state did
+        else:  # nothing moved at all: validate's rule-1 answer, without the call
+            cso.stats.reuses += 1
         if tr.xfb is not None and tr.xfb.active:
             self._xfb_check(mode)
-        self._draw_vbo(mode, 0, instances, base_instance, tr.rs.restart_index, 0, 0, 1,
-                       first, count, 0)  # fmt: skip
+        self._draw_vbo(mode, instances, base_instance, rs.restart_index, 1, first, count)
         self.draws += 1
         if tr.writable_points or tr.xfb is not None:  # no call on a draw that writes nothing
             self._after_draw(mode, count, instances)

@@ -139,6 +139,9 @@ class RenderStateCsoCache:
         self.bound: Handle = NULL
         self._last_pv: int | None = None
         self._last_v: int | None = None
+        #: the ``version_wide`` at which :meth:`validate` would only count a reuse (None:
+        #: it must run); a draw compares it and skips the call
+        self.quiet_version: int | None = None
         self._tick = 0
         self._pushed_dyn: list[bytes] | None = None  # bytes of each dynamic chunk last pushed
         self._after_bind = False  # a bind went since the last dynamic push
@@ -154,7 +157,13 @@ class RenderStateCsoCache:
 
     # -- validate -----------------------------------------------------------
     def validate(self, rs: RenderState) -> None:
-        """Push what moved since the last validate (seed 001 §5.3 order)."""
+        """Push what moved since the last validate (seed 001 §5.3 order).
+
+        With a CSO bound and ``rs.version_wide`` where the last validate left it, nothing
+        moved (every setter that moves a byte bumps ``version_wide``, a pipeline byte
+        ``pipeline_version_wide`` too): the answer is rule 1, ``stats.reuses += 1`` and
+        nothing else -- the draws make that test themselves (:attr:`quiet_version`) and skip
+        the call."""
         if self.whole_block:
             trigger = rs.version_wide
             if self._bound is None or trigger != self._last_v:
@@ -191,6 +200,7 @@ class RenderStateCsoCache:
             self._after_bind = False
             self._push_empty_dynamic(rs)
         self._last_pv, self._last_v = rs.pipeline_version_wide, rs.version_wide
+        self.quiet_version = self._last_v if self._bound is not None else None
 
     def _by_content(self, rs: RenderState, log: tuple | None) -> None:
         """Rule 3: gather, hash, byte-confirm (or mint), bind; remember the transition."""
@@ -298,4 +308,4 @@ class RenderStateCsoCache:
         self._map.clear()
         self._lru.clear()
         self._bound, self.bound = None, NULL
-        self._last_pv = self._last_v = None
+        self._last_pv = self._last_v = self.quiet_version = None

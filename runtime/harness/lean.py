@@ -69,8 +69,9 @@ class LeanMiss(RuntimeError):
 
 Door = Callable[..., None]
 #: ``make(size, pack, prefix) -> door``: ``door(*values)`` writes one record with
-#: ``pack(buf, offset, *prefix, *values)`` and sends it
-DoorMaker = Callable[[int, Callable[..., None], tuple], Door]
+#: ``pack(buf, offset, *prefix, *values)`` and sends it; ``make.send(size)``: the door of a
+#: ready record (:class:`scratch_doors`, :class:`ring_doors`)
+DoorMaker = Any
 
 
 def _door(make: DoorMaker, call: str, names: tuple[str, ...],
@@ -81,13 +82,17 @@ def _door(make: DoorMaker, call: str, names: tuple[str, ...],
     return make(pk.size, pk.direct, pk.prefix)
 
 
-def scratch_doors(sink: Callable[[memoryview], Any]) -> DoorMaker:
+class scratch_doors:  # noqa: N801 -- named for what it makes
     """Doors that pack into one scratch record and hand the sink a read-only view of it
-    (the monolith's shape)."""
-    scratch = bytearray(256)
-    ro = memoryview(scratch).toreadonly()
+    (the monolith's shape); :meth:`send` hands it a ready record."""
 
-    def make(size: int, pack: Callable[..., None], prefix: tuple) -> Door:
+    def __init__(self, sink: Callable[[Any], Any]) -> None:
+        self.sink = sink
+        self._scratch = bytearray(256)
+        self._ro = memoryview(self._scratch).toreadonly()
+
+    def __call__(self, size: int, pack: Callable[..., None], prefix: tuple) -> Door:
+        scratch, ro, sink = self._scratch, self._ro, self.sink
         if size > len(scratch):
             raise LeanMiss(f"a {size} B record: past the lean scratch")
 
@@ -97,38 +102,56 @@ def scratch_doors(sink: Callable[[memoryview], Any]) -> DoorMaker:
 
         return door
 
-    return make
+    def send(self, size: int) -> Callable[[bytes], Any]:
+        return self.sink
 
 
-def ring_doors(ring: Any, publish_every: int = 1) -> DoorMaker:
+class ring_doors:  # noqa: N801
     """Doors that pack straight into ``ring``'s next bytes (the project :class:`Ring`'s
     layout and control words), commit and publish as its producer: the fast case (the
-    record fits before the end, the ring has room) inline, any other through the ring."""
-    buf, ctl, mask, cap = ring._buf, ring._ctl, ring._mask, ring.capacity
-    head, tail, pub, parked = _HEAD, _TAIL, _PUB, _DATA_PARKED
-    ring_bell = ring.data_bell.ring
+    record fits before the end, the ring has room) inline, any other through the ring;
+    :meth:`send` is the door of a ready record (copied, not packed)."""
 
-    def make(size: int, pack: Callable[..., None], prefix: tuple) -> Door:
+    def __init__(self, ring: Any, publish_every: int = 1) -> None:
+        self.ring, self.every = ring, publish_every
+
+    def __call__(self, size: int, pack: Callable[..., None], prefix: tuple) -> Door:
+        return self._make(size, pack, prefix)
+
+    def send(self, size: int) -> Callable[[bytes], Any]:
+        return self._make(size, None, ())
+
+    def _make(self, size: int, pack: Callable[..., None] | None, prefix: tuple) -> Door:
+        ring, every = self.ring, self.every
+        buf, ctl, mask, cap = ring._buf, ring._ctl, ring._mask, ring.capacity
+        head, tail, pub, parked = _HEAD, _TAIL, _PUB, _DATA_PARKED
+        ring_bell = ring.data_bell.ring
+
         def door(*values: Any) -> None:
             w = ring._write
             pos = w & mask
             if size <= cap - pos and w - ctl[tail] + size <= cap:
-                pack(buf, pos, *prefix, *values)
+                if pack is None:
+                    buf[pos : pos + size] = values[0]
+                else:
+                    pack(buf, pos, *prefix, *values)
                 ring._write = w = w + size
                 seq = ring.emit_seq = ring.emit_seq + 1
             else:  # a wrap pad or a wait for space: the ring's own path
-                pack(ring.reserve(size), 0, *prefix, *values)
+                view = ring.reserve(size)
+                if pack is None:
+                    view[:] = values[0]
+                else:
+                    pack(view, 0, *prefix, *values)
                 seq = ring.commit()
                 w = ring._write
-            if seq - ctl[pub] >= publish_every:
+            if seq - ctl[pub] >= every:
                 ctl[head] = w
                 ctl[pub] = seq
                 if ctl[parked]:
                     ring_bell()
 
         return door
-
-    return make
 
 
 def _cap_patch(client: Client, cap: str, enabled: bool) -> tuple:
@@ -177,9 +200,13 @@ class LeanClient:
                            ("Cso.Slot", "Cso.Gen", "Version", "PipelineVersion"))  # fmt: skip
         self._dyn = _door(doors, "SetDynamicState",
                           ("ChunkMask", "Version", "Blob.Offset", "Blob.Size", "Blob.Seg"))  # fmt: skip
-        self._draw = _door(doors, "DrawVbo", ("Mode", "IndexSize", "InstanceCount", "StartInstance",
-                                       "RestartIndex", "IndexResource.Slot", "IndexResource.Gen",
-                                       "NumDraws"), ("Start", "Count", "IndexBias"))  # fmt: skip
+        pk = packer("DrawVbo", ("Mode", "IndexSize", "InstanceCount", "StartInstance",
+                                "RestartIndex", "IndexResource.Slot", "IndexResource.Gen",
+                                "NumDraws"), ("Start", "Count", "IndexBias"))  # fmt: skip
+        #: draw records remembered by their values (the project's draw doors do the same)
+        self._draw_pack, self._draws = pk.pack_into, {}
+        self._draw_buf = bytearray(pk.size)
+        self._draw = doors.send(pk.size)
         self._caps: dict[tuple[str, bool], tuple] = {}
         for cap in ("Blend",):
             for on in (True, False):
@@ -251,7 +278,13 @@ class LeanClient:
         if self.dyn_dirty and self.vw != self.last_v:
             self._push_dynamic()
         self.last_pv, self.last_v = self.pvw, self.vw
-        self._draw(mode, 0, 1, 0, self.restart, 0, 0, 1, first, count, 0)
+        key = (mode, first, count, self.restart)
+        record = self._draws.get(key)
+        if record is None:
+            self._draw_pack(self._draw_buf, 0, mode, 0, 1, 0, self.restart, 0, 0, 1, first,
+                            count, 0)  # fmt: skip
+            record = self._draws[key] = bytes(self._draw_buf)
+        self._draw(record)
 
     def _by_content(self) -> tuple[int, int]:
         buf = self.buf
@@ -550,6 +583,25 @@ def cpu_per_draw(scene: str, path: str, side: str, n1: int, n2: int, repeat: int
         best = us if best is None else min(best, us)
     assert best is not None
     return best
+
+
+def paired(
+    scene: str, side: str, n1: int, n2: int, repeat: int = 3, transport: str = "monolith"
+) -> tuple[float, float, float]:
+    """(project us/draw, lean us/draw, project / lean): ``repeat`` rounds, each measuring
+    the project and then the lean path (the difference of a run of ``n2`` and one of
+    ``n1`` repetitions); the times are each path's best, the ratio is the median of the
+    rounds' own ratios (a slow stretch of the machine hits both sides of one ratio)."""
+    rounds = []
+    for _ in range(repeat):
+        us = []
+        for path in PATHS:
+            a, da, _ = run(scene, path, side, n1, transport)
+            b, db, _ = run(scene, path, side, n2, transport)
+            us.append((b - a) / (db - da) / 1e3)
+        rounds.append(us)
+    ratios = sorted(p / q for p, q in rounds)
+    return min(p for p, _ in rounds), min(q for _, q in rounds), ratios[len(ratios) // 2]
 
 
 def calls_per_draw(scene: str, path: str, side: str, n1: int, n2: int) -> float:

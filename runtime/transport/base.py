@@ -31,7 +31,7 @@ from typing import Protocol
 
 from ..errors import TransportShutdown
 
-__all__ = ["Sink", "Record", "Transport", "Lifecycle", "as_record"]
+__all__ = ["Sink", "Record", "Transport", "Lifecycle", "as_record", "remembered"]
 
 Sink = Callable[[memoryview], object]
 Record = bytes | bytearray | memoryview
@@ -56,6 +56,24 @@ class Transport(Protocol):
     def wait_applied(self, seq: int | None = None, timeout: float | None = None) -> None: ...
 
     def close(self) -> None: ...
+
+
+class remembered(dict):  # noqa: N801 -- a dict, named for what it holds
+    """Records of one compiled door remembered by their values: ``get(values) or
+    fill(values)`` is the record's ``bytes`` (:meth:`fill` packs a new one; past ``limit``
+    records the memory starts over). Only for doors whose values are integers: equal
+    values, equal bytes."""
+
+    def __init__(self, size: int, pack: Callable[..., None], prefix: tuple, limit: int) -> None:
+        super().__init__()
+        self._scratch, self._pack, self._prefix, self._limit = bytearray(size), pack, prefix, limit
+
+    def fill(self, values: tuple) -> bytes:
+        self._pack(self._scratch, 0, *self._prefix, *values)
+        if len(self) >= self._limit:
+            self.clear()
+        record = self[values] = bytes(self._scratch)
+        return record
 
 
 def as_record(record: Record) -> memoryview:

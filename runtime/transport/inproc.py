@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from ..errors import BarrierTimeout, SecondProducer, TransportShutdown
-from .base import Lifecycle, Record, Sink, as_record
+from .base import Lifecycle, Record, Sink, as_record, remembered
 from .doorbell import DEFAULT_SPIN_S
 from .ring import _DATA_PARKED, _HEAD, _PUB, _TAIL, DEFAULT_TIMEOUT_S, Ring
 
@@ -108,15 +108,16 @@ class InprocTransport(Lifecycle):
             ring.publish()
         return seq
 
-    def door(self, size: int, pack: Callable[..., None], prefix: tuple,
-             count: list[int]) -> Callable[..., int]:  # fmt: skip
+    def door(self, size: int, pack: Callable[..., None], prefix: tuple, count: list[int],
+             memo: int = 0) -> Callable[..., int]:  # fmt: skip
         """A compiled :meth:`put` for records of one ``size`` (the emitter's hot path):
         ``door(*values)`` packs ``pack(buf, pos, *prefix, *values)`` straight into the
         ring's next bytes when the record fits before the end and the ring has room
         (otherwise through :meth:`Ring.reserve`: the wrap pad, the wait for space),
         commits, publishes per ``publish_every`` and bumps ``count[0]``, in one frame.
         ``pack`` writes the header from the tables, so the commit's header check has
-        nothing to catch here."""
+        nothing to catch here. ``memo`` > 0: records remembered by their values
+        (:class:`~.base.remembered`), copied into the ring instead of packed."""
         ring = self._ring
         ring._check_size(size, None)
         buf, ctl, mask, cap, every = (
@@ -127,6 +128,8 @@ class InprocTransport(Lifecycle):
             self._publish_every,
         )
         get_ident, t = threading.get_ident, self
+        cache = remembered(size, pack, prefix, memo) if memo else None
+        get, fill = (cache.get, cache.fill) if cache is not None else (None, None)
 
         def door(*values: Any) -> int:
             if get_ident() != t._producer:
@@ -136,7 +139,10 @@ class InprocTransport(Lifecycle):
             w = ring._write
             pos = w & mask
             if size <= cap - pos and w - ctl[_TAIL] + size <= cap:
-                pack(buf, pos, *prefix, *values)
+                if cache is None:
+                    pack(buf, pos, *prefix, *values)
+                else:  # a remembered record: copied, not packed
+                    buf[pos : pos + size] = get(values) or fill(values)
                 ring._write = w = w + size
                 seq = ring.emit_seq = ring.emit_seq + 1
             else:
@@ -144,7 +150,10 @@ class InprocTransport(Lifecycle):
                     view = ring.reserve(size, None, t._timeout)
                 except TransportShutdown as exc:
                     t._died(exc)
-                pack(view, 0, *prefix, *values)
+                if cache is None:
+                    pack(view, 0, *prefix, *values)
+                else:
+                    view[:] = get(values) or fill(values)
                 seq = ring.commit()
                 w = ring._write
             if seq - ctl[_PUB] >= every:  # Ring.publish, inline

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..wire.header import check_record
-from .base import Lifecycle, Record, Sink, as_record
+from .base import Lifecycle, Record, Sink, as_record, remembered
 
 __all__ = ["MonolithTransport"]
 
@@ -53,16 +53,20 @@ class MonolithTransport(Lifecycle):
         self._error, self._error_delivered, self._shut = exc, True, True
         self._applied = self.emit_seq - 1
 
-    def door(self, size: int, pack: Callable[..., None], prefix: tuple,
-             count: list[int]) -> Callable[..., int]:  # fmt: skip
+    def door(self, size: int, pack: Callable[..., None], prefix: tuple, count: list[int],
+             memo: int = 0) -> Callable[..., int]:  # fmt: skip
         """A compiled :meth:`put` for records of one ``size``: ``door(*values)`` packs
         ``pack(buf, 0, *prefix, *values)`` into the scratch record, applies it and bumps
-        ``count[0]``, all in its one frame (the emitter's hot path)."""
+        ``count[0]``, all in its one frame (the emitter's hot path). ``memo`` > 0: the
+        records are remembered by their values (up to ``memo`` of them, then forgotten
+        at once), and a remembered one goes to the sink as its ``bytes`` (no pack)."""
         if size > self._room:
             self._grow(size)
         # this door's records are all ``size`` bytes: the scratch of now always holds them
         # (a later _grow makes a new one for the larger records; this one stays valid)
         t, scratch, ro = self, self._scratch, self._ro
+        if memo:
+            return self._memo_door(size, pack, prefix, count, memo)
 
         def door(*values: Any) -> int:
             if t._shut:
@@ -71,6 +75,26 @@ class MonolithTransport(Lifecycle):
             seq = t.emit_seq = t.emit_seq + 1
             try:
                 t._sink(ro[:size])
+            except BaseException as exc:
+                t._failed(exc)
+                raise
+            count[0] += 1
+            return seq
+
+        return door
+
+    def _memo_door(self, size: int, pack: Callable[..., None], prefix: tuple,
+                   count: list[int], limit: int) -> Callable[..., int]:  # fmt: skip
+        t, cache = self, remembered(size, pack, prefix, limit)
+        get, fill = cache.get, cache.fill
+
+        def door(*values: Any) -> int:
+            if t._shut:
+                t._raise_pending()
+            record = get(values) or fill(values)
+            seq = t.emit_seq = t.emit_seq + 1
+            try:
+                t._sink(record)
             except BaseException as exc:
                 t._failed(exc)
                 raise

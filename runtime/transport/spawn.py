@@ -40,6 +40,7 @@ from typing import Any
 from ..schema import tables as _t
 from ..errors import PipeFatal, SecondProducer, TransportShutdown
 from ..wire.stage import StageSegment
+from .base import remembered
 from .control import CONTROL_ABI, decode, encode
 from .control_page import CONSUMER_PARKED, PRODUCER_PARKED, ControlPage
 from .framing import FrameReader, PeerClosed, ProtocolMismatch, send_frame
@@ -270,12 +271,13 @@ class SpawnTransport:
         finally:
             self._producing.release()
 
-    def door(self, size: int, pack: Any, prefix: tuple, count: list[int]) -> Any:
+    def door(self, size: int, pack: Any, prefix: tuple, count: list[int], memo: int = 0) -> Any:
         """A compiled :meth:`put` for records of one ``size`` (the emitter's hot path):
         the same checks, the record packed straight into the shared ring's next bytes when
         it fits before the end and the ring has room (otherwise through
         :meth:`Ring.reserve`), committed, published per ``publish_every``, ``count[0]``
-        bumped, in one frame (``pack`` writes the header from the tables)."""
+        bumped, in one frame (``pack`` writes the header from the tables). ``memo`` > 0:
+        records remembered by their values (:class:`~.base.remembered`), copied, not packed."""
         ring = self.ring
         ring._check_size(size, None)
         buf, ctl, mask, cap, every = (
@@ -286,6 +288,8 @@ class SpawnTransport:
             self._publish_every,
         )
         acquire, release, t = self._producing.acquire, self._producing.release, self
+        cache = remembered(size, pack, prefix, memo) if memo else None
+        get, fill = (cache.get, cache.fill) if cache is not None else (None, None)
 
         def door(*values: Any) -> int:
             if not acquire(False):
@@ -296,12 +300,19 @@ class SpawnTransport:
                 w = ring._write
                 pos = w & mask
                 if size <= cap - pos and w - ctl[_TAIL] + size <= cap:
-                    pack(buf, pos, *prefix, *values)
+                    if cache is None:
+                        pack(buf, pos, *prefix, *values)
+                    else:  # a remembered record: copied, not packed
+                        buf[pos : pos + size] = get(values) or fill(values)
                     ring._write = w = w + size
                     seq = ring.emit_seq = ring.emit_seq + 1
                 else:
                     try:
-                        pack(ring.reserve(size), 0, *prefix, *values)
+                        view = ring.reserve(size)
+                        if cache is None:
+                            pack(view, 0, *prefix, *values)
+                        else:
+                            view[:] = get(values) or fill(values)
                         seq = ring.commit()
                     except _Latched:
                         return ring.emit_seq

@@ -86,6 +86,8 @@ CSO_KEYED_BACKENDS = ("vulkan",)
 class BlockPush:
     """Stands where the tracker's CSO cache stands: every validate ships the whole block."""
 
+    quiet_version = None  # never quiet: every draw validates (and pushes)
+
     def __init__(self, emit: Callable[..., Any]) -> None:
         self._emit = emit
         self.stats = CsoStats()
