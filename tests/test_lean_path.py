@@ -81,3 +81,28 @@ def test_negative_control_one_more_frame_per_toggle_is_seen(
 
 def test_the_floor_is_twenty_calls() -> None:
     assert 0 < lean.floor_us(20, n=2000, repeat=1) < lean.floor_us(200, n=2000, repeat=1)
+
+
+def test_the_bench_reports_the_floor_and_guards_the_identity(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mgpipe.runtime.harness.bench import floor
+
+    doc = floor.report(40, 1)
+    assert [f.ok for f in floor.findings(doc)] == [True, True]
+    assert {(r["scene"], r["side"]) for r in doc["rows"]} == {
+        (s, side) for s in lean.LOOPS for side in lean.SIDES
+    }
+    assert all(r["project_us"] > 0 and r["lean_us"] > 0 for r in doc["rows"])
+    assert "x lean" in floor.text(doc)
+    # control: a lean path that sends other bytes is a red lean-identical finding
+    real = lean.LeanClient.__init__
+
+    def ahead(self: lean.LeanClient, *a: object) -> None:
+        real(self, *a)
+        self.vw += 1
+
+    monkeypatch.setattr(lean.LeanClient, "__init__", ahead)
+    bad = [f for f in floor.findings(floor.report(40, 1)) if not f.ok]
+    assert [f.check for f in bad] == ["lean-identical", "lean-identical"]
+    assert bad[0].detail.startswith("record 0: ")

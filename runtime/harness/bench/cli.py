@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from . import credit, guard, plot, report
+from . import credit, floor, guard, plot, report
 from .pipe import BACKENDS, TRANSPORTS
 from .run import FULL, QUICK, QUICK_LANES, REPORT_BACKENDS, REPORT_TRANSPORTS, Plan, run
 from .strategies import STRATEGIES
@@ -116,12 +116,16 @@ def cli_run(args: argparse.Namespace, refuse: Callable[[str], int]) -> int:
               file=sys.stderr)  # fmt: skip
     elif args.quick:
         findings += guard.against_baseline(cells, baseline)
+    # the lean floor: the draw path against the lean path and a 20-call floor (issue 20)
+    lean_doc = floor.report(400 if args.quick else 4000, 1 if args.quick else 3)
+    findings += floor.findings(lean_doc)
     meta = {"mode": "quick" if args.quick else "full", "seed": args.seed,
             "python": platform.python_version(),
             "sizes": {w: vars(s) for w, s in plan.sizes.items()}}  # fmt: skip
     doc = report.results_doc(cells, extra, findings, meta)
     # present credit: frames in flight and client stall per frame at credit 0 and 1
     doc["present_credit"] = credit.report(frames=8 if args.quick else 24)
+    doc["lean_floor"] = lean_doc
     if args.json:
         sys.stdout.write(report.dump(doc))
     else:
@@ -132,6 +136,8 @@ def cli_run(args: argparse.Namespace, refuse: Callable[[str], int]) -> int:
         print(report.headline(cells))
         print()
         print(credit.text(doc["present_credit"]))
+        print()
+        print(floor.text(doc["lean_floor"]))
         print()
     # the guard's verdict: stdout beside the table, stderr beside the JSON document
     print(
