@@ -164,43 +164,46 @@ class RenderStateCsoCache:
         ``pipeline_version_wide`` too): the answer is rule 1, ``stats.reuses += 1`` and
         nothing else -- the draws make that test themselves (:attr:`quiet_version`) and skip
         the call."""
+        bound = self._bound
         if self.whole_block:
-            trigger = rs.version_wide
-            if self._bound is None or trigger != self._last_v:
+            if bound is None or rs.version_wide != self._last_v:
                 self._by_content(rs, None)
             else:
                 self.stats.reuses += 1
-        elif self._bound is None or rs.pipeline_version_wide != self._last_pv:
+        elif bound is None or rs.pipeline_version_wide != self._last_pv:
             log = rs.pipe_log  # the pipeline writes since the last look (take them)
-            rs.pipe_log, rs._log_n = (), 0
-            src = self._bound if self.transition_cache else None
-            try:
-                target = src.transitions[log]  # type: ignore[union-attr,index]
-            except (KeyError, TypeError, AttributeError):  # no transition / no log / unbound
-                target = None
-            if target is None or target.dead:
-                self._by_content(rs, log if self.transition_cache else None)
+            rs.pipe_log = ()
+            rs._log_n = 0
+            if self.transition_cache:
+                try:  # no log (past its limit): None, never a key; unbound: no transition
+                    target = bound.transitions[log]  # type: ignore[union-attr]
+                except (KeyError, AttributeError):
+                    target = None
             else:
-                self.stats.transition_hits += 1
-                self._tick += 1
-                target.tick = self._tick
+                target = log = None
+            if target is None or target.dead:
+                self._by_content(rs, log)
+            else:
+                stats = self.stats
+                stats.transition_hits += 1
+                target.tick = self._tick = self._tick + 1
                 self._lru.move_to_end(id(target))
-                if target is not src:
+                if target is not bound:
                     h = target.handle
-                    self._bind_fast(h[0], h[1], rs.version, rs.pipeline_version)
-                    self._bound, self.bound = target, h
-                    self.stats.binds += 1
+                    self._bind_fast(*h, rs.version, rs.pipeline_version)
+                    self._bound = target
+                    self.bound = h
+                    stats.binds += 1
         else:
             self.stats.reuses += 1
-        if (rs.dyn_dirty or self._pushed_dyn is None) and (
-            rs.version_wide != self._last_v or self._pushed_dyn is None
-        ):
+        v = rs.version_wide
+        if (rs.dyn_dirty and v != self._last_v) or self._pushed_dyn is None:
             self._push_dynamic(rs)
         if self._after_bind:  # MobileGL follows a new CSO's bind with its dynamic state, empty too
             self._after_bind = False
             self._push_empty_dynamic(rs)
-        self._last_pv, self._last_v = rs.pipeline_version_wide, rs.version_wide
-        self.quiet_version = self._last_v if self._bound is not None else None
+        self._last_pv, self._last_v = rs.pipeline_version_wide, v
+        self.quiet_version = v if self._bound is not None else None
 
     def _by_content(self, rs: RenderState, log: tuple | None) -> None:
         """Rule 3: gather, hash, byte-confirm (or mint), bind; remember the transition."""

@@ -113,7 +113,8 @@ def _runs(patch: tuple) -> list[tuple[slice, bytes]]:
 
 
 def _check(patch: tuple) -> tuple | None:
-    """(getter, wanted, stores, token) of an all-pipeline ``patch``: the getter takes the
+    """(getter, wanted, stores, token) of an all-pipeline ``patch`` (the memo appends the
+    row's bump group: what :meth:`RenderBlock._apply` unpacks): the getter takes the
     fewest slices of the block that cover it (:func:`_runs`) in one call, ``wanted`` is what
     they must hold, ``stores`` writes them (each from a ``bytearray``: CPython copies any
     other right-hand side into a temporary one first), ``token`` stands for the patch in
@@ -197,6 +198,8 @@ class RenderBlock:
             if len(self._memo) >= _MEMO_LIMIT:
                 self._memo.clear()
             check = _check(patch)
+            if check is not None:  # and the row's bump group (0 none, 1, 2 conditional, 3)
+                check += (BUMP[row.bump],)
             self._memo[key] = (row, patch, check)
         self._apply(row, patch, check)
 
@@ -206,13 +209,27 @@ class RenderBlock:
         (:func:`_check`, a remembered all-pipeline patch): every range compared in one call."""
         buf = self._buf
         dyn = 0
-        if check is not None:
-            get, wanted, stores, tok = check
+        if check is not None:  # all pipeline: the log takes its token, the row's bump
+            get, wanted, stores, tok, bump = check
             if get(buf) == wanted:
                 return
             for sl, b in stores:
                 buf[sl] = b
-            pipe_moved = True
+            log = self.pipe_log
+            if log is not None:
+                if self._log_n < PIPE_LOG_LIMIT:
+                    self.pipe_log = log + (tok,)
+                    self._log_n += 1
+                else:
+                    self.pipe_log = None
+            if bump:  # a pipeline byte moved: kBumpConditional bumps both, as kBumpBoth
+                mask = self._mask
+                v = self.version_wide = self.version_wide + 1
+                self.version = v & mask
+                if bump >= 2:
+                    v = self.pipeline_version_wide = self.pipeline_version_wide + 1
+                    self.pipeline_version = v & mask
+            return
         else:
             tok = None
             moved = pipe_moved = False

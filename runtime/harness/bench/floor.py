@@ -51,9 +51,9 @@ def findings(doc: dict[str, Any]) -> list[Finding]:
 
 
 def text(doc: dict[str, Any]) -> str:
-    out = [f"Lean floor (monolith, recorder; 20-call floor {doc['floor_us']:.3f} us): "
-           f"project / lean (bound {LEAN_BOUND}x) and x the floor "
-           f"(bounds: client {FLOOR_BOUND['client']:.0f}x, round {FLOOR_BOUND['round']:.0f}x)",
+    out = [f"Lean floor (monolith, recorder): project / lean path (bound {LEAN_BOUND}x)",
+           f"and x a 20-call floor of {doc['floor_us']:.3f} us (bounds: client "
+           f"{FLOOR_BOUND['client']:.0f}x, round {FLOOR_BOUND['round']:.0f}x)",
            f"{'scene':<15} {'side':<6} {'project us':>10} {'lean us':>8} {'x lean':>7} "
            f"{'x floor':>8} {'lean x floor':>12}"]  # fmt: skip
     for r in doc["rows"]:
