@@ -23,6 +23,7 @@ cache (nothing is forked):
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -142,17 +143,22 @@ def _install_block_push(c: Client) -> None:
 def install_per_setter(c: Client) -> None:
     """Wrap every ``set_*`` of the client's RenderState so the change is pushed at once."""
     rs, cso, em = c.state, c.tr.cso, c.em
+    t = em.transport
 
     def push() -> None:
-        before = em.records
+        before = t.emit_seq  # every record goes through the transport
         cso.validate(rs)
-        if em.records == before:  # nothing moved: the naive design still calls in
+        if t.emit_seq == before:  # nothing moved: the naive design still calls in
             em.emit("BindRenderState", {"Cso": cso.bound, "Version": rs.version,
                                         "PipelineVersion": rs.pipeline_version})  # fmt: skip
 
     for name, _ in inspect.getmembers(type(rs), inspect.isfunction):
         if name.startswith("set_"):
             setattr(rs, name, _after(getattr(rs, name), push))
+    # glEnable / glDisable are the render state's own on the client (one frame shorter):
+    # here they go through the wrapped set_capability, a push after each as well
+    c.enable = functools.partial(rs.set_capability, enabled=True)  # type: ignore[method-assign]
+    c.disable = functools.partial(rs.set_capability, enabled=False)  # type: ignore[method-assign]
 
 
 def _after(setter: Callable[..., None], push: Callable[[], None]) -> Callable[..., None]:
