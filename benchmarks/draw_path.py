@@ -80,20 +80,21 @@ def check_identity(n: int) -> None:
     print(f"lean path: byte-identical records ({n} repetitions per scene, monolith and inproc)")
 
 
-def floors(n: int, repeat: int) -> list[tuple[str, str, str, float, float, float]]:
+def floors(n: int, repeat: int,
+           transports: tuple[str, ...] = lean.TRANSPORTS) -> list[tuple[str, str, str, float, float, float]]:  # fmt: skip
     """(scene, transport, side, project us/draw, lean us/draw, median ratio) rows."""
     out = []
     for scene, (_, _, per) in lean.LOOPS.items():
         n2 = max(n // per, 8)
         n1 = max(n2 // 4, 2)
-        for transport in lean.TRANSPORTS:
+        for transport in transports:
             for side in lean.SIDES:
                 out.append((scene, transport, side,
                             *lean.paired(scene, side, n1, n2, repeat, transport)))  # fmt: skip
     return out
 
 
-def print_floors(n: int, repeat: int) -> None:
+def print_floors(n: int, repeat: int, transports: tuple[str, ...] = lean.TRANSPORTS) -> None:
     check_identity(max(n // 10, 20))
     floor = lean.floor_us()
     print(f"20-call floor: {floor:.3f} us (20 calls of an empty function, this process)")
@@ -101,7 +102,7 @@ def print_floors(n: int, repeat: int) -> None:
           f"{'x lean':>7} {'x floor':>8} {'lean x':>7} {'bound':>6}")  # fmt: skip
     print(f"{'':<15} {'':<9} {'':<6} {'us/draw':>8} {'us/draw':>7} {'<=1.5':>7} "
           f"{'project':>8} {'floor':>7} {'floor':>6}")  # fmt: skip
-    for scene, transport, side, p, q, r in floors(n, repeat):
+    for scene, transport, side, p, q, r in floors(n, repeat, transports):
         bound = FLOOR_BOUND[side]
         ok = "ok" if r <= LEAN_BOUND and p / floor <= bound else "OVER"
         print(f"{scene:<15} {transport:<9} {side:<6} {p:>8.2f} {q:>7.2f} {r:>6.2f}x "
@@ -118,9 +119,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("-n", type=int, default=2000, help="repetitions of blend-toggle (default 2000)")
     ap.add_argument("--quick", action="store_true", help="n = 200 (a smoke run)")
+    ap.add_argument("--floor-transports", default=",".join(lean.TRANSPORTS),
+                    help="the transports of the lean-floor table (default: all three)")
     args = ap.parse_args()
     n = 200 if args.quick else args.n
-    print_floors(n * 4 if not args.quick else 800, 1 if args.quick else 3)
+    transports = tuple(t for t in args.floor_transports.split(",") if t)
+    for t in transports:
+        if t not in lean.TRANSPORTS:
+            ap.error(f"--floor-transports: {t!r} is not one of {', '.join(lean.TRANSPORTS)}")
+    print_floors(n * 4 if not args.quick else 800, 1 if args.quick or n < 200 else 3, transports)
     print(
         f"{'scene':<15} {'transport':<9} {'client':>9} {'round':>9} {'calls':>8} {'calls':>8} "
         f"{'hash':>6} {'trans':>6} {'bytecmp':>6} {'vcheck':>6} {'ring B':>8}"

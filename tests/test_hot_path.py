@@ -179,9 +179,15 @@ def test_draw_path_benchmark_runs_and_reports_every_scene() -> None:
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    out = subprocess.run([sys.executable, str(root / "benchmarks" / "draw_path.py"), "-n", "40"],
+    out = subprocess.run([sys.executable, str(root / "benchmarks" / "draw_path.py"), "-n", "40",
+                          "--floor-transports", "monolith"],
                          capture_output=True, text=True, timeout=300, cwd=root)  # fmt: skip
     assert out.returncode == 0, out.stderr[-2000:]
+    assert "lean path: byte-identical records" in out.stdout
+    for scene in ("blend-toggle", "viewport-churn"):  # the lean-floor rows, both sides
+        for side in ("client", "round"):
+            assert any(line.split()[:3] == [scene, "monolith", side]
+                       for line in out.stdout.splitlines()), (scene, side)
     for scene in ("blend-toggle", "viewport-churn", "readback"):
         for transport in ("monolith", "inproc"):
             assert any(line.split()[:2] == [scene, transport] for line in out.stdout.splitlines())
