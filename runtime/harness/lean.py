@@ -43,13 +43,12 @@ from ..client.setter_rows import KITS
 from ..errors import HandleRefused, ProtocolCorruption
 from ..schema import tables as _t
 from ..server.working_state import VERSION_MASK
-from ..client.api import GL_TRIANGLES
 from ..wire.compiled import packer
 from ..wire.header import header_size, record_align
 from ..wire.records import layout
 from ..wire.spec import call_spec
 from ..transport.ring import _DATA_PARKED, _HEAD, _PUB, _TAIL
-from .scenes.core import _setup
+from .scenes.core import _setup, blend_rep, blend_setup, viewport_rep
 
 __all__ = [
     "LeanClient",
@@ -370,7 +369,7 @@ class LeanServer:
         ranges = next(t.element for t in call_spec("DrawVbo").tails if t.when == "kWhenClear")
         self._range = struct.Struct("<" + layout(ranges).fmt)
         self._count_i = _index(ranges, "Count")
-        self._tail_at = self._draw_fixed + (-self._draw_fixed % 8)
+        self._tail_at = self._draw_fixed + (-self._draw_fixed % self._align)
         self._rec_bind, self._rec_draw = be.BindRenderState, be.DrawVbo
         self._counts, self._raws, self._blobs = be.counts, be.raw, be.blobs
         self._dyn_plans: dict[int, tuple] = {}
@@ -452,7 +451,7 @@ class LeanServer:
             self.ctx.seq -= 1
             return self._slow(raw)
         c = self._tail_at
-        if c + self._range.size + (-(c + self._range.size) % 8) != size:
+        if c + self._range.size + (-(c + self._range.size) % self._align) != size:
             raise ProtocolCorruption("DrawVbo.Tail")
         count = self._range.unpack_from(raw, c)[self._count_i]
         inst = inst if inst > 1 else 1
@@ -465,28 +464,11 @@ class LeanServer:
 
 
 # -- the loops and their runs ---------------------------------------------------------
-def _blend_setup(c: Any) -> None:
-    _setup(c)
-    c.blend_func("SrcAlpha", "OneMinusSrcAlpha")
-
-
-def _blend_rep(c: Any, i: int) -> None:
-    c.enable("Blend")
-    c.draw_arrays(GL_TRIANGLES, 0, 3)
-    c.disable("Blend")
-    c.draw_arrays(GL_TRIANGLES, 0, 3)
-
-
-def _viewport_rep(c: Any, i: int) -> None:
-    c.viewport(i % 37, i // 37, 640 - i % 97, 480 - i % 89)
-    c.draw_arrays(GL_TRIANGLES, 0, 3)
-
-
 #: scene -> (setup on a project client, one repetition on either client, draws per rep);
 #: the repetitions are the scenes' own loops (``scenes/core.py``)
 LOOPS: dict[str, tuple[Callable[[Any], None], Callable[[Any, int], None], int]] = {
-    "blend-toggle": (_blend_setup, _blend_rep, 2),
-    "viewport-churn": (_setup, _viewport_rep, 1),
+    "blend-toggle": (blend_setup, blend_rep, 2),
+    "viewport-churn": (_setup, viewport_rep, 1),
 }
 PATHS = ("project", "lean")
 SIDES = ("client", "round")

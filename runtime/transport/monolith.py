@@ -65,33 +65,17 @@ class MonolithTransport(Lifecycle):
         # this door's records are all ``size`` bytes: the scratch of now always holds them
         # (a later _grow makes a new one for the larger records; this one stays valid)
         t, scratch, ro = self, self._scratch, self._ro
-        if memo:
-            return self._memo_door(size, pack, prefix, count, memo)
+        cache = remembered(size, pack, prefix, memo) if memo else None
+        get, fill = (cache.get, cache.fill) if cache is not None else (None, None)
 
         def door(*values: Any) -> int:
             if t._shut:
                 t._raise_pending()
-            pack(scratch, 0, *prefix, *values)
-            seq = t.emit_seq = t.emit_seq + 1
-            try:
-                t._sink(ro[:size])
-            except BaseException as exc:
-                t._failed(exc)
-                raise
-            count[0] += 1
-            return seq
-
-        return door
-
-    def _memo_door(self, size: int, pack: Callable[..., None], prefix: tuple,
-                   count: list[int], limit: int) -> Callable[..., int]:  # fmt: skip
-        t, cache = self, remembered(size, pack, prefix, limit)
-        get, fill = cache.get, cache.fill
-
-        def door(*values: Any) -> int:
-            if t._shut:
-                t._raise_pending()
-            record = get(values) or fill(values)
+            if cache is None:
+                pack(scratch, 0, *prefix, *values)
+                record: Any = ro[:size]
+            else:  # a remembered record: its bytes, not packed
+                record = get(values) or fill(values)
             seq = t.emit_seq = t.emit_seq + 1
             try:
                 t._sink(record)

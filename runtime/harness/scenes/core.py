@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import struct
+from typing import Any
 
 from ..shaders.programs import load
 from ...client.api import GL_COLOR_BUFFER_BIT, GL_DEPTH_BUFFER_BIT, GL_TRIANGLES, Client
 
-__all__ = ["blend_toggle", "viewport_churn", "clear_present", "readback"]
+__all__ = [
+    "blend_toggle",
+    "viewport_churn",
+    "viewport_rep",
+    "blend_setup",
+    "blend_rep",
+    "clear_present",
+    "readback",
+]
 
 
 # -- shared setup ---------------------------------------------------------------
@@ -25,24 +34,38 @@ def _setup(c: Client) -> None:
 
 
 # -- the scenes -------------------------------------------------------------------
-def blend_toggle(c: Client, n: int) -> None:
-    """Blaze3D batch: enable blend / draw / disable blend / draw, n times."""
+def blend_setup(c: Client) -> None:
     _setup(c)
     c.blend_func("SrcAlpha", "OneMinusSrcAlpha")
+
+
+def blend_rep(c: Any, i: int = 0) -> None:
+    """One repetition of blend-toggle (the lean path repeats the scene with it)."""
+    c.enable("Blend")
+    c.draw_arrays(GL_TRIANGLES, 0, 3)
+    c.disable("Blend")
+    c.draw_arrays(GL_TRIANGLES, 0, 3)
+
+
+def blend_toggle(c: Client, n: int) -> None:
+    """Blaze3D batch: enable blend / draw / disable blend / draw, n times."""
+    blend_setup(c)
     for _ in range(n):
-        c.enable("Blend")
-        c.draw_arrays(GL_TRIANGLES, 0, 3)
-        c.disable("Blend")
-        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        blend_rep(c)
     c.present()
+
+
+def viewport_rep(c: Any, i: int) -> None:
+    """The viewport-churn scene's ``i``-th repetition (the lean path repeats the scene)."""
+    c.viewport(i % 37, i // 37, 640 - i % 97, 480 - i % 89)
+    c.draw_arrays(GL_TRIANGLES, 0, 3)
 
 
 def viewport_churn(c: Client, n: int) -> None:
     """n distinct glViewport changes, a draw after each (pipeline subset never moves)."""
     _setup(c)
     for i in range(n):
-        c.viewport(i % 37, i // 37, 640 - i % 97, 480 - i % 89)
-        c.draw_arrays(GL_TRIANGLES, 0, 3)
+        viewport_rep(c, i)
     c.present()
 
 
