@@ -1,5 +1,5 @@
 """The CSO cache's LRU (issue 20): eviction takes the least recently used entry that is not
-bound -- the entry of the smallest tick -- without scanning the cache: the victim found
+bound -- the entry whose last use is the oldest -- without scanning the cache: the victim found
 from the front of a recency order that every use keeps, O(1) whatever the capacity."""
 
 from __future__ import annotations
@@ -18,15 +18,18 @@ from test_cso_cache import Capture
 
 def _drive(cache: RenderStateCsoCache, rs: RenderState, seq: list[int]) -> list[str]:
     """Validate each state of ``seq``; before every eviction, check the victim the cache
-    deletes against the oracle (the smallest tick but the bound entry's). -> problems."""
+    deletes against the oracle: the live entry, the bound one aside, whose last use (the
+    validate that left it bound) is the oldest, kept here from the outside. -> problems."""
     problems: list[str] = []
+    last_use: dict = {}  # handle -> the step that last left it bound
     for step, value in enumerate(seq):
-        entries = list(cache._map.values())
+        live = [e.handle for e in cache._map.values()]
         deletes_before = cache.stats.evictions
-        others = [e for e in entries if e is not cache._bound] or entries
-        want = min(others, key=lambda e: e.tick).handle if entries else None
+        others = [h for h in live if h != cache.bound] or live
+        want = min(others, key=last_use.__getitem__) if live else None
         rs.set_sample_mask_value(value)
         cache.validate(rs)
+        last_use[cache.bound] = step
         if cache.stats.evictions != deletes_before:
             got = next(c[1]["Handle"] for c in reversed(cache._emit.__self__.calls)
                        if c[0] == "DeleteRenderState")  # fmt: skip
@@ -51,7 +54,7 @@ def test_planted_eviction_of_the_oldest_minted_is_caught(monkeypatch) -> None:
     def fifo(self) -> None:
         victim = next(e for e in self._map.values() if e is not self._bound)
         del self._map[victim.key]
-        del self._lru[id(victim)]
+        del self._lru[victim]
         victim.dead = True
         self._emit("DeleteRenderState", {"Handle": victim.handle, "Kind": self._kind})
         self._alloc.free(victim.handle)
@@ -66,14 +69,12 @@ def test_planted_eviction_of_the_oldest_minted_is_caught(monkeypatch) -> None:
 
 class _Visits:
     """What an eviction touches: entries yielded by any iteration of the cache's containers
-    (the key map and the recency order: ``values()``, ``items()``, ``keys()``, ``iter``) and
-    reads of an entry's ``tick`` -- what a scan for the least recently used entry must do,
-    whichever container it walks and however it compares."""
+    (the key map and the recency order: ``values()``, ``items()``, ``keys()``, ``iter``) --
+    what a scan for the least recently used entry must do, whichever container it walks."""
 
     def __init__(self) -> None:
         self.on = False
         self.entries = 0
-        self.ticks = 0
 
     def counting(self, base: type) -> type:
         visits = self
@@ -104,15 +105,6 @@ def _evict_visits(monkeypatch, plant=None) -> tuple[_Visits, int]:  # type: igno
     """Visits per eviction over 128 validates that each mint and evict (capacity 64)."""
     visits = _Visits()
 
-    class CountingCso(cso_cache._Cso):
-        __slots__ = ()
-
-        def __getattribute__(self, name: str):  # type: ignore[no-untyped-def]
-            if name == "tick" and visits.on:
-                visits.ticks += 1
-            return object.__getattribute__(self, name)
-
-    monkeypatch.setattr(cso_cache, "_Cso", CountingCso)
     if plant is not None:
         monkeypatch.setattr(RenderStateCsoCache, "_evict", plant)
     evict = RenderStateCsoCache._evict
@@ -137,19 +129,19 @@ def _evict_visits(monkeypatch, plant=None) -> tuple[_Visits, int]:  # type: igno
 
 
 def test_an_eviction_looks_at_two_entries_at_most(monkeypatch) -> None:
-    """Counts, not times: the entries an eviction visits, in either container, and the ticks
-    it reads (a scan of all 64 visits 64 each time)."""
+    """Counts, not times: the entries an eviction visits, in either container (a scan of
+    all 64 visits 64 each time)."""
     visits, evictions = _evict_visits(monkeypatch)
     assert visits.entries <= 2 * evictions, visits.entries
-    assert visits.ticks == 0
 
 
 def _scan_map(self) -> None:  # type: ignore[no-untyped-def]
-    """The old eviction: the smallest tick among all entries but the bound one (O(n))."""
+    """A scan of every entry for the smallest recency rank but the bound one's (O(n))."""
+    rank = {e: i for i, e in enumerate(self._lru)}
     victims = [e for e in self._map.values() if e is not self._bound] or list(self._map.values())
-    victim = min(victims, key=lambda e: e.tick)
+    victim = min(victims, key=rank.__getitem__)
     del self._map[victim.key]
-    del self._lru[id(victim)]
+    del self._lru[victim]
     victim.dead = True
     self._emit("DeleteRenderState", {"Handle": victim.handle, "Kind": self._kind})
     self._alloc.free(victim.handle)
@@ -158,18 +150,18 @@ def _scan_map(self) -> None:  # type: ignore[no-untyped-def]
 
 def _scan_lru(self) -> None:  # type: ignore[no-untyped-def]
     """A scan of the recency order's whole length (the same victim, O(n))."""
-    victim = [e for e in self._lru.values() if e is not self._bound][0]
+    victim = [e for e in self._lru if e is not self._bound][0]
     del self._map[victim.key]
-    del self._lru[id(victim)]
+    del self._lru[victim]
     victim.dead = True
     self._emit("DeleteRenderState", {"Handle": victim.handle, "Kind": self._kind})
     self._alloc.free(victim.handle)
     self.stats.evictions += 1
 
 
-@pytest.mark.parametrize("plant", [_scan_map, _scan_lru], ids=["min-tick-over-map", "full-lru"])
+@pytest.mark.parametrize("plant", [_scan_map, _scan_lru], ids=["min-rank-over-map", "full-lru"])
 def test_planted_full_scan_eviction_is_caught(monkeypatch, plant) -> None:  # type: ignore[no-untyped-def]
-    """The control: the old min-tick scan of every entry, and a full walk of the recency
+    """The control: a min-rank scan of every entry, and a full walk of the recency
     order, each pick the right victim (the LRU oracle passes them) but visit 64 entries."""
     visits, evictions = _evict_visits(monkeypatch, plant)
     assert visits.entries > 2 * evictions

@@ -15,7 +15,7 @@ from mgpipe.runtime.harness import lean
 #: per scene: (records per draw, wire bytes per draw, Python calls per draw on the client,
 #: the most it may take): measured at the commit that added this test
 SHAPE = {
-    "blend-toggle": (2.0, 104.0, 12.5),
+    "blend-toggle": (2.0, 104.0, 11.5),
     "viewport-churn": (2.0, 120.0, 21.0),
 }
 CALLS_BOUND = 25.0  # issue 20: calls per draw <= 25 on both scenes

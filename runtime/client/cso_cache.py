@@ -81,15 +81,15 @@ class CsoStats:
 
 
 class _Cso:
-    """One cached CSO: its handle, subset bytes, LRU tick and outgoing transitions."""
+    """One cached CSO: its handle, subset bytes and outgoing transitions (its recency is
+    its place in the cache's ``_lru``; it hashes by identity, the ``_lru`` key)."""
 
-    __slots__ = ("handle", "key", "subset", "tick", "transitions", "dead")
+    __slots__ = ("handle", "key", "subset", "transitions", "dead")
 
-    def __init__(self, handle: Handle, key: Any, subset: bytes, tick: int) -> None:
+    def __init__(self, handle: Handle, key: Any, subset: bytes) -> None:
         self.handle = handle
         self.key = key
         self.subset = subset
-        self.tick = tick
         self.transitions: dict[tuple, _Cso] = {}
         self.dead = False
 
@@ -132,9 +132,9 @@ class RenderStateCsoCache:
         #: the largest value of the Uint32 ``ChunkMask``
         self._mask_all = _t.field("MGPRenderStateDesc", "ChunkMask").max_value
         self._map: dict[Any, _Cso] = {}  # key -> entry, in mint order (teardown's order)
-        #: the same entries by id, least recently used first: a use moves its entry to the
+        #: the same entries (by identity), least recently used first: a use moves its entry to the
         #: end, so eviction takes the first one that is not bound (O(1), never a scan)
-        self._lru: OrderedDict[int, _Cso] = OrderedDict()
+        self._lru: OrderedDict[_Cso, None] = OrderedDict()
         self._bound: _Cso | None = None
         self.bound: Handle = NULL
         self._last_pv: int | None = None
@@ -142,7 +142,6 @@ class RenderStateCsoCache:
         #: the ``version_wide`` at which :meth:`validate` would only count a reuse (None:
         #: it must run); a draw compares it and skips the call
         self.quiet_version: int | None = None
-        self._tick = 0
         self._pushed_dyn: list[bytes] | None = None  # bytes of each dynamic chunk last pushed
         self._after_bind = False  # a bind went since the last dynamic push
         self.stats = CsoStats()
@@ -186,11 +185,11 @@ class RenderStateCsoCache:
             else:
                 stats = self.stats
                 stats.transition_hits += 1
-                target.tick = self._tick = self._tick + 1
-                self._lru.move_to_end(id(target))
+                self._lru.move_to_end(target)
                 if target is not bound:
                     h = target.handle
-                    self._bind_fast(*h, rs.version, rs.pipeline_version)
+                    m = rs._mask  # the counters in the wire's width
+                    self._bind_fast(*h, rs.version_wide & m, rs.pipeline_version_wide & m)
                     self._bound = target
                     self.bound = h
                     stats.binds += 1
@@ -218,13 +217,11 @@ class RenderStateCsoCache:
                 self.stats.collisions += 1
                 key = (key, data)
                 entry = self._map.get(key)
-        self._tick += 1
         if entry is None:
             entry = self._mint(key, data)
         else:
             self.stats.hits += 1
-            entry.tick = self._tick
-            self._lru.move_to_end(id(entry))
+            self._lru.move_to_end(entry)
         src = self._bound
         if src is not None and log is not None and not self.whole_block:
             if len(src.transitions) >= _TRANSITIONS_PER_CSO:
@@ -240,8 +237,8 @@ class RenderStateCsoCache:
         subset = data if not self.whole_block else self.pipeline_subset(data)
         off, size, seg = self._stage_blob(subset)  # no base CSO: every chunk in the blob
         self._create_fast(handle[0], handle[1], NULL[0], NULL[1], self._mask_all, off, size, seg)
-        entry = self._map[key] = _Cso(handle, key, data, self._tick)
-        self._lru[id(entry)] = entry
+        entry = self._map[key] = _Cso(handle, key, data)
+        self._lru[entry] = None
         self.stats.minted += 1
         self._after_bind = True  # the new CSO's bind is followed by its dynamic state
         return entry
@@ -249,12 +246,12 @@ class RenderStateCsoCache:
     def _evict(self) -> None:
         """The least recently used entry other than the bound one (the bound one at
         capacity 1)."""
-        it = iter(self._lru.values())
+        it = iter(self._lru)
         victim = next(it)
         if victim is self._bound:
             victim = next(it, victim)
         del self._map[victim.key]
-        del self._lru[id(victim)]
+        del self._lru[victim]
         victim.dead = True
         h = victim.handle
         self._delete_fast(h[0], h[1], self._kind)
@@ -265,7 +262,8 @@ class RenderStateCsoCache:
 
     def _bind(self, entry: _Cso, rs: RenderState) -> None:
         h = entry.handle
-        self._bind_fast(h[0], h[1], rs.version, rs.pipeline_version)
+        m = rs._mask
+        self._bind_fast(h[0], h[1], rs.version_wide & m, rs.pipeline_version_wide & m)
         self._bound, self.bound = entry, h
         self.stats.binds += 1
 
@@ -273,7 +271,7 @@ class RenderStateCsoCache:
         """``SetDynamicState`` with ``ChunkMask`` 0 and an empty blob: after the bind of a newly
         minted CSO whose dynamic chunks all stayed (MobileGL's frontend sends it)."""
         off, size, seg = self._stage_blob(b"")
-        self._dyn_fast(0, rs.version, off, size, seg)
+        self._dyn_fast(0, rs.version_wide & rs._mask, off, size, seg)
         self.stats.dynamic_pushes += 1
 
     def _push_dynamic(self, rs: RenderState) -> None:
@@ -296,7 +294,7 @@ class RenderStateCsoCache:
         if not mask:
             return
         off, size, seg = self._stage_blob(b"".join(parts))
-        self._dyn_fast(mask, rs.version, off, size, seg)
+        self._dyn_fast(mask, rs.version_wide & rs._mask, off, size, seg)
         self.stats.dynamic_pushes += 1
         self._after_bind = False
 

@@ -98,8 +98,9 @@ class Emitter:
 
     def fast(self, call: str, names: Sequence[str], tail_names: Sequence[str] | None = None,
              tail_count: int = 1, tail_element: str | None = None,
-             memo: int = 0) -> Callable[..., int]:  # fmt: skip
-        """A compiled ``emit(*values) -> seq`` for ``call`` (values in the order of ``names``
+             memo: int = 0) -> Callable[..., None]:  # fmt: skip
+        """A compiled ``emit(*values)`` for ``call`` (the seq it took is the transport's
+        ``emit_seq`` after it) (values in the order of ``names``
         then, per tail element, ``tail_names``). Calls that wait never take this door.
 
         ``memo`` > 0: the door remembers up to that many records by their values and
@@ -126,10 +127,9 @@ class Emitter:
         else:
             put = self.transport.put
 
-            def emit(*values: Any) -> int:
-                seq = put(size, pack, prefix + values)
+            def emit(*values: Any) -> None:
+                put(size, pack, prefix + values)
                 cell[0] += 1
-                return seq
 
         #: True when ``names`` are in the payload's memory order: one C call per record
         #: (a layout that moved a member makes it False, and the hot path one frame slower)

@@ -137,8 +137,6 @@ class RenderBlock:
         self._mv = memoryview(self._buf)  # stores of ``bytes`` through it: no temporary copy
         self._arr = np.frombuffer(self._buf, dtype=struct_dtype(rs_struct()))
         self.p = self._arr[0]  # a structured view into ``_buf``
-        self.version = 0
-        self.pipeline_version = 0
         # the counters widened (never wrap): the CSO cache compares these (seed 001 §5.2)
         self.version_wide = 0
         self.pipeline_version_wide = 0
@@ -149,6 +147,17 @@ class RenderBlock:
         self._log_n = 0
         self._mask = _counter_mask()
         self._memo: dict[tuple, tuple] = {}
+
+    @property
+    def version(self) -> int:
+        """The wire's ``Version`` (the widened counter in the counter width): computed where
+        a record carries it, never stored per setter."""
+        return self.version_wide & self._mask
+
+    @property
+    def pipeline_version(self) -> int:
+        """The wire's ``PipelineVersion`` (see :attr:`version`)."""
+        return self.pipeline_version_wide & self._mask
 
     @property
     def block(self) -> memoryview:
@@ -223,12 +232,9 @@ class RenderBlock:
                 else:
                     self.pipe_log = None
             if bump:  # a pipeline byte moved: kBumpConditional bumps both, as kBumpBoth
-                mask = self._mask
-                v = self.version_wide = self.version_wide + 1
-                self.version = v & mask
+                self.version_wide += 1
                 if bump >= 2:
-                    v = self.pipeline_version_wide = self.pipeline_version_wide + 1
-                    self.pipeline_version = v & mask
+                    self.pipeline_version_wide += 1
             return
         else:
             tok = None
@@ -255,12 +261,9 @@ class RenderBlock:
         bump = BUMP[row.bump]
         if not bump:
             return
-        mask = self._mask
         self.version_wide += 1
-        self.version = self.version_wide & mask
         if bump == 3 or (bump == 2 and pipe_moved):
             self.pipeline_version_wide += 1
-            self.pipeline_version = self.pipeline_version_wide & mask
 
     def _account(self, row: SetterRow, patch: tuple | None, pipe_moved: bool, dyn: int) -> None:
         """Bytes moved: the dynamic chunks dirtied, the patch logged if a pipeline byte moved,
@@ -275,12 +278,9 @@ class RenderBlock:
         bump = BUMP[row.bump]
         if not bump:
             return
-        mask = self._mask
         self.version_wide += 1
-        self.version = self.version_wide & mask
         if bump == 3 or (bump == 2 and pipe_moved):
             self.pipeline_version_wide += 1
-            self.pipeline_version = self.pipeline_version_wide & mask
 
     def _put_span(self, kit: tuple, args: tuple) -> bool:
         """A span kit's run (dynamic bytes in one chunk, see ``setter_kits``) packed from
@@ -301,10 +301,8 @@ class RenderBlock:
         self.dyn_dirty |= bit
         if bump:
             self.version_wide += 1
-            self.version = self.version_wide & self._mask
             if bump == 3:
                 self.pipeline_version_wide += 1
-                self.pipeline_version = self.pipeline_version_wide & self._mask
         return True
 
     def _put_scalars(self, kit: tuple, values: tuple) -> bool:

@@ -207,8 +207,8 @@ def encoder_mint(self: RenderStateCsoCache, key: Any, data: bytes) -> _Cso:
     handle = self._alloc.alloc()
     self._emit("CreateRenderState", {"Cso": handle, "BaseCso": NULL, "ChunkMask": self._mask_all},
                blob=data)  # fmt: skip
-    entry = self._map[key] = _Cso(handle, key, data, self._tick)
-    self._lru[id(entry)] = entry
+    entry = self._map[key] = _Cso(handle, key, data)
+    self._lru[entry] = None
     self.stats.minted += 1
     self._after_bind = True
     return entry
@@ -216,12 +216,12 @@ def encoder_mint(self: RenderStateCsoCache, key: Any, data: bytes) -> _Cso:
 
 def encoder_evict(self: RenderStateCsoCache) -> None:
     """:meth:`RenderStateCsoCache._evict` with ``DeleteRenderState`` through ``Emitter.emit``."""
-    it = iter(self._lru.values())
+    it = iter(self._lru)
     victim = next(it)
     if victim is self._bound:
         victim = next(it, victim)
     del self._map[victim.key]
-    del self._lru[id(victim)]
+    del self._lru[victim]
     victim.dead = True
     self._emit("DeleteRenderState", {"Handle": victim.handle, "Kind": self._kind})
     self._alloc.free(victim.handle)

@@ -17,12 +17,24 @@ class MonolithTransport(Lifecycle):
     def __init__(self, sink: Sink) -> None:
         super().__init__()
         self._sink = sink
-        self.emit_seq = 0
+        #: what every record goes to: ``_sink``, or once the transport is closed or a sink
+        #: raised, :meth:`_refuse` (the doors test no flag: they call what is here)
+        self._to = sink
+        #: records sent by :meth:`put` / :meth:`submit`; a door counts its own in its cell
+        #: (``_cells``): :attr:`emit_seq` is their sum, read where it is asked for
+        self._sent = 0
+        self._cells: list[list[int]] = []
         #: the last record the sink took; read only once a sink raised (until then every
         #: emitted record was applied: :attr:`applied_seq` is ``emit_seq``)
         self._applied = 0
-        self._shut = False  # closed, or a sink raised: every door checks this one flag
         self._grow(256)
+
+    @property
+    def emit_seq(self) -> int:
+        return self._sent + sum([c[0] for c in self._cells])
+
+    def _refuse(self, record: Any) -> None:
+        self._raise_pending()
 
     def _grow(self, size: int) -> None:
         self._room = max(size, 256)
@@ -35,12 +47,11 @@ class MonolithTransport(Lifecycle):
         The record is packed straight into a scratch buffer the sink then reads (the
         packer writes every byte, header included); no intermediate ``bytes``.
         """
-        if self._shut:
-            self._raise_pending()
+        self._raise_pending()
         if size > self._room:
             self._grow(size)
         pack(self._scratch, 0, *values)
-        self.emit_seq += 1
+        self._sent += 1
         try:
             self._sink(self._ro[:size])
         except BaseException as exc:
@@ -48,16 +59,21 @@ class MonolithTransport(Lifecycle):
             raise
         return self.emit_seq
 
-    def _failed(self, exc: BaseException) -> None:
-        """The sink raised on record ``emit_seq``: the transport is dead from here."""
-        self._error, self._error_delivered, self._shut = exc, True, True
+    def _failed(self, exc: BaseException, cell: list[int] | None = None) -> None:
+        """The sink raised on record ``emit_seq`` (a door's: counted in its ``cell`` here,
+        it was sent): the transport is dead from here."""
+        if self._to is not self._sink:  # already dead or closed: _refuse's own refusal
+            return
+        if cell is not None:
+            cell[0] += 1
+        self._error, self._error_delivered, self._to = exc, True, self._refuse
         self._applied = self.emit_seq - 1
 
     def door(self, size: int, pack: Callable[..., None], prefix: tuple, count: list[int],
-             memo: int = 0) -> Callable[..., int]:  # fmt: skip
+             memo: int = 0) -> Callable[..., None]:  # fmt: skip
         """A compiled :meth:`put` for records of one ``size``: ``door(*values)`` packs
         ``pack(buf, 0, *prefix, *values)`` into the scratch record, applies it and bumps
-        ``count[0]``, all in its one frame (the emitter's hot path). ``memo`` > 0: the
+        ``count[0]`` (its share of :attr:`emit_seq`), all in its one frame (the emitter's hot path). ``memo`` > 0: the
         records are remembered by their values (up to ``memo`` of them, then forgotten
         at once), and a remembered one goes to the sink as its ``bytes`` (no pack)."""
         if size > self._room:
@@ -65,25 +81,30 @@ class MonolithTransport(Lifecycle):
         # this door's records are all ``size`` bytes: the scratch of now always holds them
         # (a later _grow makes a new one for the larger records; this one stays valid)
         t, scratch, ro = self, self._scratch, self._ro
-        cache = remembered(size, pack, prefix, memo) if memo else None
-        get, fill = (cache.get, cache.fill) if cache is not None else (None, None)
+        self._cells.append(count)
+        if memo:
+            cache = remembered(size, pack, prefix, memo)
+            get, fill = cache.get, cache.fill
 
-        def door(*values: Any) -> int:
-            if t._shut:
-                t._raise_pending()
-            if cache is None:
-                pack(scratch, 0, *prefix, *values)
-                record: Any = ro[:size]
-            else:  # a remembered record: its bytes, not packed
-                record = get(values) or fill(values)
-            seq = t.emit_seq = t.emit_seq + 1
+            def door(*values: Any) -> None:  # a remembered record: its bytes, not packed
+                record = get(values) or fill(values)  # a value it cannot pack: nothing sent
+                try:
+                    t._to(record)
+                except BaseException as exc:
+                    t._failed(exc, count)
+                    raise
+                count[0] += 1
+
+            return door
+
+        def door(*values: Any) -> None:
+            pack(scratch, 0, *prefix, *values)
             try:
-                t._sink(record)
+                t._to(ro[:size])
             except BaseException as exc:
-                t._failed(exc)
+                t._failed(exc, count)
                 raise
             count[0] += 1
-            return seq
 
         return door
 
@@ -95,7 +116,7 @@ class MonolithTransport(Lifecycle):
         self._raise_pending()
         view = as_record(record)
         check_record(view)
-        self.emit_seq += 1
+        self._sent += 1
         try:
             self._sink(view)
         except BaseException as exc:
@@ -114,7 +135,7 @@ class MonolithTransport(Lifecycle):
     def close(self) -> None:
         if self._closed:
             return
-        self._closed = self._shut = True
+        self._closed, self._to = True, self._refuse
         if self._error is not None and not self._error_delivered:
             self._error_delivered = True
             raise self._error
