@@ -43,6 +43,10 @@ class InprocTransport(Lifecycle):
         self._stopping = False
         self._abort = False
         self._producer: int | None = None
+        #: what a door compares the calling thread with: the producer's ident while the
+        #: transport lives (None before the first record), -1 (no thread's) once it is
+        #: dead or closed -- one test per record for all three
+        self._live: int | None = None
         self._thread = threading.Thread(target=self._apply_loop, name=name, daemon=True)
         self._thread.start()
 
@@ -51,19 +55,16 @@ class InprocTransport(Lifecycle):
         ring = self._ring
         try:
             while not self._abort:
-                rec = ring.pop()
-                if rec is None:
-                    if self._stopping or ring.data_bell.dead:
-                        return
-                    try:
-                        ring.wait_readable(self._timeout)
-                    except TransportShutdown:
-                        pass  # killed: drain what is published, then leave
+                if ring.drain(self._sink):  # every published record, then look again
                     continue
-                self._sink(rec)
-                ring.release()
+                if self._stopping or ring.data_bell.dead:
+                    return
+                try:
+                    ring.wait_readable(self._timeout)
+                except TransportShutdown:
+                    pass  # killed: drain what is published, then leave
         except BaseException as exc:  # delivered to the client thread, never printed here
-            self._error = exc
+            self._error, self._live = exc, -1
             ring.kill()
 
     # -- client thread ------------------------------------------------------
@@ -90,6 +91,15 @@ class InprocTransport(Lifecycle):
             self._producer = me
         elif self._producer != me:
             raise SecondProducer("Transport.Producer")
+        if self._error is None and not self._closed:
+            self._live = me
+
+    def _enter(self) -> None:
+        """A door's one test failed: another thread (refused), the first record (claimed),
+        or a dead or closed transport (its error)."""
+        self._claim()
+        if self._error is not None or self._closed:
+            self._raise_pending()
 
     def put(self, size: int, pack: Callable[..., None], values: tuple) -> int:
         """Reserve ``size`` bytes in the ring, ``pack(view, 0, *values)`` there, commit."""
@@ -132,10 +142,8 @@ class InprocTransport(Lifecycle):
         get, fill = (cache.get, cache.fill) if cache is not None else (None, None)
 
         def door(*values: Any) -> int:
-            if get_ident() != t._producer:
-                t._claim()
-            if t._error is not None or t._closed:
-                t._raise_pending()
+            if get_ident() != t._live:
+                t._enter()
             w = ring._write
             pos = w & mask
             if size <= cap - pos and w - ctl[_TAIL] + size <= cap:
@@ -210,9 +218,9 @@ class InprocTransport(Lifecycle):
                     pass  # the apply thread died meanwhile; its error is raised below
                 except BarrierTimeout as exc:
                     drain_error = exc
-                    self._abort = True
+                    self._abort = self._ring.halted = True
         finally:
-            self._closed = True
+            self._closed, self._live = True, -1
             self._stopping = True
             ring.kill()
             self._thread.join(min(self._timeout, threading.TIMEOUT_MAX))

@@ -44,6 +44,7 @@ transport across processes on a weakly ordered CPU adds its own barrier at publi
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 
 from ..errors import BarrierTimeout, ProtocolCorruption, RingOverrun
 from ..schema import tables as _t
@@ -120,6 +121,8 @@ class Ring:
         self.corrupt: str | None = None
         self.data_bell = data_bell or Doorbell(spin_s, flags=self._ctl, slot=_DATA_PARKED)
         self.space_bell = space_bell or Doorbell(spin_s, flags=self._ctl, slot=_SPACE_PARKED)
+        #: set by the consumer's owner to stop :meth:`drain` before its next record
+        self.halted = False
 
     # -- the shared cursors (control area) -----------------------------------
     @property
@@ -295,6 +298,53 @@ class Ring:
         ctl[_APPLIED] = self._popped
         if ctl[_SPACE_PARKED]:
             self.space_bell.ring()
+
+    def drain(self, sink: Callable[[memoryview], object]) -> int:
+        """Hand every published record to ``sink`` in order, each released once the sink
+        returns (what :meth:`pop`, ``sink`` and :meth:`release` do per record, in one frame
+        with the cursors in locals): the number handed. Pads are skipped; a header no
+        producer writes marks the ring corrupt as :meth:`peek` does. A sink that raises
+        leaves its record popped and not released (as the pop / release loop did); once
+        :attr:`halted` is set, no further record is handed."""
+        if self.corrupt is not None:
+            raise ProtocolCorruption(self.corrupt)
+        ctl, buf, ro, cap, mask = self._ctl, self._buf, self._ro, self.capacity, self._mask
+        hdr, align, most, unpack = self._hdr_size, self._align, self.max_record, self._hunpack
+        i_op, i_size, bell = self._i_op, self._i_size, self.space_bell
+        handed = 0
+        r, popped = self._read, self._popped
+        head = ctl[_HEAD]
+        while True:
+            avail = head - r
+            if avail <= 0:
+                head = ctl[_HEAD]  # what was published while these were applied
+                if head - r <= 0:
+                    return handed
+                continue
+            pos = r & mask
+            to_end = cap - pos
+            if avail < hdr or to_end < hdr:
+                raise self._corrupt()
+            h = unpack(buf, pos)
+            op, size = h[i_op], h[i_size]
+            if (size < hdr or size % align or size > avail or size > most or size > to_end
+                    or (op == PAD_OP and size != to_end)):  # fmt: skip
+                raise self._corrupt()
+            r += size
+            self._read = r
+            if op == PAD_OP:
+                continue
+            if self.halted:  # the consumer was told to stop: this one stays published
+                self._read = r - size
+                return handed
+            popped += 1
+            self._popped = popped
+            sink(ro[pos : pos + size])
+            handed += 1
+            ctl[_TAIL] = r
+            ctl[_APPLIED] = popped
+            if ctl[_SPACE_PARKED]:
+                bell.ring()
 
     def wait_readable(self, timeout: float = DEFAULT_TIMEOUT_S) -> bool:
         """Consumer wait for published bytes; False on timeout."""
