@@ -113,19 +113,22 @@ def _runs(patch: tuple) -> list[tuple[slice, bytes]]:
 
 
 def _check(patch: tuple) -> tuple | None:
-    """(getter, wanted, stores, token) of an all-pipeline ``patch`` (the memo appends the
+    """(getter, wanted, slice, stores, token) of an all-pipeline ``patch`` (the memo appends the
     row's bump group: what :meth:`RenderBlock._apply` unpacks): the getter takes the
     fewest slices of the block that cover it (:func:`_runs`) in one call, ``wanted`` is what
     they must hold, ``stores`` writes them (each from a ``bytearray``: CPython copies any
-    other right-hand side into a temporary one first), ``token`` stands for the patch in
-    the pipeline log."""
+    other right-hand side into a temporary one first; for one run ``slice`` and ``stores``
+    are its slice and bytearray, no loop to store them, else ``slice`` is None),
+    ``token`` stands for the patch in the pipeline log."""
     if not patch or not all(pipe for _, _, _, pipe, _ in patch):
         return None
     runs = _runs(patch)
     getter = itemgetter(*[sl for sl, _ in runs])
     wanted = tuple(b for _, b in runs)
     stores = tuple((sl, bytearray(b)) for sl, b in runs)
-    return getter, wanted if len(runs) > 1 else wanted[0], stores, token(patch)
+    if len(runs) == 1:  # the slice and its bytearray themselves (no loop to store them)
+        return getter, wanted[0], stores[0][0], stores[0][1], token(patch)
+    return getter, wanted, None, stores, token(patch)
 
 
 class RenderBlock:
@@ -144,7 +147,7 @@ class RenderBlock:
         # writes in order (None once more than PIPE_LOG_LIMIT: the cache then hashes)
         self.dyn_dirty = 0
         self.pipe_log: tuple | None = ()
-        self._log_n = 0
+        self._log_n = 0  # len(pipe_log), kept: no call per toggle
         self._mask = _counter_mask()
         self._memo: dict[tuple, tuple] = {}
 
@@ -219,11 +222,14 @@ class RenderBlock:
         buf = self._buf
         dyn = 0
         if check is not None:  # all pipeline: the log takes its token, the row's bump
-            get, wanted, stores, tok, bump = check
+            get, wanted, sl, stores, tok, bump = check
             if get(buf) == wanted:
                 return
-            for sl, b in stores:
-                buf[sl] = b
+            if sl is not None:  # one (strided) slice: its one store
+                buf[sl] = stores
+            else:
+                for sl, b in stores:
+                    buf[sl] = b
             log = self.pipe_log
             if log is not None:
                 if self._log_n < PIPE_LOG_LIMIT:
