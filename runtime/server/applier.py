@@ -137,8 +137,11 @@ class Applier:
             f"        {order} = _header(raw)\n"
             "    except _StructError:\n"
             "        raise _PC('Wire.Header') from None\n"
-            f"    if size < {hdr} or size % {record_align()} or size > len(raw):\n"
-            "        raise _PC('Wire.Size')\n"
+            # a record whose Size is its length (what every transport hands) is at least a
+            # header long (the unpack read one): the full test only for any other
+            f"    if size != len(raw) or size % {record_align()}:\n"
+            f"        if size < {hdr} or size % {record_align()} or size > len(raw):\n"
+            "            raise _PC('Wire.Size')\n"
             "    try:\n"
             "        handler = _handlers[op]\n"
             "    except KeyError:\n"
