@@ -8,7 +8,8 @@ CPU per draw, the lean path's (a second implementation of the same loops over th
 tables that sends byte-identical records -- checked here, record for record, before any
 timing), their ratio (the median of paired rounds; target <= 1.5x), and both in units of a 20-plain-call floor
 measured in this process (targets: client <= 4x, round trip <= 10x); then Python calls
-per draw of each (monolith). On spawn the lean client writes the project server's ring
+per draw of each and bytecode instructions per draw of each (monolith: deterministic,
+the figure a hot-path change moves on a busy machine as on a quiet one). On spawn the lean client writes the project server's ring
 (the lean path has no server process): its round column is lean client + project server.
 
 Then the older table:
@@ -107,11 +108,14 @@ def print_floors(n: int, repeat: int, transports: tuple[str, ...] = lean.TRANSPO
         ok = "ok" if r <= LEAN_BOUND and p / floor <= bound else "OVER"
         print(f"{scene:<15} {transport:<9} {side:<6} {p:>8.2f} {q:>7.2f} {r:>6.2f}x "
               f"{p / floor:>7.1f}x {q / floor:>6.1f}x {bound:>5.0f}x {ok}")  # fmt: skip
-    print(f"{'calls per draw (monolith)':<32} {'project':>8} {'lean':>7}")
+    print(f"{'per draw (monolith)':<24} {'calls':>7} {'lean':>6} {'opcodes':>8} {'lean':>6} "
+          f"{'ratio':>6}")  # fmt: skip
     for scene, (_, _, per) in lean.LOOPS.items():
         for side in lean.SIDES:
             c = [lean.calls_per_draw(scene, path, side, 50, 250) for path in lean.PATHS]
-            print(f"{scene:<15} {side:<16} {c[0]:>8.1f} {c[1]:>7.1f}")
+            o = [lean.opcodes_per_draw(scene, path, side, 50, 250) for path in lean.PATHS]
+            print(f"{scene:<15} {side:<8} {c[0]:>7.1f} {c[1]:>6.1f} {o[0]:>8.0f} {o[1]:>6.0f} "
+                  f"{o[0] / o[1]:>5.2f}x")  # fmt: skip
     print()
 
 

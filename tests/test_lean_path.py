@@ -2,7 +2,8 @@
 
 What a user of the benchmark relies on: the lean path sends exactly the project's records
 (so the ratio compares the same work), and the project's per-draw shape -- records, bytes
-and Python calls per steady-state draw -- stays where it was measured. Timings are not
+Python calls and bytecode instructions per steady-state draw -- stays where it was
+measured. Timings are not
 asserted here (benchmarks/draw_path.py prints them, same-run ratios).
 """
 
@@ -77,6 +78,48 @@ def test_negative_control_one_more_frame_per_toggle_is_seen(
     monkeypatch.setattr(Client, "__init__", layered)
     got = lean.calls_per_draw("blend-toggle", "project", "client", 20, 100)
     assert got > SHAPE["blend-toggle"][2], got
+
+
+#: per scene and side: the most bytecode instructions the project may execute per draw,
+#: as a multiple of the lean path's in the same run (measured at the commit that added
+#: this: 1.65 / 1.50 blend-toggle, 1.39 / 1.35 viewport-churn, client / round; a ratio,
+#: so a CPython whose instructions differ moves both sides)
+OPCODE_RATIO = {
+    ("blend-toggle", "client"): 1.70,
+    ("blend-toggle", "round"): 1.55,
+    ("viewport-churn", "client"): 1.43,
+    ("viewport-churn", "round"): 1.39,
+}
+
+
+def _opcode_ratio(scene: str, side: str) -> float:
+    project, fast = (lean.opcodes_per_draw(scene, path, side, 20, 60) for path in lean.PATHS)
+    assert fast > 0
+    return project / fast
+
+
+@pytest.mark.parametrize("scene, side", sorted(OPCODE_RATIO))
+def test_the_projects_instructions_per_draw_stay_near_the_lean_paths(scene: str,
+                                                                      side: str) -> None:  # fmt: skip
+    got = _opcode_ratio(scene, side)
+    assert got <= OPCODE_RATIO[scene, side], (scene, side, got)
+
+
+def test_negative_control_a_forgotten_patch_check_turns_the_instructions_red(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """glEnable's remembered patch stored range by range (its one-call check dropped, the
+    general loop over the eight one-byte ranges): the instructions pin goes red."""
+    from mgpipe.runtime.client.render_block import RenderBlock
+
+    real = RenderBlock._apply
+
+    def unchecked(self: RenderBlock, row: object, patch: tuple, check: object = None) -> None:
+        real(self, row, patch, None)
+
+    monkeypatch.setattr(RenderBlock, "_apply", unchecked)
+    got = _opcode_ratio("blend-toggle", "client")
+    assert got > OPCODE_RATIO["blend-toggle", "client"], got
 
 
 def test_the_floor_is_twenty_calls() -> None:

@@ -57,6 +57,9 @@ __all__ = [
     "LOOPS",
     "run",
     "cpu_per_draw",
+    "paired",
+    "calls_per_draw",
+    "opcodes_per_draw",
     "floor_us",
     "equal_streams",
 ]
@@ -479,6 +482,8 @@ WARM = 4
 TRANSPORTS = ("monolith", "inproc", "spawn")
 #: the profile function :func:`calls_per_draw` sets around the measured loop only
 _PROFILE: Callable[..., None] | None = None
+#: the trace function :func:`opcodes_per_draw` sets around the measured loop only
+_TRACE: Callable[..., Any] | None = None
 
 
 def run(scene: str, path: str, side: str, n: int,
@@ -537,11 +542,14 @@ def run(scene: str, path: str, side: str, n: int,
         t0 = time.process_time_ns()
         if _PROFILE is not None:
             sys.setprofile(_PROFILE)
+        if _TRACE is not None:
+            sys.settrace(_TRACE)
         try:
             for i in range(WARM, WARM + n):
                 rep(c, i)
         finally:
             sys.setprofile(None)
+            sys.settrace(None)
         if transport != "monolith":
             t.wait_applied()
         cpu = time.process_time_ns() - t0
@@ -603,6 +611,34 @@ def calls_per_draw(scene: str, path: str, side: str, n1: int, n2: int) -> float:
             _, draws, _ = run(scene, path, side, n)
         finally:
             _PROFILE = None
+        return count[0], draws
+
+    a, da = measure(n1)
+    b, db = measure(n2)
+    return (b - a) / (db - da)
+
+
+def opcodes_per_draw(scene: str, path: str, side: str, n1: int, n2: int) -> float:
+    """Bytecode instructions executed per steady-state draw (``sys.settrace`` opcode events
+    on this thread), monolith: the difference of a run of ``n2`` and one of ``n1``
+    repetitions. Deterministic where CPU time is not: the figure a change to the hot path
+    moves, measured the same on a busy machine and a quiet one (CPython version bound)."""
+
+    def measure(n: int) -> tuple[int, int]:
+        count = [0]
+
+        def trace(frame: Any, event: str, arg: Any) -> Any:
+            frame.f_trace_opcodes = True
+            if event == "opcode":
+                count[0] += 1
+            return trace
+
+        global _TRACE
+        _TRACE = trace
+        try:
+            _, draws, _ = run(scene, path, side, n)
+        finally:
+            _TRACE = None
         return count[0], draws
 
     a, da = measure(n1)
