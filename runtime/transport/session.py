@@ -171,24 +171,13 @@ class Session:
     def consume(self, apply: Callable[[bytes], object]) -> bool:
         """Apply records until ``Close``; returns whether the client asked for the recording."""
         ring, bell = self.ring, self.bell
-        pop = ring.pop_copy
-        pending = 0
+        pop, drain = ring.pop_copy, ring.drain_copy
         try:
             if self.reader.buffered:
                 self._on_control()  # a frame that came with Hello: no poll will see it
-            while True:
-                rec = pop()
-                if rec is None:
-                    if pending:
-                        ring.release()
-                        pending = 0
+            while True:  # every published record (released as it goes), then the wait
+                if not drain(apply, RELEASE_EVERY):
                     bell.wait(lambda: ring.head != ring._read)
-                    continue
-                apply(rec)
-                pending += 1
-                if pending >= RELEASE_EVERY:
-                    ring.release()
-                    pending = 0
         except _Close as close:  # the client published everything before Close
             while (rec := pop()) is not None:
                 apply(rec)

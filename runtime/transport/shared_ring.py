@@ -13,6 +13,7 @@ cannot make the server see two different values of one field (copy, then check).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import struct
@@ -21,7 +22,7 @@ from ..errors import ProtocolCorruption
 from ..schema import tables as _t
 from ..wire.header import PAD_OP, record_align
 from .control_page import PAGE_SIZE
-from .ring import CONTROL_SIZE, Ring
+from .ring import _HEAD, CONTROL_SIZE, Ring
 
 __all__ = ["SharedRing", "segment_size"]
 
@@ -105,3 +106,49 @@ class SharedRing(Ring):
             if op != PAD_OP:
                 self._popped += 1
                 return pack(*raw) + bytes(self._buf[pos + hdr : pos + size])  # the one body read
+
+    def drain_copy(self, apply: Callable[[bytes], object], release_every: int) -> int:
+        """:meth:`pop_copy` and ``apply`` for every published record, in one frame with the
+        cursors in locals (the same one read and check of each header, the same one copy of
+        each body, the same refusals), releasing every ``release_every`` records and once
+        more when it runs dry: the number applied (0: nothing was published)."""
+        if self.corrupt is not None:
+            raise ProtocolCorruption(self.corrupt)
+        hdr, mask, cap, most = self._hdr_size, self._mask, self.capacity, self.max_record
+        unpack, pack = self._hcodec.unpack_from, self._hcodec.pack
+        i_op, _flags, i_size = self._hwhere
+        align, buf, ctl = record_align(), self._buf, self._ctl
+        applied = pending = 0
+        head = ctl[_HEAD]
+        while True:
+            avail = head - self._read
+            if avail <= 0:
+                if avail < 0:
+                    raise self._corrupt("Ring.Cursor")
+                head = ctl[_HEAD]  # what was published meanwhile
+                if head == self._read:
+                    if pending:  # dry: hand back what was applied (a raise hands back none)
+                        self.release()
+                    return applied
+                continue
+            if avail > cap:
+                raise self._corrupt("Ring.Cursor")
+            pos = self._read & mask
+            to_end = cap - pos
+            if avail < hdr or to_end < hdr:
+                raise self._corrupt()
+            raw = unpack(buf, pos)  # the one read of this header
+            op, size = raw[i_op], raw[i_size]
+            if (size < hdr or size % align or size > avail or size > most or size > to_end
+                    or (op == PAD_OP and size != to_end)):  # fmt: skip
+                raise self._corrupt()
+            self._read += size
+            if op == PAD_OP:
+                continue
+            self._popped += 1
+            apply(pack(*raw) + bytes(buf[pos + hdr : pos + size]))  # the one body read
+            applied += 1
+            pending += 1
+            if pending >= release_every:
+                self.release()
+                pending = 0
