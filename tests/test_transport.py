@@ -265,6 +265,28 @@ def test_close_with_a_stuck_sink_is_bounded() -> None:
     gate.set()
 
 
+def test_an_aborted_close_applies_nothing_more() -> None:
+    """A close that timed out on a stuck sink gives up the records still published: once
+    the sink comes back, the apply thread hands it none of them (it used to test the
+    abort before each record; the drain stops the same way)."""
+    gate, applied = threading.Event(), []
+
+    def stuck(rec: memoryview) -> None:
+        gate.wait(10)
+        applied.append(bytes(rec))
+
+    t = InprocTransport(stuck, 1024, timeout=0.1)
+    for rec in records(3):
+        t.submit(rec)
+    t.flush()
+    with pytest.raises(BarrierTimeout):
+        t.close()
+    gate.set()
+    t._thread.join(5)
+    assert not t._thread.is_alive()
+    assert len(applied) == 1
+
+
 def test_fatal_spelling() -> None:
     assert (
         str(ProtocolCorruption("SetDynamicState.Blob"))

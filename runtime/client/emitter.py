@@ -99,9 +99,9 @@ class Emitter:
     def fast(self, call: str, names: Sequence[str], tail_names: Sequence[str] | None = None,
              tail_count: int = 1, tail_element: str | None = None,
              memo: int = 0) -> Callable[..., None]:  # fmt: skip
-        """A compiled ``emit(*values)`` for ``call`` (the seq it took is the transport's
-        ``emit_seq`` after it) (values in the order of ``names``
-        then, per tail element, ``tail_names``). Calls that wait never take this door.
+        """A compiled ``emit(*values)`` for ``call``, values in the order of ``names`` then,
+        per tail element, ``tail_names``; it returns nothing (the record's seq is the
+        transport's ``emit_seq`` after it). Calls that wait never take this door.
 
         ``memo`` > 0: the door remembers up to that many records by their values and
         sends a remembered one without packing it (for records whose values repeat, such

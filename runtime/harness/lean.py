@@ -594,9 +594,13 @@ def paired(
     return min(p for p, _ in rounds), min(q for _, q in rounds), ratios[len(ratios) // 2]
 
 
-def calls_per_draw(scene: str, path: str, side: str, n1: int, n2: int) -> float:
-    """Python calls (``call`` + ``c_call`` profile events) per steady-state draw, monolith:
-    the difference of a run of ``n2`` and one of ``n1`` repetitions (the loops only)."""
+def _events_per_draw(hook: str, scene: str, path: str, side: str, n1: int,
+                     n2: int) -> float:  # fmt: skip
+    """Events of the interpreter hook ``hook`` (``"profile"``: ``call`` + ``c_call``;
+    ``"trace"``: ``opcode``) per steady-state draw, monolith, on this thread: the
+    difference of a run of ``n2`` and one of ``n1`` repetitions (the loops only)."""
+    if hook not in ("profile", "trace"):
+        raise ValueError(f"hook {hook!r} is not profile or trace")
 
     def measure(n: int) -> tuple[int, int]:
         count = [0]
@@ -605,45 +609,40 @@ def calls_per_draw(scene: str, path: str, side: str, n1: int, n2: int) -> float:
             if event == "call" or event == "c_call":
                 count[0] += 1
 
-        global _PROFILE
-        _PROFILE = profile
-        try:
-            _, draws, _ = run(scene, path, side, n)
-        finally:
-            _PROFILE = None
-        return count[0], draws
-
-    a, da = measure(n1)
-    b, db = measure(n2)
-    return (b - a) / (db - da)
-
-
-def opcodes_per_draw(scene: str, path: str, side: str, n1: int, n2: int) -> float:
-    """Bytecode instructions executed per steady-state draw (``sys.settrace`` opcode events
-    on this thread), monolith: the difference of a run of ``n2`` and one of ``n1``
-    repetitions. Deterministic where CPU time is not: the figure a change to the hot path
-    moves, measured the same on a busy machine and a quiet one (CPython version bound)."""
-
-    def measure(n: int) -> tuple[int, int]:
-        count = [0]
-
         def trace(frame: Any, event: str, arg: Any) -> Any:
             frame.f_trace_opcodes = True
             if event == "opcode":
                 count[0] += 1
             return trace
 
-        global _TRACE
-        _TRACE = trace
+        global _PROFILE, _TRACE
+        if hook == "profile":
+            _PROFILE = profile
+        else:
+            _TRACE = trace
         try:
             _, draws, _ = run(scene, path, side, n)
         finally:
-            _TRACE = None
+            _PROFILE = _TRACE = None
         return count[0], draws
 
     a, da = measure(n1)
     b, db = measure(n2)
     return (b - a) / (db - da)
+
+
+def calls_per_draw(scene: str, path: str, side: str, n1: int, n2: int) -> float:
+    """Python calls (``call`` + ``c_call`` profile events) per steady-state draw, monolith:
+    the difference of a run of ``n2`` and one of ``n1`` repetitions (the loops only)."""
+    return _events_per_draw("profile", scene, path, side, n1, n2)
+
+
+def opcodes_per_draw(scene: str, path: str, side: str, n1: int, n2: int) -> float:
+    """Bytecode instructions executed per steady-state draw (``sys.settrace`` opcode events
+    on this thread), monolith, as :func:`calls_per_draw` counts calls. Deterministic where
+    CPU time is not: the figure a change to the hot path moves, the same on a busy machine
+    as on a quiet one (bound to the CPython version)."""
+    return _events_per_draw("trace", scene, path, side, n1, n2)
 
 
 def floor_us(calls: int = 20, n: int = 100_000, repeat: int = 5) -> float:

@@ -73,9 +73,10 @@ class MonolithTransport(Lifecycle):
              memo: int = 0) -> Callable[..., None]:  # fmt: skip
         """A compiled :meth:`put` for records of one ``size``: ``door(*values)`` packs
         ``pack(buf, 0, *prefix, *values)`` into the scratch record, applies it and bumps
-        ``count[0]`` (its share of :attr:`emit_seq`), all in its one frame (the emitter's hot path). ``memo`` > 0: the
-        records are remembered by their values (up to ``memo`` of them, then forgotten
-        at once), and a remembered one goes to the sink as its ``bytes`` (no pack)."""
+        ``count[0]`` (its share of :attr:`emit_seq`), all in its one frame (the emitter's
+        hot path). ``memo`` > 0: the records are remembered by their values (up to
+        ``memo`` of them, then forgotten at once), and a remembered one goes to the sink
+        as its ``bytes`` (no pack)."""
         if size > self._room:
             self._grow(size)
         # this door's records are all ``size`` bytes: the scratch of now always holds them

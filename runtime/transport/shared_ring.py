@@ -5,10 +5,12 @@ at its start) + the record bytes. Each process builds its own :class:`SharedRing
 its own mapping of that segment: the client as ``"producer"`` (it creates the ring and
 zeroes the control area), the server as ``"consumer"`` (it attaches to it).
 
-The consumer takes records only with :meth:`SharedRing.pop_copy`: it loads ``head`` once,
-reads each header once into integers, checks them, and copies the body once; the record
-it returns is rebuilt from those integers, so a peer that rewrites the ring meanwhile
-cannot make the server see two different values of one field (copy, then check).
+The consumer takes records only with :meth:`SharedRing.drain_copy` (or its one-record
+:meth:`SharedRing.pop_copy`): it loads ``head`` into a local (again only once it has
+caught up with it), reads each header once into integers, checks them, and copies the
+body once; the record it hands is rebuilt from those integers, so a peer that rewrites
+the ring meanwhile cannot make the server see two different values of one field (copy,
+then check).
 """
 
 from __future__ import annotations
@@ -62,56 +64,28 @@ class SharedRing(Ring):
                          data_bell=data_bell, space_bell=space_bell)  # fmt: skip
 
     def pop_copy(self) -> bytes | None:
-        """The next record as an immutable copy (pads skipped), or None when none is published.
+        """The next record as an immutable copy (pads skipped), or None when none is
+        published (:meth:`drain_copy` for one record, nothing released: the caller
+        releases once it has applied it)."""
+        got: list[bytes] = []
+        self.drain_copy(got.append, 0, 1)
+        return got[0] if got else None
 
-        Every header is read once and checked; a header no correct producer writes marks
-        the ring corrupt (``ProtocolCorruption("Ring.Header")``), for good, and so does a
-        ``head`` no producer can publish -- behind this side's read cursor or more than
-        ``capacity`` bytes ahead of it (``ProtocolCorruption("Ring.Cursor")``): a waiter
-        that took it for "nothing yet" would spin on it without ever parking.
+    def drain_copy(self, apply: Callable[[bytes], object], release_every: int,
+                   limit: int = 0) -> int:  # fmt: skip
+        """Hand ``apply`` every published record (``limit`` > 0: at most that many) as an
+        immutable copy, pads skipped, in one frame with the cursors in locals: the number
+        handed (0: nothing was published). ``release_every`` > 0: ``tail`` /
+        ``appliedSeq`` are released every that many records and once more when it runs
+        dry (never for a record whose ``apply`` raised); 0: never (the caller releases).
+
+        Every header is read once into integers and checked, and the body copied once; the
+        record handed is rebuilt from those integers. A header no correct producer writes
+        marks the ring corrupt (``ProtocolCorruption("Ring.Header")``), for good, and so
+        does a ``head`` no producer can publish -- behind this side's read cursor or more
+        than ``capacity`` bytes ahead of it (``ProtocolCorruption("Ring.Cursor")``): a
+        waiter that took it for "nothing yet" would spin on it without ever parking.
         """
-        if self.corrupt is not None:
-            raise ProtocolCorruption(self.corrupt)
-        hdr = self._hdr_size
-        mask = self._mask
-        cap = self.capacity
-        unpack, pack = self._hcodec.unpack_from, self._hcodec.pack
-        i_op, _flags, i_size = self._hwhere
-        align = record_align()
-        head = self.head
-        while True:
-            avail = head - self._read
-            if avail <= 0:
-                if avail < 0:
-                    raise self._corrupt("Ring.Cursor")
-                return None
-            if avail > cap:
-                raise self._corrupt("Ring.Cursor")
-            pos = self._read & mask
-            to_end = cap - pos
-            if avail < hdr or to_end < hdr:
-                raise self._corrupt()
-            raw = unpack(self._buf, pos)  # the one read of this header
-            op, size = raw[i_op], raw[i_size]
-            if (
-                size < hdr
-                or size % align
-                or size > avail
-                or size > self.max_record
-                or size > to_end
-                or (op == PAD_OP and size != to_end)
-            ):
-                raise self._corrupt()
-            self._read += size
-            if op != PAD_OP:
-                self._popped += 1
-                return pack(*raw) + bytes(self._buf[pos + hdr : pos + size])  # the one body read
-
-    def drain_copy(self, apply: Callable[[bytes], object], release_every: int) -> int:
-        """:meth:`pop_copy` and ``apply`` for every published record, in one frame with the
-        cursors in locals (the same one read and check of each header, the same one copy of
-        each body, the same refusals), releasing every ``release_every`` records and once
-        more when it runs dry: the number applied (0: nothing was published)."""
         if self.corrupt is not None:
             raise ProtocolCorruption(self.corrupt)
         hdr, mask, cap, most = self._hdr_size, self._mask, self.capacity, self.max_record
@@ -148,7 +122,10 @@ class SharedRing(Ring):
             self._popped += 1
             apply(pack(*raw) + bytes(buf[pos + hdr : pos + size]))  # the one body read
             applied += 1
-            pending += 1
-            if pending >= release_every:
-                self.release()
-                pending = 0
+            if release_every:
+                pending += 1
+                if pending >= release_every:
+                    self.release()
+                    pending = 0
+            if applied == limit:
+                return applied
