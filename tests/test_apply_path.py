@@ -44,9 +44,10 @@ _, RS_SIZE, PIPE, DYN = chunk_tables()
 PIPE_SIZE = sum(n for _, n in PIPE)
 
 #: Python calls per applied record (apply wrapper, header unpack, len, handler, payload unpack,
-#: the call's own builtins, the recorder entry and its append): the figures a regression
-#: of the apply path moves
-CALLS = {"BindRenderState": 8, "DrawVbo": 9, "SetDynamicState": 9}
+#: the call's own builtins, the recorder entry and its append; a remembered draw: the memo's
+#: ``get`` in place of the unpack and the checks): the figures a regression of the apply
+#: path moves
+CALLS = {"BindRenderState": 8, "DrawVbo": 7, "SetDynamicState": 9}
 
 
 @pytest.fixture(autouse=True)
@@ -160,6 +161,101 @@ def test_control_the_budget_check_behind_a_prepare_frame_turns_the_draw_pin_red(
     assert got > CALLS["DrawVbo"], got
 
 
+def test_control_no_record_memo_turns_the_draw_pin_red(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dispatch, "MEMO_LIMIT", 0)
+    got = calls_per_record(Pipe(), "DrawVbo")
+    assert got > CALLS["DrawVbo"], got
+
+
+# -- the record memo: a remembered draw is checked again where its checks could change -----
+def _draw(pipe: Pipe, start: int = 0, index: Handle | None = None) -> memoryview:
+    payload: dict[str, Any] = {"Mode": 4, "NumDraws": 1, "InstanceCount": 1}
+    if index is not None:
+        payload["IndexResource"] = index
+    return pipe.record("DrawVbo", payload, [[{"Start": start, "Count": 3}]])
+
+
+def _memo(pipe: Pipe) -> dict:
+    return pipe.applier._handlers[call_spec("DrawVbo").opcode].__globals__["_memo"]
+
+
+def test_a_remembered_draw_meets_budgets_set_after_it() -> None:
+    pipe = Pipe()
+    record = _draw(pipe)
+    pipe.applier.apply(record)
+    pipe.applier.apply(record)
+    assert len(_memo(pipe)) == 1  # remembered
+    budgets.set_budgets(Budgets(draw_vertices=2))
+    try:
+        with pytest.raises(budgets.ResourceLimit) as exc:
+            pipe.applier.apply(record)
+    finally:
+        budgets.set_budgets(None)
+    assert "DrawVbo.Count" in str(exc.value)
+    pipe.applier.apply(record)  # the budgets back: accepted again
+
+
+def _stale_index_refusal(pipe: Pipe) -> str | None:
+    """A draw naming an index buffer, applied twice, then the buffer destroyed: the same
+    bytes again must meet the handle's check (None: accepted)."""
+    buf = Handle(7, 1)
+    target = t.enum("MGPipeResourceTarget")["Buffer"]
+    pipe.apply("ResourceCreate", {"Resource": buf, "Target": target})
+    record = _draw(pipe, index=buf)
+    pipe.applier.apply(record)
+    pipe.applier.apply(record)
+    pipe.apply("ResourceDestroy", {"Handle": buf, "Kind": t.enum("MGPipeKind")["Buffer"]})
+    try:
+        pipe.applier.apply(record)
+    except ProtocolCorruption as exc:
+        return exc.reason
+    return None
+
+
+def test_a_draw_naming_a_buffer_is_never_remembered() -> None:
+    pipe = Pipe()
+    assert _stale_index_refusal(pipe) == "DrawVbo.IndexResource.Stale"
+    assert len(_memo(pipe)) == 0
+
+
+def test_control_remembering_a_draw_with_a_live_handle_accepts_a_stale_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    plain = dispatch._memo_rule
+    monkeypatch.setattr(dispatch, "_memo_rule",
+                        lambda call, sites: "True" if call == "DrawVbo" else plain(call, sites))  # fmt: skip
+    assert _stale_index_refusal(Pipe()) is None
+
+
+def test_the_memo_is_bounded_and_refusals_are_never_remembered() -> None:
+    pipe = Pipe()
+    for start in range(dispatch.MEMO_LIMIT + 5):
+        pipe.applier.apply(_draw(pipe, start))
+        assert len(_memo(pipe)) <= dispatch.MEMO_LIMIT
+    assert len(_memo(pipe)) == 5  # emptied when full, then filled again
+    bad = _draw(pipe, 0, index=Handle(9, 1))  # no such buffer
+    for _ in range(2):
+        with pytest.raises(ProtocolCorruption) as exc:
+            pipe.applier.apply(bad)
+        assert exc.value.reason == "DrawVbo.IndexResource.Unknown"
+    assert bytes(bad) not in _memo(pipe)
+
+
+def test_a_remembered_draw_reaches_a_record_reading_entry_whole() -> None:
+    rec = Recorder()
+    plain = rec.DrawVbo
+    seen: list[Any] = []
+    rec.DrawVbo = lambda ctx, d: (seen.append((d.payload, d.tails, ctx.resolved)), plain(ctx, d))[1]
+    pipe = Pipe(rec)
+    record = _draw(pipe, 5)
+    for _ in range(3):
+        pipe.applier.apply(record)
+    assert len(_memo(pipe)) == 1
+    assert seen[0] == seen[1] == seen[2]
+    payload, tails, resolved = seen[2]
+    assert payload.NumDraws == 1 and tails[0][0].Start == 5 and resolved == {"IndexResource": None}
+    assert pipe.applier.applied["DrawVbo"] == 3
+
+
 def test_control_a_dynamic_push_frame_turns_the_dynamic_pin_red(
         monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     monkeypatch.delitem(apply_state.PUSH_SOURCE, "SetDynamicState")
@@ -169,8 +265,13 @@ def test_control_a_dynamic_push_frame_turns_the_dynamic_pin_red(
 
 # -- records built per applied record ----------------------------------------------------
 def _built(pipe: Pipe, call: str, n: int = 25) -> int:
-    """Payload records and ``Decoded``\\ s the handler of ``call`` builds over ``n`` applies."""
-    record = pipe.steady(call)
+    """Payload records and ``Decoded``\\ s the handler of ``call`` builds over ``n`` applies
+    (the draw's bytes differ each time: every apply misses the record memo)."""
+    if call == "DrawVbo":
+        records = [_draw(pipe, start) for start in range(n + 1)]
+    else:
+        records = [pipe.steady(call)] * (n + 1)
+    record = records[0]
     pipe.applier.apply(record)
     handler = pipe.applier._handlers[call_spec(call).opcode]
     ns = handler.__globals__
@@ -183,7 +284,7 @@ def _built(pipe: Pipe, call: str, n: int = 25) -> int:
             return real(arg)
 
         ns[name] = counting
-    for _ in range(n):
+    for record in records[1:]:
         pipe.applier.apply(record)
     return built[0]
 

@@ -186,7 +186,7 @@ class Applier:
             "_plan_respecify": self._plan_respecify, "_commit": self._commit,
             "_prepare": PREPARE.get(call), "_push": PUSH.get(call), "_entry": entry,
             "_last": ctx.last, "_last_tails": ctx.last_tails,
-            "_applied": self.applied, "_skipped": self.skipped,
+            "_applied": self.applied, "_skipped": self.skipped, "_memo": {},
         }  # fmt: skip
         ns |= inline_namespace()
         for t in tables:

@@ -24,7 +24,7 @@ from types import CodeType
 
 from ..schema.layouts import path_name
 from ..schema.kinds import resource_kinds
-from ..wire.compiled import decoder_source
+from ..wire.compiled import _HOST_SPAN, decoder_source
 from ..wire.records import layout
 from ..wire.spec import TailSpec, call_spec
 from .apply_state import PREPARE, PREPARE_SOURCE, PUSH, PUSH_SOURCE
@@ -255,14 +255,79 @@ def handler_source(call: str, has_entry: bool, lazy: bool = False) -> tuple[str,
     if not has_entry:
         lines.append(f"    _skipped[{call!r}] += 1")
         lines.append("    return None")
-    else:
-        lines.append(f"    _applied[{call!r}] += 1")
-        lines.append("    return _entry(_ctx, d)")
-        if lazy:
-            lazy_lines = _without_record(call, lines)
-            if lazy_lines is not None:
-                return "\n".join(lazy_lines) + "\n", tuple(sorted(tables))
-    return "\n".join(_scalars_from_v(call, lines)) + "\n", tuple(sorted(tables))
+        return "\n".join(_scalars_from_v(call, lines)) + "\n", tuple(sorted(tables))
+    lines.append(f"    _applied[{call!r}] += 1")
+    lines.append("    return _entry(_ctx, d)")
+    out = _without_record(call, lines) if lazy else None
+    if out is None:
+        out = _scalars_from_v(call, lines)
+    memo = _memo_rule(call, use_sites) if object_site is None and not implicit else None
+    if memo is not None:
+        out = _with_memo(call, out, memo)
+    return "\n".join(out) + "\n", tuple(sorted(tables))
+
+
+#: records remembered per memo-eligible handler (:func:`_memo_rule`); 0: no memo at all
+MEMO_LIMIT = 4096
+
+
+def _memo_rule(call: str, use_sites: list[Site]) -> str | None:
+    """The condition (source over ``v`` and ``res``) under which an accepted record of
+    ``call`` may be remembered by its bytes, or None where it never may.
+
+    A remembered record skips decode, resolve and the call's checks on its next arrival
+    with the same bytes, so every one of those must be a function of the bytes alone (and
+    of the budgets, compared by identity at the hit): the call mutates nothing in its
+    handler (no object it names, no ``PUSH``, no ``PREPARE`` frame, not a context-state
+    call whose payload is kept, no blob, whose bytes live in the stage), and, per record,
+    every handle it resolves is null (a live handle can go stale) and no tail that names
+    handles or stage bytes (``MGHostSpan``) is present."""
+    spec = call_spec(call)
+    if (MEMO_LIMIT <= 0 or call in PUSH or call in PUSH_SOURCE or spec.cls == STATE_CLASS
+            or (call in PREPARE and call not in PREPARE_SOURCE) or spec.blob_paths):  # fmt: skip
+        return None
+    conds: list[str] = []
+    refs = _payload_refs(spec.payload)
+    tails_with_sites = {s.tail for s in use_sites if s.tail is not None}
+    for site in use_sites:
+        if site.tail is None:
+            if not site.nullable:
+                return None  # a null there is refused: it always names a live object
+            conds += [f"res[{path_name(path)!r}] is None" for path in site.paths]
+    for t in spec.tails:
+        if t.element in tails_with_sites or t.element == _HOST_SPAN:
+            test = _present_test(t)
+            if test is None:
+                return None  # always present
+            conds.append("not (" + _P_REF.sub(lambda m: refs[m.group(1)], test) + ")")
+    return " and ".join(conds) if conds else "True"
+
+
+def _with_memo(call: str, lines: list[str], cond: str) -> list[str]:
+    """The handler ``lines`` with the record memo of :func:`_memo_rule`: a hit sets what the
+    full path sets and calls the entry with the remembered record (None for an entry that
+    reads none); a miss that passes every check and ``cond`` is remembered (the memo is
+    emptied when full: a bound, not an LRU)."""
+    budget = any(line.strip().startswith("_b = _BUD[0]") for line in lines)
+    hit = "m is not None and _BUD and m[0] is _BUD[0]" if budget else "m is not None"
+    record = "None" if lines[-1] == ENTRY_WITHOUT_RECORD else "d"
+    head = [
+        lines[0],
+        "    m = _memo.get(raw)",
+        f"    if {hit}:",
+        f"        _ctx.call = {call!r}",
+        "        _ctx.raw = raw",
+        "        _ctx.resolved = m[1]",
+        f"        _applied[{call!r}] += 1",
+        "        return _entry(_ctx, m[2])",
+    ]
+    store = [
+        f"    if {cond}:",
+        f"        if len(_memo) >= {MEMO_LIMIT}:",
+        "            _memo.clear()",
+        f"        _memo[raw] = ({'_b' if budget else 'None'}, res, {record})",
+    ]
+    return head + lines[1:-2] + store + lines[-2:]
 
 
 def _scalars_from_v(call: str, lines: list[str]) -> list[str]:
