@@ -105,9 +105,8 @@ class RenderStateCsoCache:
         transition_cache: bool = True,
     ) -> None:
         rs = _t.tables().RENDER_STATE
-        #: False: rule 2 is skipped (every pipeline change gathers and hashes; a measurement
-        #: switch, ``mgpipe bench`` strategy (e))
-        self.transition_cache = transition_cache
+        self._transitions = self._whole_block = False
+        self.transition_cache = transition_cache  # both switches set _rule2
         self._emit = emitter.emit
         self._stage_blob = emitter.stage_blob
         self._bind_fast = emitter.fast(
@@ -155,6 +154,27 @@ class RenderStateCsoCache:
         return len(self._map)
 
     # -- validate -----------------------------------------------------------
+    @property
+    def whole_block(self) -> bool:
+        """The negative control: a CSO per distinct whole block (no rule 2, no subset)."""
+        return self._whole_block
+
+    @whole_block.setter
+    def whole_block(self, on: bool) -> None:
+        self._whole_block = bool(on)
+        self._rule2 = self._transitions and not self._whole_block
+
+    @property
+    def transition_cache(self) -> bool:
+        """False: rule 2 is skipped (every pipeline change gathers and hashes; a measurement
+        switch, ``mgpipe bench`` strategy (e))."""
+        return self._transitions
+
+    @transition_cache.setter
+    def transition_cache(self, on: bool) -> None:
+        self._transitions = bool(on)
+        self._rule2 = self._transitions and not self._whole_block
+
     def validate(self, rs: RenderState) -> None:
         """Push what moved since the last validate (seed 001 §5.3 order).
 
@@ -162,52 +182,65 @@ class RenderStateCsoCache:
         moved (every setter that moves a byte bumps ``version_wide``, a pipeline byte
         ``pipeline_version_wide`` too): the answer is rule 1, ``stats.reuses += 1`` and
         nothing else -- the draws make that test themselves (:attr:`quiet_version`) and skip
-        the call."""
+        the call. A bound CSO with the transition cache on (``_rule2``, one test for both
+        switches) answers here; anything else in :meth:`_answer_pipeline`."""
         bound = self._bound
-        if self.whole_block:
-            if bound is None or rs.version_wide != self._last_v:
-                self._by_content(rs, None)
+        if bound is not None and self._rule2:
+            if rs.pipeline_version_wide != self._last_pv:
+                log = rs.pipe_log  # the pipeline writes since the last look (take them)
+                rs.pipe_log = ()
+                rs._log_n = 0
+                try:  # no log (past its limit): None, never a key
+                    target = bound.transitions[log]
+                except KeyError:
+                    target = None
+                if target is None or target.dead:
+                    self._by_content(rs, log)
+                else:
+                    stats = self.stats
+                    stats.transition_hits += 1
+                    self._lru.move_to_end(target)
+                    if target is not bound:
+                        h = target.handle
+                        m = rs._mask  # the counters in the wire's width
+                        self._bind_fast(*h, rs.version_wide & m, rs.pipeline_version_wide & m)
+                        self._bound = target
+                        self.bound = h
+                        stats.binds += 1
             else:
                 self.stats.reuses += 1
-        elif bound is None or rs.pipeline_version_wide != self._last_pv:
-            log = rs.pipe_log  # the pipeline writes since the last look (take them)
-            rs.pipe_log = ()
-            rs._log_n = 0
-            if self.transition_cache:
-                try:  # no log (past its limit): None, never a key; unbound: no transition
-                    target = bound.transitions[log]  # type: ignore[union-attr]
-                except (KeyError, AttributeError):
-                    target = None
-            else:
-                target = log = None
-            if target is None or target.dead:
-                self._by_content(rs, log)
-            else:
-                stats = self.stats
-                stats.transition_hits += 1
-                self._lru.move_to_end(target)
-                if target is not bound:
-                    h = target.handle
-                    m = rs._mask  # the counters in the wire's width
-                    self._bind_fast(*h, rs.version_wide & m, rs.pipeline_version_wide & m)
-                    self._bound = target
-                    self.bound = h
-                    stats.binds += 1
         else:
-            self.stats.reuses += 1
+            self._answer_pipeline(rs, bound)
         v = rs.version_wide
         if (rs.dyn_dirty and v != self._last_v) or self._pushed_dyn is None:
             self._push_dynamic(rs)
         if self._after_bind:  # MobileGL follows a new CSO's bind with its dynamic state, empty too
             self._after_bind = False
             self._push_empty_dynamic(rs)
-        self._last_pv, self._last_v = rs.pipeline_version_wide, v
-        self.quiet_version = v if self._bound is not None else None
+        self._last_pv = rs.pipeline_version_wide
+        self._last_v = self.quiet_version = v  # every answer leaves a CSO bound
+
+    def _answer_pipeline(self, rs: RenderState, bound: _Cso | None) -> None:
+        """The pipeline's answer with no CSO bound, the transition cache off or the whole
+        block the key: rule 1, else rule 3 (the log is still taken, and kept for the bound
+        CSO's transitions only with the cache on)."""
+        if self._whole_block:
+            if bound is None or rs.version_wide != self._last_v:
+                self._by_content(rs, None)
+            else:
+                self.stats.reuses += 1
+        elif bound is None or rs.pipeline_version_wide != self._last_pv:
+            log = rs.pipe_log
+            rs.pipe_log = ()
+            rs._log_n = 0
+            self._by_content(rs, log if self._transitions else None)
+        else:
+            self.stats.reuses += 1
 
     def _by_content(self, rs: RenderState, log: tuple | None) -> None:
         """Rule 3: gather, hash, byte-confirm (or mint), bind; remember the transition."""
         block = rs._buf
-        data = bytes(block) if self.whole_block else self.pipeline_subset(block)
+        data = bytes(block) if self._whole_block else self.pipeline_subset(block)
         self.stats.hashes += 1
         key: Any = xxhash.xxh64_intdigest(data)
         entry = self._map.get(key)
@@ -223,7 +256,7 @@ class RenderStateCsoCache:
             self.stats.hits += 1
             self._lru.move_to_end(entry)
         src = self._bound
-        if src is not None and log is not None and not self.whole_block:
+        if src is not None and log is not None and not self._whole_block:
             if len(src.transitions) >= _TRANSITIONS_PER_CSO:
                 src.transitions.clear()
             src.transitions[log] = entry
@@ -234,7 +267,7 @@ class RenderStateCsoCache:
         if len(self._map) >= self.capacity:
             self._evict()
         handle = self._alloc.alloc()
-        subset = data if not self.whole_block else self.pipeline_subset(data)
+        subset = data if not self._whole_block else self.pipeline_subset(data)
         off, size, seg = self._stage_blob(subset)  # no base CSO: every chunk in the blob
         self._create_fast(handle[0], handle[1], NULL[0], NULL[1], self._mask_all, off, size, seg)
         entry = self._map[key] = _Cso(handle, key, data)

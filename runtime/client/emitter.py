@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from operator import itemgetter, mul
+from operator import attrgetter, mul
+from types import CellType
 from typing import Any
 
 from ..schema import tables as _t
-from ..transport.base import Transport
+from ..transport.base import Transport, door_cell
 from ..wire.codec import Encoder
 from ..wire.compiled import packer
 from ..wire.stage import BlobRef, StageSegment
@@ -26,7 +27,7 @@ from ..wire.stage import BlobRef, StageSegment
 __all__ = ["Emitter"]
 
 _NO_WAIT = "kWaitNone"
-_first = itemgetter(0)
+_first = attrgetter("cell_contents")
 _SUBDATA = "ResourceSubData"  # its buffer half never waits (seed 002 §2.5)
 
 
@@ -42,8 +43,8 @@ class Emitter:
         self._records = 0
         self._wire_bytes = 0
         self._by_call: Counter[str] = Counter()
-        self._doors: list[tuple[str, int, list[int]]] = []  # (call, record size, count cell)
-        self._cells: list[list[int]] = []  # the doors' count cells, and their record sizes
+        self._doors: list[tuple[str, int, CellType]] = []  # (call, record size, count cell)
+        self._cells: list[CellType] = []  # the doors' count cells, and their record sizes
         self._sizes: list[int] = []
         self.staged_bytes = 0  # blob bytes that went through SEG_STAGE, not the ring
         mod = _t.tables()
@@ -70,8 +71,8 @@ class Emitter:
         """Records per call (a new Counter: reading it is not on any hot path)."""
         out = Counter(self._by_call)
         for call, _, cell in self._doors:
-            if cell[0]:
-                out[call] += cell[0]
+            if cell.cell_contents:
+                out[call] += cell.cell_contents
         return out
 
     def room(self, nbytes: int) -> None:
@@ -111,25 +112,28 @@ class Emitter:
             raise ValueError(f"{call} waits after it is sent: use emit()")
         pk = packer(call, tuple(names), None if tail_names is None else tuple(tail_names),
                     tail_count, tail_element)  # fmt: skip
-        size, cell = pk.size, [0]
+        size = pk.size
         if pk.direct is not None:  # one C call per record: the header's values lead
             pack, prefix = pk.direct, pk.prefix
         else:
             pack, prefix = pk.pack_into, ()
-        self._doors.append((call, size, cell))
-        self._cells.append(cell)
-        self._sizes.append(size)
         door = getattr(self.transport, "door", None)
         if memo and (pk.direct is None or any(c in pk.direct.__self__.format for c in "efd")):
             memo = 0  # a float member: -0.0 == 0.0 as a key, not as bytes
         if door is not None:  # the transport packs, sends and counts in one frame
-            emit = door(size, pack, prefix, cell, memo) if memo else door(size, pack, prefix, cell)
+            emit = door(size, pack, prefix, memo) if memo else door(size, pack, prefix)
         else:
-            put = self.transport.put
+            put, sent = self.transport.put, 0
 
             def emit(*values: Any) -> None:
+                nonlocal sent
                 put(size, pack, prefix + values)
-                cell[0] += 1
+                sent += 1
+
+        cell = door_cell(emit)  # the door's record count
+        self._doors.append((call, size, cell))
+        self._cells.append(cell)
+        self._sizes.append(size)
 
         #: True when ``names`` are in the payload's memory order: one C call per record
         #: (a layout that moved a member makes it False, and the hot path one frame slower)

@@ -26,7 +26,7 @@ single-record limit (``capacity // 2`` -> :class:`RingOverrun`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import TracebackType
+from types import CellType, TracebackType
 from typing import Protocol
 
 from ..errors import TransportShutdown
@@ -74,6 +74,16 @@ class remembered(dict):  # noqa: N801 -- a dict, named for what it holds
             self.clear()
         record = self[values] = bytes(self._scratch)
         return record
+
+
+def door_cell(door: Callable[..., object]) -> CellType:
+    """The cell holding a door's record count: the door's free variable ``sent``, which it
+    bumps with ``sent += 1`` in its own frame (a closure store, no list subscript); its
+    readers take ``cell.cell_contents`` where a count is asked for. A door wrapped with
+    :func:`functools.wraps` counts in the cell of the door it wraps."""
+    while hasattr(door, "__wrapped__"):
+        door = door.__wrapped__
+    return door.__closure__[door.__code__.co_freevars.index("sent")]  # type: ignore[index]
 
 
 def as_record(record: Record) -> memoryview:

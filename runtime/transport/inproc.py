@@ -118,13 +118,14 @@ class InprocTransport(Lifecycle):
             ring.publish()
         return seq
 
-    def door(self, size: int, pack: Callable[..., None], prefix: tuple, count: list[int],
+    def door(self, size: int, pack: Callable[..., None], prefix: tuple,
              memo: int = 0) -> Callable[..., int]:  # fmt: skip
         """A compiled :meth:`put` for records of one ``size`` (the emitter's hot path):
         ``door(*values)`` packs ``pack(buf, pos, *prefix, *values)`` straight into the
         ring's next bytes when the record fits before the end and the ring has room
         (otherwise through :meth:`Ring.reserve`: the wrap pad, the wait for space),
-        commits, publishes per ``publish_every`` and bumps ``count[0]``, in one frame.
+        commits, publishes per ``publish_every`` and counts it (``sent``, the emitter's
+        :func:`~.base.door_cell`), in one frame.
         ``pack`` writes the header from the tables, so the commit's header check has
         nothing to catch here. ``memo`` > 0: records remembered by their values
         (:class:`~.base.remembered`), copied into the ring instead of packed."""
@@ -141,7 +142,10 @@ class InprocTransport(Lifecycle):
         cache = remembered(size, pack, prefix, memo) if memo else None
         get, fill = (cache.get, cache.fill) if cache is not None else (None, None)
 
+        sent = 0
+
         def door(*values: Any) -> int:
+            nonlocal sent
             if get_ident() != t._live:
                 t._enter()
             w = ring._write
@@ -169,7 +173,7 @@ class InprocTransport(Lifecycle):
                 ctl[_PUB] = seq
                 if ctl[_DATA_PARKED]:
                     ring.data_bell.ring()
-            count[0] += 1
+            sent += 1
             return seq
 
         return door

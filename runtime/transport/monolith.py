@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import CellType
 from typing import Any
 
 from ..wire.header import check_record
-from .base import Lifecycle, Record, Sink, as_record, remembered
+from .base import Lifecycle, Record, Sink, as_record, door_cell, remembered
 
 __all__ = ["MonolithTransport"]
 
@@ -23,7 +24,7 @@ class MonolithTransport(Lifecycle):
         #: records sent by :meth:`put` / :meth:`submit`; a door counts its own in its cell
         #: (``_cells``): :attr:`emit_seq` is their sum, read where it is asked for
         self._sent = 0
-        self._cells: list[list[int]] = []
+        self._cells: list[CellType] = []
         #: the last record the sink took; read only once a sink raised (until then every
         #: emitted record was applied: :attr:`applied_seq` is ``emit_seq``)
         self._applied = 0
@@ -31,7 +32,7 @@ class MonolithTransport(Lifecycle):
 
     @property
     def emit_seq(self) -> int:
-        return self._sent + sum([c[0] for c in self._cells])
+        return self._sent + sum([c.cell_contents for c in self._cells])
 
     def _refuse(self, record: Any) -> None:
         self._raise_pending()
@@ -59,54 +60,58 @@ class MonolithTransport(Lifecycle):
             raise
         return self.emit_seq
 
-    def _failed(self, exc: BaseException, cell: list[int] | None = None) -> None:
+    def _failed(self, exc: BaseException, cell: CellType | None = None) -> None:
         """The sink raised on record ``emit_seq`` (a door's: counted in its ``cell`` here,
         it was sent): the transport is dead from here."""
         if self._to is not self._sink:  # already dead or closed: _refuse's own refusal
             return
         if cell is not None:
-            cell[0] += 1
+            cell.cell_contents += 1
         self._error, self._error_delivered, self._to = exc, True, self._refuse
         self._applied = self.emit_seq - 1
 
-    def door(self, size: int, pack: Callable[..., None], prefix: tuple, count: list[int],
+    def door(self, size: int, pack: Callable[..., None], prefix: tuple,
              memo: int = 0) -> Callable[..., None]:  # fmt: skip
         """A compiled :meth:`put` for records of one ``size``: ``door(*values)`` packs
-        ``pack(buf, 0, *prefix, *values)`` into the scratch record, applies it and bumps
-        ``count[0]`` (its share of :attr:`emit_seq`), all in its one frame (the emitter's
-        hot path). ``memo`` > 0: the records are remembered by their values (up to
-        ``memo`` of them, then forgotten at once), and a remembered one goes to the sink
-        as its ``bytes`` (no pack)."""
+        ``pack(buf, 0, *prefix, *values)`` into the scratch record, applies it and counts it
+        (its ``sent``, :func:`~.base.door_cell`: its share of :attr:`emit_seq`), all in its
+        one frame (the emitter's hot path). ``memo`` > 0: the records are remembered by
+        their values (up to ``memo`` of them, then forgotten at once), and a remembered one
+        goes to the sink as its ``bytes`` (no pack)."""
         if size > self._room:
             self._grow(size)
         # this door's records are all ``size`` bytes: the scratch of now always holds them
         # (a later _grow makes a new one for the larger records; this one stays valid)
         t, scratch, ro = self, self._scratch, self._ro
-        self._cells.append(count)
+        sent, cell = 0, None
         if memo:
             cache = remembered(size, pack, prefix, memo)
             get, fill = cache.get, cache.fill
 
             def door(*values: Any) -> None:  # a remembered record: its bytes, not packed
+                nonlocal sent
                 record = get(values) or fill(values)  # a value it cannot pack: nothing sent
                 try:
                     t._to(record)
                 except BaseException as exc:
-                    t._failed(exc, count)
+                    t._failed(exc, cell)
                     raise
-                count[0] += 1
+                sent += 1
 
-            return door
+        else:
 
-        def door(*values: Any) -> None:
-            pack(scratch, 0, *prefix, *values)
-            try:
-                t._to(ro[:size])
-            except BaseException as exc:
-                t._failed(exc, count)
-                raise
-            count[0] += 1
+            def door(*values: Any) -> None:
+                nonlocal sent
+                pack(scratch, 0, *prefix, *values)
+                try:
+                    t._to(ro[:size])
+                except BaseException as exc:
+                    t._failed(exc, cell)
+                    raise
+                sent += 1
 
+        cell = door_cell(door)
+        self._cells.append(cell)
         return door
 
     @property

@@ -271,12 +271,12 @@ class SpawnTransport:
         finally:
             self._producing.release()
 
-    def door(self, size: int, pack: Any, prefix: tuple, count: list[int], memo: int = 0) -> Any:
+    def door(self, size: int, pack: Any, prefix: tuple, memo: int = 0) -> Any:
         """A compiled :meth:`put` for records of one ``size`` (the emitter's hot path):
         the same checks, the record packed straight into the shared ring's next bytes when
         it fits before the end and the ring has room (otherwise through
-        :meth:`Ring.reserve`), committed, published per ``publish_every``, ``count[0]``
-        bumped, in one frame (``pack`` writes the header from the tables). ``memo`` > 0:
+        :meth:`Ring.reserve`), committed, published per ``publish_every``, counted
+        (``sent``, the emitter's :func:`~.base.door_cell`), in one frame (``pack`` writes the header from the tables). ``memo`` > 0:
         records remembered by their values (:class:`~.base.remembered`), copied, not packed."""
         ring = self.ring
         ring._check_size(size, None)
@@ -291,7 +291,10 @@ class SpawnTransport:
         cache = remembered(size, pack, prefix, memo) if memo else None
         get, fill = (cache.get, cache.fill) if cache is not None else (None, None)
 
+        sent = 0
+
         def door(*values: Any) -> int:
+            nonlocal sent
             if not acquire(False):
                 raise SecondProducer("Transport.Producer")
             try:
@@ -322,7 +325,7 @@ class SpawnTransport:
                         ring.publish()
                     except _Latched:
                         return ring.emit_seq
-                count[0] += 1
+                sent += 1
                 return seq
             finally:
                 release()
