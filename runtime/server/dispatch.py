@@ -14,6 +14,11 @@
 
 So a refused record leaves every table as it was: nothing mutates before step 5, and
 nothing in step 5 refuses.
+
+A call whose steps 1-5 depend on the record's bytes alone (:func:`_memo_rule`) remembers
+an accepted record by those bytes: the same bytes again go straight to step 6 with the
+remembered record, under the same budgets (compared by identity), at most
+:data:`MEMO_LIMIT` records per handler.
 """
 
 from __future__ import annotations
