@@ -127,6 +127,9 @@ class RenderStateCsoCache:
         self._dyn_chunks: tuple[tuple[int, int, int], ...] = tuple(
             (o, o + n, 1 << i) for i, (o, n) in enumerate(rs["dynamic_chunks"]))  # fmt: skip
         self._dyn_all = (1 << len(self._dyn_chunks)) - 1
+        #: a one-chunk dirty mask -> (index, offset, end): :meth:`_push_dynamic` looks it up
+        self._dyn_one: dict[int, tuple[int, int, int]] = {
+            bit: (i, o, e) for i, (o, e, bit) in enumerate(self._dyn_chunks)}  # fmt: skip
         #: every chunk: MobileGL's ABI has no ``...ChunkMaskAll`` constant, "all ones" is
         #: the largest value of the Uint32 ``ChunkMask``
         self._mask_all = _t.field("MGPRenderStateDesc", "ChunkMask").max_value
@@ -308,25 +311,39 @@ class RenderStateCsoCache:
         self.stats.dynamic_pushes += 1
 
     def _push_dynamic(self, rs: RenderState) -> None:
-        block = rs._buf
+        """``SetDynamicState`` of the dirty chunks whose bytes moved since their last push.
+        A dirty mask of one chunk (a viewport, a blend colour ...) is looked up, not
+        looped over: its chunk's bytes are the blob."""
         prev = self._pushed_dyn
-        dirty = self._dyn_all if prev is None else rs.dyn_dirty
+        dirty = rs.dyn_dirty
         rs.dyn_dirty = 0
-        if not dirty:
-            return
         if prev is None:
+            dirty = self._dyn_all
             prev = self._pushed_dyn = [b""] * len(self._dyn_chunks)
-        mask, parts = 0, []
-        for i, (o, e, bit) in enumerate(self._dyn_chunks):
-            if dirty & bit:
-                chunk = block[o:e]
-                if chunk != prev[i]:
-                    prev[i] = chunk
-                    mask |= bit
-                    parts.append(chunk)
-        if not mask:
+        elif not dirty:
             return
-        off, size, seg = self._stage_blob(b"".join(parts))
+        one = self._dyn_one.get(dirty)
+        if one is not None:
+            i, o, e = one
+            data = rs._buf[o:e]
+            if data == prev[i]:
+                return
+            prev[i] = data
+            mask = dirty
+        else:
+            block = rs._buf
+            mask, parts = 0, []
+            for i, (o, e, bit) in enumerate(self._dyn_chunks):
+                if dirty & bit:
+                    chunk = block[o:e]
+                    if chunk != prev[i]:
+                        prev[i] = chunk
+                        mask |= bit
+                        parts.append(chunk)
+            if not mask:
+                return
+            data = b"".join(parts)
+        off, size, seg = self._stage_blob(data)
         self._dyn_fast(mask, rs.version_wide & rs._mask, off, size, seg)
         self.stats.dynamic_pushes += 1
         self._after_bind = False

@@ -92,10 +92,11 @@ class Emitter:
     def stage_blob(self, data: bytes) -> BlobRef:
         """Stage a blob a fast record names (room first: the stage reset rule)."""
         stage = self.stage
-        if stage.limit - stage.used < len(data) + 8:  # ``stage.free``, without the call
-            self.room(len(data))
-        self.staged_bytes += len(data)
-        return self.stage.stage(data)
+        n = len(data)
+        if stage.limit - stage.used < n + 8:  # ``stage.free``, without the call
+            self.room(n)
+        self.staged_bytes += n
+        return stage.stage(data)
 
     def fast(self, call: str, names: Sequence[str], tail_names: Sequence[str] | None = None,
              tail_count: int = 1, tail_element: str | None = None,

@@ -15,7 +15,7 @@ transition cache's key) and the counters per the
 row's bump group. A setter whose bytes depend on its arguments only derives its patch
 once per argument tuple (:meth:`RenderBlock._memo_commit`); any other runs its write
 and diffs (:meth:`RenderBlock._commit`); a setter with a precompiled kit (``setter_kits``)
-packs its bytes directly (:meth:`RenderBlock._put_span` for a dynamic run, else a patch
+packs its bytes directly (:meth:`RenderBlock._span` for a dynamic run, else a patch
 into :meth:`RenderBlock._apply`). Guards are bitwise: a patch that moves no byte bumps
 nothing.
 """
@@ -288,28 +288,32 @@ class RenderBlock:
         if bump == 3 or (bump == 2 and pipe_moved):
             self.pipeline_version_wide += 1
 
-    def _put_span(self, kit: tuple, args: tuple) -> bool:
-        """A span kit's run (dynamic bytes in one chunk, see ``setter_kits``) packed from
-        ``args``, compared and copied in one slice and accounted as :meth:`_apply` does (no
-        pipeline byte, no log); False, touching nothing, when there is no kit or the packer
-        refuses ``args``."""
+    def _span(self, kit: tuple, general: Callable[..., Any]) -> Callable[..., Any]:
+        """The setter of a span kit (dynamic bytes in one chunk, see ``setter_kits``) as one
+        frame: its run packed from the arguments, compared and copied in one slice and
+        accounted as :meth:`_apply` does (no pipeline byte, no log); ``general(*args)``, the
+        setter's member write, where there is no kit or the packer refuses the arguments."""
         if not kit:
-            return False
+            return general
         o, e, bit, bump, pack, repeat, suffix = kit
-        try:
-            data = pack(*args) * repeat + suffix
-        except PACK_ERRORS:
-            return False
-        buf = self._buf
-        if buf[o:e] == data:
-            return True
-        self._mv[o:e] = data
-        self.dyn_dirty |= bit
-        if bump:
-            self.version_wide += 1
-            if bump == 3:
-                self.pipeline_version_wide += 1
-        return True
+        buf, mv = self._buf, self._mv
+
+        def put(*args: Any) -> Any:
+            try:
+                data = pack(*args) * repeat + suffix
+            except PACK_ERRORS:
+                return general(*args)
+            if buf[o:e] == data:
+                return None
+            mv[o:e] = data
+            self.dyn_dirty |= bit
+            if bump:
+                self.version_wide += 1
+                if bump == 3:
+                    self.pipeline_version_wide += 1
+            return None
+
+        return put
 
     def _put_scalars(self, kit: tuple, values: tuple) -> bool:
         """A scalar patch kit (``setter_kits``): one value per member (enumerator names

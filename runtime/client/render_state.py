@@ -85,6 +85,20 @@ def _face_elements(_: str) -> dict[int | str, tuple[int, ...]]:
     return {f: tuple(faces(None, f)) for kv in names for f in kv}  # type: ignore[arg-type]
 
 
+#: (method, setter row) of the span kits whose arguments are the kit's own (``__init__``)
+_SPAN_SETTERS = (
+    ("set_viewport", "SetViewport"),
+    ("set_line_width", "SetLineWidth"),
+    ("set_point_size", "SetPointSize"),
+    ("set_polygon_offset_clamped", "SetPolygonOffsetClamped"),
+    ("set_clear_color", "SetClearColor"),
+    ("set_clear_depth", "SetClearDepth"),
+    ("set_blend_color", "SetBlendColor"),
+    ("set_depth_range", "SetDepthRange"),
+    ("set_scissor_box", "SetScissorBox"),
+)
+
+
 class RenderState(RenderBlock):
     """GL render state: the parameter block, the two counters and the pixel-store pair."""
 
@@ -96,6 +110,13 @@ class RenderState(RenderBlock):
         self._defaults(width, height)
         #: ``PrimitiveRestartIndex`` as an int, kept by its one setter (each draw carries it)
         self.restart_index = int(self.p["PrimitiveRestartIndex"])
+        #: the span kits' setters, one frame each (``RenderBlock._span``): the methods of
+        #: these names are their member writes, for what a packer refuses
+        for name, setter in _SPAN_SETTERS:
+            setattr(self, name, self._span(KITS[setter], getattr(self, name)))
+        offset = self._span(KITS["SetPolygonOffset"],
+                            lambda f, u, c: RenderState.set_polygon_offset(self, f, u))  # fmt: skip
+        self.set_polygon_offset = lambda factor, units: offset(factor, units, 0.0)
 
     def _defaults(self, width: int, height: int) -> None:
         """GL initial state (no counter moves: this is construction); ``width`` x ``height``
@@ -165,8 +186,6 @@ class RenderState(RenderBlock):
 
     # -- group B ------------------------------------------------------------
     def set_viewport(self, x: F32, y: F32, w: F32, h: F32) -> None:
-        if self._put_span(KITS["SetViewport"], (x, y, w, h)):
-            return
         self._commit(self._row("SetViewport"), lambda: _put(self.p["Viewports"], (x, y, w, h)))
 
     def set_viewport_indexed(self, index: ViewportIndex, x: F32, y: F32, w: F32, h: F32) -> None:
@@ -174,8 +193,6 @@ class RenderState(RenderBlock):
         self._commit(self._row("SetViewportIndexed"), lambda: _put(v[index], (x, y, w, h)))
 
     def set_line_width(self, width: F32) -> None:
-        if self._put_span(KITS["SetLineWidth"], (width,)):
-            return
         self._set("SetLineWidth", LineWidth=width)
 
     def set_hint(self, target: Hint, mode: GLenum) -> None:
@@ -196,19 +213,13 @@ class RenderState(RenderBlock):
         self.restart_index = int(self.p["PrimitiveRestartIndex"])
 
     def set_point_size(self, size: F32) -> None:
-        if self._put_span(KITS["SetPointSize"], (size,)):
-            return
         self._set("SetPointSize", PointSize=size)
 
     def set_polygon_offset(self, factor: F32, units: F32) -> None:
-        if self._put_span(KITS["SetPolygonOffset"], (factor, units, 0.0)):
-            return
         self._set("SetPolygonOffset", PolygonOffsetFactor=factor, PolygonOffsetUnits=units,
                   PolygonOffsetClamp=0.0)  # fmt: skip
 
     def set_polygon_offset_clamped(self, factor: F32, units: F32, clamp: F32) -> None:
-        if self._put_span(KITS["SetPolygonOffsetClamped"], (factor, units, clamp)):
-            return
         self._set("SetPolygonOffsetClamped", PolygonOffsetFactor=factor,
                   PolygonOffsetUnits=units, PolygonOffsetClamp=clamp)  # fmt: skip
 
@@ -224,30 +235,22 @@ class RenderState(RenderBlock):
         )
 
     def set_clear_color(self, r: F32, g: F32, b: F32, a: F32) -> None:
-        if self._put_span(KITS["SetClearColor"], (r, g, b, a)):
-            return
         self._commit(
             self._row("SetClearColor"), lambda: _put(self.p["ClearColor"], (r, g, b, a))
         )
 
     def set_clear_depth(self, depth: F32) -> None:
-        if self._put_span(KITS["SetClearDepth"], (depth,)):
-            return
         self._set("SetClearDepth", ClearDepth=depth)
 
     def set_clear_stencil(self, s: U32) -> None:
         self._set("SetClearStencil", ClearStencil=s)
 
     def set_blend_color(self, r: F32, g: F32, b: F32, a: F32) -> None:
-        if self._put_span(KITS["SetBlendColor"], (r, g, b, a)):
-            return
         self._commit(
             self._row("SetBlendColor"), lambda: _put(self.p["BlendColor"], (r, g, b, a))
         )
 
     def set_depth_range(self, near: F32, far: F32) -> None:
-        if self._put_span(KITS["SetDepthRange"], (near, far)):
-            return
         self._commit(
             self._row("SetDepthRange"), lambda: _put(self.p["DepthRanges"], (near, far))
         )
@@ -257,8 +260,6 @@ class RenderState(RenderBlock):
         self._commit(self._row("SetDepthRangeIndexed"), lambda: _put(v[index], (near, far)))
 
     def set_scissor_box(self, x: I32, y: I32, w: I32, h: I32) -> None:
-        if self._put_span(KITS["SetScissorBox"], (x, y, w, h)):
-            return
 
         def write() -> None:
             _put(self.p["ScissorBoxes"], (x, y, w, h))

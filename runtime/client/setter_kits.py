@@ -14,7 +14,7 @@ Three shapes:
 
 - a **span** kit (:func:`span_kit`): the row writes one gapless run of dynamic bytes in
   one dynamic chunk; the packed run is compared and copied in one slice
-  (:meth:`~.render_block.RenderBlock._put_span`). The first member written takes the
+  (:meth:`~.render_block.RenderBlock._span`, the setter as one frame). The first member written takes the
   argument tuple in every element (``glViewport`` sets every viewport); members after it
   are constants the setter names at compile time (``ScissorBoxWrittenMask``);
 - a **sub-member** kit (:func:`sub_kit`): the row writes sub-members of one array of

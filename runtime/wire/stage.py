@@ -101,18 +101,21 @@ class StageSegment:
 
     def stage(self, data: bytes | bytearray | memoryview) -> BlobRef:
         """Copy ``data`` in; returns its ``(Offset, Size, Seg)``."""
-        raw = data if type(data) is bytes else memoryview(data).cast("B")
-        size = len(raw)
+        if type(data) is not bytes and type(data) is not bytearray:
+            data = memoryview(data).cast("B")  # a typed view: its bytes
         offset = self.used
-        end = offset + size
-        if end > self.limit:
-            raise StageOverflow(f"Stage.{size}B")
-        self._buf[offset:end] = raw
+        end = offset + len(data)
+        limit = self.limit
+        if end > limit:
+            raise StageOverflow(f"Stage.{len(data)}B")
+        self._buf[offset:end] = data
         used = end + (-end % self._align)
-        self.used = used = used if used < self.limit else self.limit
+        if used > limit:
+            used = limit
+        self.used = used
         if used > self.high_water:
             self.high_water = used
-        return offset, size, self.seg
+        return offset, end - offset, self.seg
 
     def view(self, ref: Any, what: str = "Blob", writable: bool = False) -> memoryview:
         """The bytes ``ref`` names; ``ProtocolCorruption(what)`` when out of the segment.
