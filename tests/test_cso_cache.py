@@ -13,6 +13,7 @@ from mgpipe.runtime.client.render_state import RenderState
 from mgpipe.runtime.wire.header import header_size
 from mgpipe.runtime.harness.runner import run_scene
 from mgpipe.runtime.wire.spec import align8, call_spec
+from mgpipe.runtime.wire.stage import StageSegment
 
 
 class Capture:
@@ -20,16 +21,17 @@ class Capture:
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, dict[str, Any], bytes | None]] = []
-        self._staged: dict[int, bytes] = {}
+        self.stage = StageSegment(1 << 20)  # the dynamic push stages here itself
 
     def emit(self, call: str, payload: dict[str, Any], tails: tuple = (),
              blob: bytes | None = None) -> None:  # fmt: skip
         self.calls.append((call, dict(payload), blob))
 
     def stage_blob(self, data: bytes) -> tuple[int, int, int]:
-        off = 8 * len(self._staged)
-        self._staged[off] = data
-        return off, len(data), 0
+        return self.stage.stage(data)
+
+    def room(self, nbytes: int) -> None:
+        raise AssertionError(f"a test stage of {self.stage.capacity} B filled up")
 
     def fast(self, call: str, names: Any, tail_names: Any = None, tail_count: int = 1) -> Any:
         def emit(*values: Any) -> None:
@@ -45,7 +47,7 @@ class Capture:
                 if isinstance(v, dict) and set(v) == {"Slot", "Gen"}:
                     payload[k] = Handle(v["Slot"], v["Gen"])
                 elif isinstance(v, dict) and "Offset" in v:
-                    blob = self._staged[v["Offset"]]
+                    blob = bytes(self.stage.view((v["Offset"], v["Size"], v["Seg"])))
             self.calls.append((call, payload, blob))
 
         return emit

@@ -65,6 +65,10 @@ class CsoEmitter(Protocol):
 
     def stage_blob(self, data: bytes) -> tuple[int, int, int]: ...
 
+    def room(self, nbytes: int) -> None: ...
+
+    stage: Any  # the StageSegment it stages into
+
 
 @dataclass
 class CsoStats:
@@ -109,6 +113,8 @@ class RenderStateCsoCache:
         self.transition_cache = transition_cache  # both switches set _rule2
         self._emit = emitter.emit
         self._stage_blob = emitter.stage_blob
+        #: the dynamic push stages in its own frame (``stage_blob``'s room rule, inline)
+        self._stage, self._room = emitter.stage, emitter.room
         self._bind_fast = emitter.fast(
             "BindRenderState", ("Cso.Slot", "Cso.Gen", "Version", "PipelineVersion"))
         self._dyn_fast = emitter.fast(
@@ -343,7 +349,10 @@ class RenderStateCsoCache:
             if not mask:
                 return
             data = b"".join(parts)
-        off, size, seg = self._stage_blob(data)
+        stage = self._stage
+        if stage.limit - stage.used < len(data) + 8:
+            self._room(len(data))
+        off, size, seg = stage.stage(data)
         self._dyn_fast(mask, rs.version_wide & rs._mask, off, size, seg)
         self.stats.dynamic_pushes += 1
         self._after_bind = False

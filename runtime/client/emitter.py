@@ -46,7 +46,7 @@ class Emitter:
         self._doors: list[tuple[str, int, CellType]] = []  # (call, record size, count cell)
         self._cells: list[CellType] = []  # the doors' count cells, and their record sizes
         self._sizes: list[int] = []
-        self.staged_bytes = 0  # blob bytes that went through SEG_STAGE, not the ring
+        self._staged0 = stage.staged  # what was staged before this emitter
         mod = _t.tables()
         self._wait = {c["name"]: c["wait_class"] != _NO_WAIT for c in mod.CALLS}
         #: kWaitPresent calls: the client's present credit decides their wait, not this door
@@ -85,17 +85,19 @@ class Emitter:
             else:  # larger than a frame's region: the whole segment (this frame drains)
                 stage.widen()
 
+    @property
+    def staged_bytes(self) -> int:
+        """Blob bytes that went through SEG_STAGE, not the ring (the stage counts them)."""
+        return self.stage.staged - self._staged0
+
     def stage_bytes(self, data: bytes) -> BlobRef:
-        self.staged_bytes += len(data)
         return self.stage.stage(data)
 
     def stage_blob(self, data: bytes) -> BlobRef:
         """Stage a blob a fast record names (room first: the stage reset rule)."""
         stage = self.stage
-        n = len(data)
-        if stage.limit - stage.used < n + 8:  # ``stage.free``, without the call
-            self.room(n)
-        self.staged_bytes += n
+        if stage.limit - stage.used < len(data) + 8:  # ``stage.free``, without the call
+            self.room(len(data))
         return stage.stage(data)
 
     def fast(self, call: str, names: Sequence[str], tail_names: Sequence[str] | None = None,
@@ -149,7 +151,6 @@ class Emitter:
         caller reads the reply itself)."""
         if blob is not None:
             self.room(len(blob))
-            self.staged_bytes += len(blob)
         rec = self.encoder.encode(call, payload, tails, blob)
         seq = self.transport.submit(rec)
         self._records += 1

@@ -193,6 +193,7 @@ class LeanClient:
         self.content = {k: (e.subset, e.handle) for k, e in cso._map.items()}
         self.pipe_chunks = tuple((o, o + n) for o, n in cso._pipe_chunks)
         self.dyn_chunks = cso._dyn_chunks
+        self._dyn_one = {bit: (i, o, e) for i, (o, e, bit) in enumerate(self.dyn_chunks)}
         self.pushed = list(cso._pushed_dyn)
         self.stage = client.em.stage
         self._room = client.em.room
@@ -299,17 +300,26 @@ class LeanClient:
     def _push_dynamic(self) -> None:
         buf, prev, dirty = self.buf, self.pushed, self.dyn_dirty
         self.dyn_dirty = 0
-        mask, parts = 0, []
-        for i, (o, e, bit) in enumerate(self.dyn_chunks):
-            if dirty & bit:
-                chunk = buf[o:e]
-                if chunk != prev[i]:
-                    prev[i] = chunk
-                    mask |= bit
-                    parts.append(chunk)
-        if not mask:
-            return
-        data = b"".join(parts)
+        one = self._dyn_one.get(dirty)
+        if one is not None:  # one chunk (the loops' viewport): its bytes are the blob
+            i, o, e = one
+            data = buf[o:e]
+            if data == prev[i]:
+                return
+            prev[i] = data
+            mask = dirty
+        else:
+            mask, parts = 0, []
+            for i, (o, e, bit) in enumerate(self.dyn_chunks):
+                if dirty & bit:
+                    chunk = buf[o:e]
+                    if chunk != prev[i]:
+                        prev[i] = chunk
+                        mask |= bit
+                        parts.append(chunk)
+            if not mask:
+                return
+            data = b"".join(parts)
         stage = self.stage
         if stage.limit - stage.used < len(data) + 8:
             self._room(len(data))

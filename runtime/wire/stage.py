@@ -91,6 +91,9 @@ class StageSegment:
         self._ro = self._buf.toreadonly()
         self.used = 0
         self.high_water = 0
+        #: bytes staged through :meth:`stage` since construction (the client's
+        #: ``staged_bytes``)
+        self.staged = 0
         self.resets = 0
         #: the bump allocator's window [base, limit): the whole segment, or one frame's
         #: region under present credit (the client's rule, :meth:`region`)
@@ -115,7 +118,9 @@ class StageSegment:
         self.used = used
         if used > self.high_water:
             self.high_water = used
-        return offset, end - offset, self.seg
+        size = end - offset
+        self.staged += size
+        return offset, size, self.seg
 
     def view(self, ref: Any, what: str = "Blob", writable: bool = False) -> memoryview:
         """The bytes ``ref`` names; ``ProtocolCorruption(what)`` when out of the segment.
