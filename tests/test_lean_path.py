@@ -123,6 +123,24 @@ def test_negative_control_a_forgotten_patch_check_turns_the_instructions_red(
     assert got > OPCODE_RATIO["blend-toggle", "client"], got
 
 
+def test_negative_control_a_looped_dynamic_push_turns_the_instructions_red(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The viewport's one-chunk push through the loop over every dynamic chunk (the
+    dirty mask's lookup emptied): the instructions pin goes red."""
+    from mgpipe.runtime.client.cso_cache import RenderStateCsoCache
+
+    real = RenderStateCsoCache.__init__
+
+    def looped(self: RenderStateCsoCache, *a: object, **k: object) -> None:
+        real(self, *a, **k)
+        self._dyn_one = {}
+
+    monkeypatch.setattr(RenderStateCsoCache, "__init__", looped)
+    got = _opcode_ratio("viewport-churn", "client")
+    assert got > OPCODE_RATIO["viewport-churn", "client"], got
+
+
 def test_the_floor_is_twenty_calls() -> None:
     assert 0 < lean.floor_us(20, n=2000, repeat=1) < lean.floor_us(200, n=2000, repeat=1)
 
