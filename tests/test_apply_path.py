@@ -6,14 +6,20 @@ Per applied record of the steady-state scenes' calls (``BindRenderState``, ``Dra
 - Python calls (``sys.setprofile`` ``call`` + ``c_call`` events), measured as the
   difference between two run lengths of the same record, so setup and the first
   compile cancel;
+- bytecode instructions (``sys.settrace`` ``opcode`` events), measured the same way: the
+  apply wrapper, the handler and the recorder's lean form together;
 - records built: none for a call whose entry reads no record (the recorder's raw capture)
-  and whose handler needs none (``BindRenderState``, ``DrawVbo``);
+  (``BindRenderState``, ``DrawVbo``, ``SetDynamicState``: its payload is kept in
+  ``ctx.last`` as its unpacked members and built when read);
 - the header read: one ``unpack_from``, no byte-by-byte indexing.
 
 Every pin has a negative control that plants the old behaviour (an eager pipeline scatter
 behind a push frame, the budget check behind a prepare frame, a dynamic push frame, the
-header read byte by byte, a record-reading entry) and shows the pin go red. The lazy
-handlers refuse exactly as the record-building ones do.
+header read byte by byte, a record-reading entry, no lean form, no row memo, the old
+wrapper, the applied counts in a dict) and shows the pin go red. The lazy and lean
+handlers refuse exactly as the record-building ones do; a remembered CSO row is checked
+again (a deleted or re-created CSO is refused by name: a control without the check
+accepts it).
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from mgpipe.runtime.budgets import Budgets
 from mgpipe.runtime.errors import ProtocolCorruption
 from mgpipe.runtime.schema import tables as t
 from mgpipe.runtime.server import apply_state, dispatch
-from mgpipe.runtime.server.applier import Applier
+from mgpipe.runtime.server.applier import Applier, Tally
 from mgpipe.runtime.server.working_state import VERSION_MASK, WorkingRenderState, chunk_tables
 from mgpipe.runtime.wire.codec import Encoder
 from mgpipe.runtime.wire.handle import Handle
@@ -44,10 +50,16 @@ _, RS_SIZE, PIPE, DYN = chunk_tables()
 PIPE_SIZE = sum(n for _, n in PIPE)
 
 #: Python calls per applied record (apply wrapper, header unpack, len, handler, payload unpack,
-#: the call's own builtins, the recorder entry and its append; a remembered draw: the memo's
-#: ``get`` in place of the unpack and the checks): the figures a regression of the apply
-#: path moves
-CALLS = {"BindRenderState": 8, "DrawVbo": 7, "SetDynamicState": 9}
+#: the call's own builtins, the recorder's lean form: ``list.append`` itself for a call
+#: without a blob; a remembered draw: the memo's ``get`` in place of the unpack and the
+#: checks; a bind: the row memo's ``get`` in place of the resolve): the figures a
+#: regression of the apply path moves
+CALLS = {"BindRenderState": 7, "DrawVbo": 6, "SetDynamicState": 9}
+
+#: bytecode instructions per applied record (wrapper + handler + lean form; issue 20: were
+#: 210, 121 and 299 with the record-building dynamic push, the resolve per bind, the dict
+#: counts and the recorder's per-record count); Python 3.11's instruction set
+OPCODES = {"BindRenderState": 117, "DrawVbo": 68, "SetDynamicState": 157}
 
 
 @pytest.fixture(autouse=True)
@@ -118,10 +130,110 @@ def calls_per_record(pipe: Pipe, call: str) -> float:
     return (_calls(apply, record, 40) - _calls(apply, record, 10)) / 30
 
 
-# -- calls per applied record ----------------------------------------------------------
+def _opcodes(apply: Callable[[Any], Any], record: Any, n: int) -> int:
+    count = 0
+
+    def trace(frame: Any, event: str, arg: Any) -> Any:
+        nonlocal count
+        frame.f_trace_opcodes = True
+        if event == "opcode":
+            count += 1
+        return trace
+
+    sys.settrace(trace)
+    try:
+        for _ in range(n):
+            apply(record)
+    finally:
+        sys.settrace(None)
+    return count
+
+
+def opcodes_per_record(pipe: Pipe, call: str) -> float:
+    record = pipe.steady(call)
+    apply = pipe.applier.apply
+    apply(record)  # compile the handler first
+    apply(record)  # and remember what is remembered
+    return (_opcodes(apply, record, 40) - _opcodes(apply, record, 10)) / 30
+
+
+# -- calls and instructions per applied record -------------------------------------------
 @pytest.mark.parametrize("call", sorted(CALLS))
 def test_calls_per_applied_record_are_pinned(call: str) -> None:
     assert calls_per_record(Pipe(), call) == CALLS[call]
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="instruction counts of CPython 3.11")
+@pytest.mark.parametrize("call", sorted(OPCODES))
+def test_instructions_per_applied_record_are_pinned(call: str) -> None:
+    assert opcodes_per_record(Pipe(), call) <= OPCODES[call]
+
+
+def _without_lean_forms(rec: Recorder) -> Recorder:
+    """The recorder's entries as they were: each called with the context (the raw capture
+    read from ``ctx.raw``, the blob from the decoded record), no lean form."""
+    for call in ("BindRenderState", "DrawVbo", "SetDynamicState"):
+        plain = getattr(rec, call)
+
+        def entry(ctx: Any, d: Any, plain: Any = plain) -> Any:
+            return plain(ctx, d)
+
+        if getattr(plain, "reads_decoded", True) is False:
+            entry.reads_decoded = False  # type: ignore[attr-defined]
+        setattr(rec, call, entry)
+    return rec
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="instruction counts of CPython 3.11")
+@pytest.mark.parametrize("call", sorted(OPCODES))
+def test_control_entries_without_lean_forms_turn_the_instructions_red(call: str) -> None:
+    got = opcodes_per_record(Pipe(_without_lean_forms(Recorder())), call)
+    assert got > OPCODES[call], got
+
+
+_REAL_COMPILE_APPLY = Applier._compile_apply
+
+
+def _old_wrapper(self: Applier) -> Callable[[Any], object]:
+    """The wrapper as it was: a type test before the copy, a ``try`` around the handler's
+    lookup, the record seq through a local."""
+    src = ("def apply(record):\n"
+           "    raw = record if type(record) is bytes else bytes(record)\n"
+           "    try:\n        op, size = _header(raw)\n"
+           "    except _StructError:\n        raise _PC('Wire.Header') from None\n"
+           f"    if size != len(raw) or size % {record_align()}:\n"
+           f"        if size < {header_size()} or size % {record_align()} or size > len(raw):\n"
+           "            raise _PC('Wire.Size')\n"
+           "    try:\n        handler = _handlers[op]\n"
+           "    except KeyError:\n        handler = _compile(op)\n"
+           "    seq = _ctx.seq + 1\n    _ctx.seq = _ev.seq = seq\n"
+           "    return handler(raw, size)\n")  # fmt: skip
+    ns = dict(_REAL_COMPILE_APPLY(self).__globals__)  # the real wrapper's names
+    exec(compile(src, "<old apply>", "exec"), ns)
+    return ns["apply"]
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="instruction counts of CPython 3.11")
+def test_control_the_old_wrapper_turns_the_instructions_red(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Applier, "_compile_apply", _old_wrapper)
+    got = opcodes_per_record(Pipe(), "DrawVbo")
+    assert got > OPCODES["DrawVbo"], got
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="instruction counts of CPython 3.11")
+def test_control_the_applied_counts_in_a_dict_turn_the_instructions_red(
+        monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    monkeypatch.setattr(dispatch, "COUNT", "_applied['DrawVbo'] += 1")  # the old count
+    real = Applier._compile
+
+    def compile_with_a_dict(self: Applier, op: int) -> Any:
+        handler = real(self, op)
+        handler.__globals__["_applied"] = Tally()
+        return handler
+
+    monkeypatch.setattr(Applier, "_compile", compile_with_a_dict)
+    got = opcodes_per_record(Pipe(), "DrawVbo")
+    assert got > OPCODES["DrawVbo"], got
 
 
 def _eager_scatter(self: WorkingRenderState, subset: bytes) -> None:
@@ -256,6 +368,72 @@ def test_a_remembered_draw_reaches_a_record_reading_entry_whole() -> None:
     assert pipe.applier.applied["DrawVbo"] == 3
 
 
+# -- the row memo: a remembered CSO row is checked again ---------------------------------
+def _row_memo(pipe: Pipe) -> dict:
+    return pipe.applier._handlers[call_spec("BindRenderState").opcode].__globals__["_memo"]
+
+
+def _rebound(pipe: Pipe) -> list[str | None]:
+    """CSO 2 bound twice (its row remembered), deleted, then re-created at gen 2 with
+    another subset: binding ``{2, 1}`` after each must meet the handle's checks (None:
+    accepted); ``{2, 2}`` binds the new subset."""
+    def bind(h: Handle) -> memoryview:
+        return pipe.record("BindRenderState", {"Cso": h, "Version": 9, "PipelineVersion": 8})
+
+    for _ in range(2):
+        pipe.applier.apply(bind(Handle(2, 1)))
+    assert 2 in _row_memo(pipe)
+    out: list[str | None] = []
+    fresh = bytes([7]) * PIPE_SIZE
+    for step in range(2):
+        if step == 0:
+            pipe.apply("DeleteRenderState", {"Handle": Handle(2, 1)})
+        else:
+            pipe.apply("CreateRenderState", {"Cso": Handle(2, 2), "ChunkMask": 0xFFFFFFFF},
+                       blob=fresh)  # fmt: skip
+        try:
+            pipe.applier.apply(bind(Handle(2, 1)))
+            out.append(None)
+        except ProtocolCorruption as exc:
+            out.append(exc.reason)
+    pipe.applier.apply(bind(Handle(2, 2)))
+    rs = pipe.applier.ctx.render_state
+    assert rs.pipeline_subset() == fresh and pipe.applier.ctx.render_state_cso == Handle(2, 2)
+    return out
+
+
+def test_a_remembered_cso_row_is_checked_again() -> None:
+    assert _rebound(Pipe()) == ["BindRenderState.Cso.Stale"] * 2
+    lean, eager = _both()  # a record-reading entry: the same refusals, the same state
+    assert _rebound(eager) == ["BindRenderState.Cso.Stale"] * 2
+    pipe = Pipe()
+    pipe.applier.apply(pipe.steady("BindRenderState"))
+    for k in (1, 2, 1):  # a remembered bind takes the record's own counters
+        pipe.apply("BindRenderState", {"Cso": Handle(k, 1), "Version": 10 + k, "PipelineVersion": k})
+        ctx = pipe.applier.ctx
+        assert (ctx.render_state_version, ctx.pipeline_version) == (10 + k, k)
+        assert ctx.render_state.pipeline_subset() == pipe.subsets[k - 1]
+
+
+def test_control_a_row_memo_without_its_check_binds_a_deleted_cso(
+        monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    monkeypatch.setattr(dispatch, "_row_check", lambda site: "True")
+    with pytest.raises(AssertionError):  # the re-created CSO's row is never looked up
+        _rebound(Pipe())
+    pipe = Pipe()
+    for _ in range(2):
+        pipe.apply("BindRenderState", {"Cso": Handle(2, 1)})
+    pipe.apply("DeleteRenderState", {"Handle": Handle(2, 1)})
+    pipe.apply("BindRenderState", {"Cso": Handle(2, 1)})  # accepted: no refusal by name
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="instruction counts of CPython 3.11")
+def test_control_no_row_memo_turns_the_bind_instructions_red(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dispatch, "MEMO_LIMIT", 0)
+    got = opcodes_per_record(Pipe(), "BindRenderState")
+    assert got > OPCODES["BindRenderState"], got
+
+
 def test_control_a_dynamic_push_frame_turns_the_dynamic_pin_red(
         monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     monkeypatch.delitem(apply_state.PUSH_SOURCE, "SetDynamicState")
@@ -289,14 +467,12 @@ def _built(pipe: Pipe, call: str, n: int = 25) -> int:
     return built[0]
 
 
-@pytest.mark.parametrize("call", ["BindRenderState", "DrawVbo"])
+@pytest.mark.parametrize("call", ["BindRenderState", "DrawVbo", "SetDynamicState"])
 def test_a_raw_capture_entry_gets_no_record_built(call: str) -> None:
     assert _built(Pipe(), call) == 0
-    # the dynamic push keeps its payload (``last``) and the recorder reads its blob
-    assert _built(Pipe(), "SetDynamicState") == 2 * 25
 
 
-@pytest.mark.parametrize("call", ["BindRenderState", "DrawVbo"])
+@pytest.mark.parametrize("call", ["BindRenderState", "DrawVbo", "SetDynamicState"])
 def test_control_an_entry_that_reads_the_record_gets_it_built(call: str) -> None:
     rec = Recorder()
     plain = getattr(rec, call)
@@ -304,6 +480,37 @@ def test_control_an_entry_that_reads_the_record_gets_it_built(call: str) -> None
     setattr(rec, call, lambda ctx, d: (seen.append(d.payload), plain(ctx, d))[1])
     assert _built(Pipe(rec), call) == 2 * 25
     assert len(seen) == 26 and all(type(p).__name__ == call_spec(call).payload for p in seen)
+
+
+def test_the_kept_dynamic_payload_reads_as_the_record() -> None:
+    """SetDynamicState's ``ctx.last`` entry: the unpacked members, built into the payload
+    record when read (every way of reading it), equal to what a reading entry's server
+    keeps."""
+    lean, eager = _both()
+    for pipe in (lean, eager):
+        pipe.applier.apply(pipe.steady("SetDynamicState"))
+    a, b = lean.applier.ctx.last, eager.applier.ctx.last
+    want = b["SetDynamicState"]
+    assert type(want).__name__ == "MGPDynamicState" and want.Version == 5
+    assert dict.__getitem__(a, "SetDynamicState") == tuple(_flat(want))  # kept unbuilt
+    assert a.get("SetDynamicState") == want and type(a["SetDynamicState"]) is type(want)
+    assert dict(a) == {**a} == a.copy() == b and list(a.values()) == [want]
+    assert a.items() == [("SetDynamicState", want)] and a == b
+    assert a.pop("SetDynamicState") == want and a.get("SetDynamicState", 0) == 0
+
+
+def _flat(record: Any) -> list[Any]:
+    return [x for v in record for x in (_flat(v) if isinstance(v, tuple) else [v])]
+
+
+def test_control_a_plain_last_dict_hands_out_the_members(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Plain(dict):  # no building on read
+        builders: dict[str, Any] = {}
+
+    monkeypatch.setattr("mgpipe.runtime.server.applier.LastPayloads", Plain)
+    pipe = Pipe()
+    pipe.applier.apply(pipe.steady("SetDynamicState"))
+    assert type(pipe.applier.ctx.last["SetDynamicState"]) is tuple
 
 
 # -- the header read ---------------------------------------------------------------------
@@ -361,8 +568,9 @@ def test_header_faults_keep_their_names() -> None:
 
 # -- the lazy handlers refuse as the record-building ones do -------------------------------
 def _both() -> tuple[Pipe, Pipe]:
+    """(the recorder's lean forms, entries that read the decoded record)."""
     rec = Recorder()
-    for call in ("BindRenderState", "DrawVbo"):
+    for call in ("BindRenderState", "DrawVbo", "SetDynamicState"):
         plain = getattr(rec, call)
         setattr(rec, call, lambda ctx, d, plain=plain: plain(ctx, d))  # reads d: eager
     return Pipe(), Pipe(rec)
@@ -409,16 +617,49 @@ def test_lazy_and_eager_draws_meet_the_same_budgets() -> None:
 
 
 def test_lazy_handlers_leave_the_context_as_the_readers_expect() -> None:
-    lazy, eager = _both()
-    for call in ("BindRenderState", "DrawVbo"):
+    """An entry marked ``reads_decoded = False`` (no lean form) reads the context: it is
+    set as for an entry that reads the record."""
+    lazy, eager = Pipe(_without_lean_forms(Recorder())), _both()[1]
+    for call in ("BindRenderState", "DrawVbo", "SetDynamicState"):
+        last = []
         for pipe in (lazy, eager):
-            pipe.applier.apply(pipe.steady(call))
+            for _ in range(2):  # the second: remembered (the draw's record, the bind's row)
+                record = pipe.steady(call)
+                pipe.applier.apply(record)
+            last.append(bytes(record))
         a, b = lazy.applier.ctx, eager.applier.ctx
-        assert (a.call, a.raw, set(a.resolved)) == (b.call, b.raw, set(b.resolved)) == (
-            call, bytes(lazy.steady(call)), {"Cso"} if call == "BindRenderState" else {"IndexResource"})
+        want = {"BindRenderState": {"Cso"}, "DrawVbo": {"IndexResource"}}.get(call, set())
+        assert (a.call, a.raw, set(a.resolved)) == (call, last[0], want)
+        assert (b.call, b.raw, set(b.resolved)) == (call, last[1], want)
         assert lazy.applier.applied == eager.applier.applied
     assert (lazy.applier.ctx.render_state_version, lazy.applier.ctx.pipeline_version) == (3, 2)
     assert lazy.applier.ctx.render_state_cso == Handle(1, 1)
+
+
+def test_lean_forms_leave_the_state_and_the_capture_as_the_readers_do() -> None:
+    """The lean forms (docs/BACKENDS.md §3) are given no context (``ctx.call`` / ``raw`` /
+    ``resolved`` stay the last entry's): every table, binding, count, working-state byte
+    and the capture itself are what entries reading the record leave."""
+    lean, eager = _both()
+    for pipe in (lean, eager):
+        for call in ("BindRenderState", "DrawVbo", "SetDynamicState") * 2:
+            pipe.applier.apply(pipe.steady(call))
+        pipe.apply("SetDynamicState", {"ChunkMask": 1, "Version": 6},
+                   blob=bytes(DYN[0][1]))  # fmt: skip
+        pipe.apply("SetDynamicState", {"ChunkMask": 0, "Version": 7})  # no chunk: no blob
+    a, b = lean.applier, eager.applier
+    assert a.applied == b.applied and a.applied["SetDynamicState"] == 4
+    assert bytes(a.ctx.render_state.data) == bytes(b.ctx.render_state.data)
+    assert a.ctx.render_state.version == b.ctx.render_state.version
+    for name in ("render_state_cso", "render_state_version", "pipeline_version", "dynamic_version"):
+        assert getattr(a.ctx, name) == getattr(b.ctx, name), name
+    assert a.ctx.last == b.ctx.last
+    ra, rb = lean.backend, eager.backend
+    assert ra.raw == rb.raw and ra.blobs == rb.blobs and ra.counts == rb.counts
+    assert ra.stage_capacity == rb.stage_capacity == lean.stage.capacity
+    assert ra.stream_digest() == rb.stream_digest()
+    assert ra.recording_digest() == rb.recording_digest()
+    assert a.ctx.call == "CreateRenderState"  # the last record an entry was given
 
 
 # -- the lazy pipeline scatter -----------------------------------------------------------

@@ -1,10 +1,15 @@
 """The MGPipe recorder backend (seed 001 §13.3): raw capture, JSON on demand.
 
 It implements every call. While a scene runs it only keeps what it cannot get back later:
-every record's bytes (the server's snapshot, ``ctx.raw``), the bytes of every blob a
-record names (the stage segment is rewound and overwritten) and a count per call. The
-xxh64 over that stream (:meth:`Recorder.stream_digest`) runs over the capture: it is
-brought up to date when read, never per record.
+every record's bytes (the server's snapshot, ``ctx.raw``) and the bytes of every blob a
+record names (the stage segment is rewound and overwritten). The count per call
+(:attr:`Recorder.counts`, read from the captured records' opcodes) and the xxh64 over that
+stream (:meth:`Recorder.stream_digest`) run over the capture: each is brought up to date
+when read, never per record.
+
+Its entries offer the server their lean forms (docs/BACKENDS.md §3): the capture of a call
+without a blob is the raw list's own ``append``; a call with one blob reference takes the
+record's bytes, the reference's ``Offset`` and its bytes.
 
 The JSON recording (``mgpipe-recording/1``) is built only when asked
 (:meth:`Recorder.recording`, :meth:`Recorder.recording_digest`, :meth:`Recorder.to_json`):
@@ -26,7 +31,8 @@ import xxhash
 
 from ..errors import ProtocolCorruption
 from ..server.reverse import BackendCaps, Reply, encode_caps
-from ..wire.spec import call_spec
+from ..wire.records import layout
+from ..wire.spec import call_spec, spec_for_opcode
 from .base import build_table, call_names
 
 __all__ = ["Recorder", "VERB_CLASS", "FORMAT", "canonical_json"]
@@ -68,6 +74,13 @@ def _answering(name: str, entry: Any) -> Any:
 
     return recorded_answer
 
+def _op_reader() -> tuple[Any, int, Any]:
+    """(header unpack, the place of ``Op`` in it, opcode -> call name): from the tables."""
+    lay = layout("MGPWireRecHeader")
+    at = [f.path for f in lay.flat].index("Op")
+    return struct.Struct("<" + lay.fmt).unpack_from, at, lambda op: spec_for_opcode(op).name
+
+
 class _Tally(Counter):
     """A ``Counter`` whose ``c[k] += 1`` costs a dict's (see the applier's ``Tally``)."""
 
@@ -104,7 +117,8 @@ class Recorder:
     renders_pixels = False
 
     def __init__(self) -> None:
-        self.counts: Counter[str] = _Tally()
+        self._counts: Counter[str] = _Tally()  # over raw[:_counted]
+        self._counted = 0
         self.raw: list[bytes] = []
         self.blobs: dict[int, list[tuple[int, bytes]]] = {}  # record index -> (offset, bytes)
         self.stage_capacity: int | None = None
@@ -121,15 +135,15 @@ class Recorder:
             setattr(self, name, entry)
 
     def _entry(self, name: str, blob_paths: tuple) -> Any:
-        counts, raws, blobs = self.counts, self.raw, self.blobs
+        raws, blobs = self.raw, self.blobs
         append = raws.append
         if not blob_paths:
 
             def entry(ctx: Any, d: Any) -> None:
-                counts[name] += 1
                 append(ctx.raw)
 
             entry.reads_decoded = False  # type: ignore[attr-defined]  # the raw bytes only
+            entry.lean_form = lambda ctx: append  # type: ignore[attr-defined]
             return entry
 
         getters = tuple(_ref_getter(path) for path in blob_paths)
@@ -137,7 +151,6 @@ class Recorder:
         if len(getters) == 1:
 
             def entry_with_blob(ctx: Any, d: Any) -> None:
-                counts[name] += 1
                 if self.stage_capacity is None:
                     self.stage_capacity = ctx.stage.capacity
                 ref = first(d.payload)
@@ -152,10 +165,22 @@ class Recorder:
                     blobs[len(raws)] = []
                 append(ctx.raw)
 
+            def lean_form(ctx: Any) -> Any:
+                """The capture the server calls with the record's bytes, the blob
+                reference's ``Offset`` and its bytes (a copy): what the entry keeps."""
+                if self.stage_capacity is None:
+                    self.stage_capacity = ctx.stage.capacity
+
+                def capture(raw: bytes, offset: int, blob: bytes) -> None:
+                    blobs[len(raws)] = [(offset, blob)] if blob else []
+                    append(raw)
+
+                return capture
+
+            entry_with_blob.lean_form = lean_form  # type: ignore[attr-defined]
             return entry_with_blob
 
         def entry_with_blobs(ctx: Any, d: Any) -> None:
-            counts[name] += 1
             if self.stage_capacity is None:
                 self.stage_capacity = ctx.stage.capacity
             kept = []
@@ -172,6 +197,20 @@ class Recorder:
             append(ctx.raw)
 
         return entry_with_blobs
+
+    @property
+    def counts(self) -> Counter[str]:
+        """Records captured, by call (a copy, brought up to date from the captured records'
+        opcodes when read: nothing is counted while a scene runs)."""
+        if self._loaded is not None:
+            return self._loaded[1]
+        raws, counts = self.raw, self._counts
+        if self._counted < len(raws):
+            hdr, at, name = _op_reader()
+            for raw in raws[self._counted :]:
+                counts[name(hdr(raw)[at])] += 1
+            self._counted = len(raws)
+        return _Tally(counts)
 
     # -- the raw capture ---------------------------------------------------------
     def stream_digest(self) -> str:
@@ -227,7 +266,6 @@ class Recorder:
         rec = cls()
         counts = Counter({str(k): int(v) for k, v in doc["counts"].items()})
         rec._loaded = (list(doc["records"]), counts)
-        rec.counts = counts
         if "digest" in doc and doc["digest"] != rec.recording_digest():
             raise ValueError(
                 f"recording digest {doc['digest']} does not match its content "

@@ -2,10 +2,11 @@
 
 ``Applier(backend, stage).apply(record)`` (also callable: it is a transport ``Sink``)
 copies the record's bytes once (``bytes``: the ring may be written by its peer while a
-record is applied, so nothing is read from it twice), reads the header, and runs the
-opcode's handler (:mod:`.dispatch`): decode -> null entry -> resolve every handle ->
-the call's checks and the object it names -> mutate -> ``entry(server_ctx, decoded)``.
-A record refused at any step leaves the tables and the context as they were.
+record is applied, so nothing is read from it twice; ``bytes`` is already a snapshot),
+reads the header, and runs the opcode's handler (:mod:`.dispatch`): decode -> null entry
+-> resolve every handle -> the call's checks and the object it names -> mutate ->
+``entry(server_ctx, decoded)`` (or the entry's lean form: docs/BACKENDS.md §3). A record
+refused at any step leaves the tables and the context as they were.
 
 Handles refuse by name (``HandleRefused("<Call>.<Field>.<Fault>")``, faults ``Null``,
 ``Range``, ``Unknown``, ``Stale``, ``Backward``, ``Kind``). The backend contract is
@@ -32,8 +33,8 @@ from ..wire.spec import spec_for_opcode
 from ..wire.stage import StageSegment
 from ..budgets import budgets
 from .apply_state import PREPARE, PUSH, inline_namespace
-from .context import ServerContext, ServerObject
-from .dispatch import handler_code
+from .context import LastPayloads, ServerContext, ServerObject
+from .dispatch import COUNTER, LAST_BUILDER, handler_code
 from ..schema.kinds import reissue_kinds, resource_kinds
 from .handle_fields import KIND_FROM_RECORD, RESOURCE, sites, table_of
 from .handle_table import HandleTable
@@ -65,6 +66,17 @@ def _make_tables(max_slots: int) -> dict[str, HandleTable]:
     return out
 
 
+def _lazy(entry: Entry) -> bool:
+    """Whether ``entry`` reads no decoded record (``reads_decoded = False``, or a lean form:
+    docs/BACKENDS.md §3)."""
+    return getattr(entry, "reads_decoded", True) is False or _lean_form(entry) is not None
+
+
+def _lean_form(entry: Entry) -> Callable[[ServerContext], Callable[..., object]] | None:
+    form = getattr(entry, "lean_form", None)
+    return form if callable(form) else None
+
+
 def _plan_implicit(table: HandleTable, h: Handle, what: str, name: str,
                    implicit: list[Implicit]) -> None:  # fmt: skip
     """Check that a first use of an implicit kind may create its object; plan the create."""
@@ -76,6 +88,20 @@ def _plan_implicit(table: HandleTable, h: Handle, what: str, name: str,
         if other is table and h2[0] == h[0] and h2 != h:
             raise HandleRefused(f"{what}.Backward")
     implicit.append((table, h, what, name))
+
+
+class _Handlers(dict):
+    """opcode -> handler; a missing one is compiled (``compile(op)``: an opcode of no call
+    is ``ProtocolCorruption("Wire.Op")``) by the lookup itself (no ``try`` per record)."""
+
+    __slots__ = ("_compile",)
+
+    def __init__(self, compile: Callable[[int], Handler]) -> None:
+        super().__init__()
+        self._compile = compile
+
+    def __missing__(self, op: int) -> Handler:
+        return self._compile(op)
 
 
 class Applier:
@@ -94,6 +120,9 @@ class Applier:
         self.decoder = Decoder(stage)
         self.tables = _make_tables(max_slots)
         self.ctx = ServerContext(stage, self.tables)
+        if any(entry is not None and _lazy(entry) for entry in self.table.values()):
+            # a lazy handler keeps a kCtxState payload's members, built when read
+            self.ctx.last = LastPayloads()
         # the reverse channel (docs/REVERSE_CHANNEL.md): SEG_REPLY, SEG_EVENT, the record seq
         self.mailbox = mailbox if mailbox is not None else ReplyMailbox()
         self.events = events if events is not None else EventRing()
@@ -104,19 +133,34 @@ class Applier:
         self._tick = tick if callable(tick) else None
         #: the calls whose replies are posted (none on a replay: nobody reads them)
         self._answering = answering_calls() if post_replies else frozenset()
-        self.applied: Counter[str] = Tally()
-        self.skipped: Counter[str] = Tally()
+        #: call -> (its handler's namespace, whether it has an entry): the counts' source
+        self._counted: dict[str, tuple[dict[str, Any], bool]] = {}
         self._kind_names = {v: k for k, v in handle_kinds().items()}
         # table -> slot -> (gen, kind) of objects a wire delete retired and ObjectDeath has
         # not yet seen
         self._awaiting_death: dict[str, dict[int, tuple[int, str]]] = {t: {} for t in self.tables}
-        self._handlers: dict[int, Handler] = {}
+        self._handlers: dict[int, Handler] = _Handlers(self._compile)
         #: ``apply(record) -> object``: the transport sink (compiled, see _compile_apply)
         self.apply: Callable[[memoryview | bytes | bytearray], object] = self._compile_apply()
         self.apply.reverse = (self.mailbox, self.events)  # type: ignore[attr-defined]
 
     def __call__(self, record: memoryview | bytes) -> object:
         return self.apply(record)
+
+    def _tally(self, entries: bool) -> Counter[str]:
+        return Tally({call: ns[COUNTER] for call, (ns, entry) in self._counted.items()
+                      if entry is entries and ns[COUNTER]})  # fmt: skip
+
+    @property
+    def applied(self) -> Counter[str]:
+        """Records applied (their entry called), by call: a snapshot of the handlers'
+        counts (each handler counts in its own namespace, one store per record)."""
+        return self._tally(True)
+
+    @property
+    def skipped(self) -> Counter[str]:
+        """Records of a null ``kOptional`` entry applied to the tables and skipped, by call."""
+        return self._tally(False)
 
     def _compile_apply(self) -> Callable[[Any], object]:
         """Snapshot the record, read ``Op`` and ``Size`` with one precompiled ``unpack_from``
@@ -130,9 +174,11 @@ class Applier:
         if header.size != hdr:
             raise TablesError("MGPWireRecHeader: the header reader is not the header's size")
         order = ", ".join(f.path.lower() for f in lay.flat if f.path in wanted)
+        # bytes(record) is record itself for bytes (what the monolith's remembered records
+        # are): the one copy of anything else (a view of a ring the peer may write)
         src = (
             "def apply(record):\n"
-            "    raw = record if type(record) is bytes else bytes(record)\n"
+            "    raw = bytes(record)\n"
             "    try:\n"
             f"        {order} = _header(raw)\n"
             "    except _StructError:\n"
@@ -142,17 +188,16 @@ class Applier:
             f"    if size != len(raw) or size % {record_align()}:\n"
             f"        if size < {hdr} or size % {record_align()} or size > len(raw):\n"
             "            raise _PC('Wire.Size')\n"
-            "    try:\n"
-            "        handler = _handlers[op]\n"
-            "    except KeyError:\n"
-            "        handler = _compile(op)\n"
-            "    seq = _ctx.seq + 1\n"
-            "    _ctx.seq = _ev.seq = seq\n"
+            # an opcode without a handler yet compiles it (_Handlers.__missing__)
+            "    handler = _handlers[op]\n"
         )
         if self._tick is None:
-            src += "    return handler(raw, size)\n"
+            src += ("    _ctx.seq = _ev.seq = _ctx.seq + 1\n"
+                    "    return handler(raw, size)\n")  # fmt: skip
         else:
-            src += ("    out = handler(raw, size)\n"
+            src += ("    seq = _ctx.seq + 1\n"
+                    "    _ctx.seq = _ev.seq = seq\n"
+                    "    out = handler(raw, size)\n"
                     "    if not seq & 63:\n"
                     "        _tick(_ctx)\n"
                     "    return out\n")  # fmt: skip
@@ -172,10 +217,13 @@ class Applier:
         entry = self.table[call]
         if entry is not None and call in self._answering:
             entry = self._poster(call, entry)
-        # an entry that reads no record (``reads_decoded = False``: the recorder's raw
-        # capture) lets the handler skip building it where nothing else reads it
-        lazy = entry is not None and getattr(entry, "reads_decoded", True) is False
-        code, tables = handler_code(call, entry is not None, lazy)
+        # an entry that reads no record (``reads_decoded = False``, or a lean form: the
+        # recorder's raw capture) lets the handler skip building it where nothing else
+        # reads it; a lean form is called with the record's bytes (and its one blob)
+        lazy = entry is not None and _lazy(entry)
+        form = _lean_form(entry) if lazy else None
+        lean = form is not None and len(spec.blob_paths) <= 1
+        code, tables = handler_code(call, entry is not None, lazy, lean)
         ctx = self.ctx
         ns: dict[str, Any] = decoder_namespace(call, self.decoder.stage.view, WireDecoded)
         ns |= {
@@ -186,13 +234,17 @@ class Applier:
             "_plan_respecify": self._plan_respecify, "_commit": self._commit,
             "_prepare": PREPARE.get(call), "_push": PUSH.get(call), "_entry": entry,
             "_last": ctx.last, "_last_tails": ctx.last_tails,
-            "_applied": self.applied, "_skipped": self.skipped, "_memo": {},
+            COUNTER: 0, "_memo": {},
+            "_lean": form(ctx) if lean else None,
         }  # fmt: skip
-        ns |= inline_namespace()
+        ns |= inline_namespace(ctx)
         for t in tables:
             ns[f"_rows_{t}"] = self.tables[t].rows
             ns[f"_T_{t}"] = self.tables[t]
         exec(code, ns)
+        if LAST_BUILDER in ns:  # kept members, built into the payload record when read
+            ctx.last.builders[call] = ns[LAST_BUILDER]
+        self._counted[call] = (ns, entry is not None)
         handler = self._handlers[op] = ns["handle"]
         return handler
 

@@ -13,14 +13,16 @@ the handler's ``_ctx``, ``p`` (the payload), ``d`` and the object expression ``o
 ``PREPARE_SOURCE[call](indent) -> lines`` is a check the generated handler runs inline in
 place of ``PREPARE[call]`` (same refusals, no frame): for a call whose prepare only checks
 and whose record names no object (the draw budgets). The handler's namespace binds what
-those lines read (``_BUD``, ``_budgets``, ``_check_draw``: :func:`inline_namespace`).
+those lines read (``_BUD``, ``_budgets``, ``_check_draw``, the working block ``_rs`` and
+its views: :func:`inline_namespace`). ``PUSH_MEMO[call]`` repeats a ``PUSH_SOURCE`` push
+for a record whose object's row the handler remembers (:class:`PushMemo`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import budgets as _budgets
 from ..errors import ProtocolCorruption
@@ -29,10 +31,11 @@ from ..schema.kinds import resource_kinds
 from ..wire.codec import Decoded
 from ..wire.spec import call_spec
 from .context import ServerContext, ServerObject
-from .working_state import build_pipeline_subset, scatter_dynamic_source, scatter_pipeline_source
+from .working_state import (build_pipeline_subset, pipeline_subset_size, scatter_dynamic_source,
+                            scatter_namespace, scatter_pending_source, scatter_pipeline_source)
 
-__all__ = ["PREPARE", "PREPARE_SOURCE", "PUSH", "PUSH_SOURCE", "resource_kind",
-           "inline_namespace"]
+__all__ = ["PREPARE", "PREPARE_SOURCE", "PUSH", "PUSH_SOURCE", "PUSH_MEMO", "PushMemo",
+           "resource_kind", "inline_namespace"]
 
 Prepare = Callable[[ServerContext, Decoded], dict[str, Any]]
 Push = Callable[[ServerContext, Decoded, ServerObject | None], None]
@@ -115,9 +118,9 @@ PREPARE: dict[str, Prepare] = {
 PREPARE_SOURCE: dict[str, Callable[[str], list[str]]] = {"DrawVbo": _draw_source}
 
 
-def inline_namespace() -> dict[str, Any]:
-    """The globals the ``PREPARE_SOURCE`` lines read."""
-    return _budgets.check_draw_namespace()
+def inline_namespace(ctx: ServerContext) -> dict[str, Any]:
+    """The globals the ``PREPARE_SOURCE`` and ``PUSH_SOURCE`` lines read."""
+    return _budgets.check_draw_namespace() | scatter_namespace(ctx.render_state)
 
 
 def _bind_render_state(ctx: ServerContext, d: Decoded, obj: ServerObject | None) -> None:
@@ -138,8 +141,7 @@ def _set_dynamic_state(ctx: ServerContext, d: Decoded, obj: ServerObject | None)
 
 def _bind_render_state_source(ind: str, obj: str) -> list[str]:
     return [
-        f"{ind}_rs = _ctx.render_state",
-        *scatter_pipeline_source("_rs", f"{obj}.data['pipeline']", ind),
+        *scatter_pipeline_source(f"{obj}.data['pipeline']", ind),
         f"{ind}_ctx.render_state_cso = {obj}.handle",
         f"{ind}_ctx.render_state_version = p.Version",
         f"{ind}_ctx.pipeline_version = p.PipelineVersion",
@@ -150,8 +152,7 @@ def _set_dynamic_state_source(ind: str, obj: str) -> list[str]:
     # d.blob is the bytes of the payload's first blob reference: its Size long
     ref = ".".join(str(k) for k in call_spec("SetDynamicState").blob_paths[0])
     return [
-        f"{ind}_rs = _ctx.render_state",
-        *scatter_dynamic_source("_rs", "p.ChunkMask", "d.blob", f"p.{ref}.Size", "d.name", ind),
+        *scatter_dynamic_source("p.ChunkMask", "d.blob", f"p.{ref}.Size", "d.name", ind),
         f"{ind}_ctx.dynamic_version = p.Version",
     ]
 
@@ -254,4 +255,41 @@ PUSH: dict[str, Push] = {
 PUSH_SOURCE: dict[str, Callable[[str, str], list[str]]] = {
     "BindRenderState": _bind_render_state_source,
     "SetDynamicState": _set_dynamic_state_source,
+}
+
+
+class PushMemo(NamedTuple):
+    """How a record of a ``PUSH_SOURCE`` call whose object's row is remembered (dispatch's
+    row memo) repeats its push.
+
+    After the push lines ran: ``cond`` (source) holds where the push is the same again for
+    the same live object; ``keep(obj)`` (source expressions over the push's locals and the
+    object ``obj``) is what the push took from the object; ``hit(ind, names)`` the lines
+    doing the push again from the locals ``names`` (one per ``keep``) and the record
+    (``p``)."""
+
+    cond: str
+    keep: Callable[[str], list[str]]
+    hit: Callable[[str, list[str]], list[str]]
+
+
+def _bind_memo_hit(ind: str, names: list[str]) -> list[str]:
+    sub, cso = names
+    return [
+        *scatter_pending_source(sub, ind),
+        f"{ind}_ctx.render_state_cso = {cso}",
+        f"{ind}_ctx.render_state_version = p.Version",
+        f"{ind}_ctx.pipeline_version = p.PipelineVersion",
+    ]
+
+
+#: the ``PUSH_SOURCE`` calls whose push a remembered row repeats: BindRenderState's lazy
+#: bind of the CSO's full subset (a CSO's subset is fixed at its create) and its handle;
+#: the record's two counters are read from the record
+PUSH_MEMO: dict[str, PushMemo] = {
+    "BindRenderState": PushMemo(
+        f"type(_sub) is bytes and len(_sub) == {pipeline_subset_size()}",
+        lambda obj: ["_sub", f"{obj}.handle"],
+        _bind_memo_hit,
+    ),
 }

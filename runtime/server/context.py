@@ -45,7 +45,8 @@ from ..wire.stage import StageSegment
 from .handle_table import HandleTable
 from .working_state import WorkingRenderState
 
-__all__ = ["ServerObject", "ServerContext", "WINDOW_CALLS", "tail_zero", "element_bytes", "element_plain"]
+__all__ = ["ServerObject", "ServerContext", "LastPayloads", "WINDOW_CALLS", "tail_zero",
+           "element_bytes", "element_plain"]
 
 #: Calls whose first tail is a binding-point window kept by the server.
 WINDOW_CALLS = ("SetVertexBuffers", "SetSamplerViews", "BindSamplerStates", "SetShaderImages")
@@ -82,6 +83,72 @@ def element_plain(t: TailSpec, value: Any) -> Any:
     if scalar in ("f32", "f64") and not math.isfinite(value):
         return "0x" + struct.pack("<" + SCALAR_CODES[scalar], value).hex()
     return value
+
+
+_MISSING = object()
+
+
+class LastPayloads(dict):
+    """``ctx.last`` of a server whose handlers build no payload record for an entry that
+    reads none (docs/BACKENDS.md §3): such a handler keeps the payload's unpacked members
+    (a plain ``tuple``: a payload record is always a record type) and the record is built
+    from them when first read (``builders[call](members)``), then kept. Every read gives
+    the payload record, as a plain dict holding it would."""
+
+    __slots__ = ("builders",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.builders: dict[str, Any] = {}
+
+    def _record(self, call: str, value: Any) -> Any:
+        if type(value) is tuple:
+            value = self.builders[call](value)
+            dict.__setitem__(self, call, value)
+        return value
+
+    def __getitem__(self, call: str) -> Any:
+        return self._record(call, dict.__getitem__(self, call))
+
+    def get(self, call: str, default: Any = None) -> Any:
+        value = dict.get(self, call, _MISSING)
+        return default if value is _MISSING else self._record(call, value)
+
+    def items(self) -> list[tuple[str, Any]]:  # type: ignore[override]
+        return [(k, self[k]) for k in list(dict.keys(self))]
+
+    def values(self) -> list[Any]:  # type: ignore[override]
+        return [self[k] for k in list(dict.keys(self))]
+
+    def copy(self) -> dict[str, Any]:
+        return dict(self.items())
+
+    def pop(self, call: str, *default: Any) -> Any:
+        if dict.__contains__(self, call):
+            value = self[call]
+            dict.__delitem__(self, call)
+            return value
+        return dict.pop(self, call, *default)
+
+    def setdefault(self, call: str, default: Any = None) -> Any:
+        if dict.__contains__(self, call):
+            return self[call]
+        return dict.setdefault(self, call, default)
+
+    def popitem(self) -> tuple[str, Any]:
+        call = next(reversed(dict.keys(self)))
+        return call, self.pop(call)
+
+    def __iter__(self) -> Any:  # a Python-level iter: dict(last) and {**last} read through get
+        return dict.__iter__(self)
+
+    def __eq__(self, other: object) -> bool:
+        return dict(self.items()) == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
 
 
 @dataclass

@@ -42,6 +42,8 @@ __all__ = [
     "VERSION_MASK",
     "scatter_pipeline_source",
     "scatter_dynamic_source",
+    "scatter_pending_source",
+    "scatter_namespace",
 ]
 
 #: ``version`` is a Uint16.
@@ -137,7 +139,8 @@ class WorkingRenderState:
         self._subset_size = src
         self._pipe_slices = tuple(slice(o, e) for o, e, _, _ in plan)
         self._dyn_plans: dict[int, tuple[int, tuple]] = {}  # ChunkMask -> (blob size, plan)
-        self._dyn_one: dict[int, tuple[int, int, int]] = {}  # one-chunk masks: (size, o, e)
+        #: (one-chunk mask, its blob size) -> the block's slice (a generated handler's store)
+        self._dyn_slices: dict[tuple[int, int], slice] = {}
         self._pending: bytes | None = None  # a bound subset not yet in the block
         self._split: dict[bytes, tuple[bytearray, ...]] = {}
         spans = sorted(self.pipeline_chunks + self.dynamic_chunks)
@@ -190,7 +193,7 @@ class WorkingRenderState:
                 src += n
             total, plan = self._dyn_plans[mask] = (src, tuple(plan))
             if len(plan) == 1:
-                self._dyn_one[mask] = (total, plan[0][0], plan[0][1])
+                self._dyn_slices[(mask, total)] = slice(plan[0][0], plan[0][1])
         if total != len(blob):
             raise ProtocolCorruption(f"{what}.Blob")
         if not plan:
@@ -220,33 +223,47 @@ class WorkingRenderState:
         self._bump()
 
 
-def scatter_pipeline_source(rs: str, subset: str, ind: str) -> list[str]:
-    """Lines doing ``rs.scatter_pipeline(subset)`` inline (a generated handler's push): the
+def scatter_namespace(rs: WorkingRenderState) -> dict[str, object]:
+    """The globals the ``scatter_*_source`` lines read: the block ``_rs`` (one per context,
+    for the context's life), its memoryview ``_rs_mv`` and one-chunk slices ``_rs_dyn``."""
+    return {"_rs": rs, "_rs_mv": rs._mv, "_rs_dyn": rs._dyn_slices}
+
+
+def scatter_pending_source(subset: str, ind: str) -> list[str]:
+    """Lines keeping a full ``bytes`` subset as the pending bind and moving the version (the
+    lazy :meth:`WorkingRenderState.scatter_pipeline` of a subset already checked)."""
+    return [
+        f"{ind}_rs._pending = {subset}",
+        f"{ind}_rs.version = (_rs.version + 1) & {VERSION_MASK}",
+        f"{ind}_rs.scatters += 1",
+    ]
+
+
+def scatter_pipeline_source(subset: str, ind: str) -> list[str]:
+    """Lines doing ``_rs.scatter_pipeline(subset)`` inline (a generated handler's push): the
     lazy bind of a full ``bytes`` subset, anything else through the method."""
     return [
         f"{ind}_sub = {subset}",
         f"{ind}if type(_sub) is bytes and len(_sub) == {pipeline_subset_size()}:",
-        f"{ind}    {rs}._pending = _sub",
-        f"{ind}    {rs}.version = ({rs}.version + 1) & {VERSION_MASK}",
-        f"{ind}    {rs}.scatters += 1",
+        *scatter_pending_source("_sub", ind + "    "),
         f"{ind}else:",
-        f"{ind}    {rs}.scatter_pipeline(_sub)",
+        f"{ind}    _rs.scatter_pipeline(_sub)",
     ]
 
 
-def scatter_dynamic_source(rs: str, mask: str, blob: str, blob_size: str, what: str,
+def scatter_dynamic_source(mask: str, blob: str, blob_size: str, what: str,
                            ind: str) -> list[str]:  # fmt: skip
-    """Lines doing ``rs.scatter_dynamic(mask, blob, what)`` inline (a generated handler's
+    """Lines doing ``_rs.scatter_dynamic(mask, blob, what)`` inline (a generated handler's
     push; ``blob_size``: an expression equal to ``len(blob)``): a mask already planned as
-    one chunk and a blob of its size is one store through the block's memoryview; anything
-    else (a first mask, several chunks, a refusal) goes through the method."""
+    one chunk, with a blob of that chunk's size, is one store through the block's
+    memoryview; anything else (a first mask, several chunks, a refusal) goes through the
+    method."""
     return [
-        f"{ind}_plan = {rs}._dyn_one.get({mask})",
-        f"{ind}if _plan is not None and _plan[0] == {blob_size}:",
-        f"{ind}    _, _o, _e = _plan",
-        f"{ind}    {rs}._mv[_o:_e] = {blob}",
-        f"{ind}    {rs}.version = ({rs}.version + 1) & {VERSION_MASK}",
-        f"{ind}    {rs}.scatters += 1",
+        f"{ind}_sl = _rs_dyn.get(({mask}, {blob_size}))",
+        f"{ind}if _sl is not None:",
+        f"{ind}    _rs_mv[_sl] = {blob}",
+        f"{ind}    _rs.version = (_rs.version + 1) & {VERSION_MASK}",
+        f"{ind}    _rs.scatters += 1",
         f"{ind}else:",
-        f"{ind}    {rs}.scatter_dynamic({mask}, {blob}, {what})",
+        f"{ind}    _rs.scatter_dynamic({mask}, {blob}, {what})",
     ]
