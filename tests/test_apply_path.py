@@ -54,12 +54,12 @@ PIPE_SIZE = sum(n for _, n in PIPE)
 #: without a blob; a remembered draw: the memo's ``get`` in place of the unpack and the
 #: checks; a bind: the row memo's ``get`` in place of the resolve): the figures a
 #: regression of the apply path moves
-CALLS = {"BindRenderState": 7, "DrawVbo": 6, "SetDynamicState": 9}
+CALLS = {"BindRenderState": 7, "DrawVbo": 6, "SetDynamicState": 8}
 
 #: bytecode instructions per applied record (wrapper + handler + lean form; issue 20: were
 #: 210, 121 and 299 with the record-building dynamic push, the resolve per bind, the dict
 #: counts and the recorder's per-record count); Python 3.11's instruction set
-OPCODES = {"BindRenderState": 117, "DrawVbo": 68, "SetDynamicState": 157}
+OPCODES = {"BindRenderState": 117, "DrawVbo": 68, "SetDynamicState": 150}
 
 
 @pytest.fixture(autouse=True)
@@ -439,6 +439,47 @@ def test_control_a_dynamic_push_frame_turns_the_dynamic_pin_red(
     monkeypatch.delitem(apply_state.PUSH_SOURCE, "SetDynamicState")
     got = calls_per_record(Pipe(), "SetDynamicState")
     assert got > CALLS["SetDynamicState"], got
+
+
+def _looked_up_scatter(mask: str, blob: str, what: str, ind: str) -> list[str]:
+    """The one-chunk store found through the mask's plan and its size compared first."""
+    return [
+        f"{ind}_plan = _rs._dyn_plans.get({mask})",
+        f"{ind}if _plan is not None and len(_plan[1]) == 1 and _plan[0] == len({blob}):",
+        f"{ind}    _o, _e, _, _ = _plan[1][0]",
+        f"{ind}    _rs_mv[_o:_e] = {blob}",
+        f"{ind}    _rs.version = (_rs.version + 1) & {VERSION_MASK}",
+        f"{ind}    _rs.scatters += 1",
+        f"{ind}else:",
+        f"{ind}    _rs.scatter_dynamic({mask}, {blob}, {what})",
+    ]
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="instruction counts of CPython 3.11")
+def test_control_a_looked_up_dynamic_store_turns_the_instructions_red(
+        monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    monkeypatch.setattr(apply_state, "scatter_dynamic_source", _looked_up_scatter)
+    pipe = Pipe()
+    got = opcodes_per_record(pipe, "SetDynamicState")
+    assert got > OPCODES["SetDynamicState"], got
+    rs = pipe.applier.ctx.render_state  # the same store
+    assert bytes(rs.data[DYN[0][0] : DYN[0][0] + DYN[0][1]]) == pipe.dyn_blob
+
+
+def test_a_dynamic_blob_of_another_size_is_refused_by_name() -> None:
+    pipe = Pipe()
+    for _ in range(2):  # the mask's one-chunk store planned
+        pipe.applier.apply(pipe.steady("SetDynamicState"))
+    before = (bytes(pipe.applier.ctx.render_state.data), pipe.applier.ctx.render_state.version)
+    for blob in (pipe.dyn_blob[:-4], pipe.dyn_blob + bytes(4)):
+        with pytest.raises(ProtocolCorruption) as exc:
+            pipe.apply("SetDynamicState", {"ChunkMask": 1, "Version": 6}, blob=blob)
+        assert exc.value.reason == "SetDynamicState.Blob"
+    with pytest.raises(ProtocolCorruption) as exc:  # a bit past the dynamic chunks
+        pipe.apply("SetDynamicState", {"ChunkMask": 1 << len(DYN), "Version": 6}, blob=b"")
+    assert exc.value.reason == "SetDynamicState.ChunkMask"
+    rs = pipe.applier.ctx.render_state
+    assert (bytes(rs.data), rs.version) == before and pipe.applier.applied["SetDynamicState"] == 2
 
 
 # -- records built per applied record ----------------------------------------------------

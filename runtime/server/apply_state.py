@@ -29,7 +29,6 @@ from ..errors import ProtocolCorruption
 from ..schema import tables as _t
 from ..schema.kinds import resource_kinds
 from ..wire.codec import Decoded
-from ..wire.spec import call_spec
 from .context import ServerContext, ServerObject
 from .working_state import (build_pipeline_subset, pipeline_subset_size, scatter_dynamic_source,
                             scatter_namespace, scatter_pending_source, scatter_pipeline_source)
@@ -149,10 +148,8 @@ def _bind_render_state_source(ind: str, obj: str) -> list[str]:
 
 
 def _set_dynamic_state_source(ind: str, obj: str) -> list[str]:
-    # d.blob is the bytes of the payload's first blob reference: its Size long
-    ref = ".".join(str(k) for k in call_spec("SetDynamicState").blob_paths[0])
     return [
-        *scatter_dynamic_source("p.ChunkMask", "d.blob", f"p.{ref}.Size", "d.name", ind),
+        *scatter_dynamic_source("p.ChunkMask", "d.blob", "d.name", ind),
         f"{ind}_ctx.dynamic_version = p.Version",
     ]
 

@@ -139,8 +139,8 @@ class WorkingRenderState:
         self._subset_size = src
         self._pipe_slices = tuple(slice(o, e) for o, e, _, _ in plan)
         self._dyn_plans: dict[int, tuple[int, tuple]] = {}  # ChunkMask -> (blob size, plan)
-        #: (one-chunk mask, its blob size) -> the block's slice (a generated handler's store)
-        self._dyn_slices: dict[tuple[int, int], slice] = {}
+        #: one-chunk mask -> the block's slice (a generated handler's store)
+        self._dyn_slices: dict[int, slice] = {}
         self._pending: bytes | None = None  # a bound subset not yet in the block
         self._split: dict[bytes, tuple[bytearray, ...]] = {}
         spans = sorted(self.pipeline_chunks + self.dynamic_chunks)
@@ -193,7 +193,7 @@ class WorkingRenderState:
                 src += n
             total, plan = self._dyn_plans[mask] = (src, tuple(plan))
             if len(plan) == 1:
-                self._dyn_slices[(mask, total)] = slice(plan[0][0], plan[0][1])
+                self._dyn_slices[mask] = slice(plan[0][0], plan[0][1])
         if total != len(blob):
             raise ProtocolCorruption(f"{what}.Blob")
         if not plan:
@@ -251,19 +251,18 @@ def scatter_pipeline_source(subset: str, ind: str) -> list[str]:
     ]
 
 
-def scatter_dynamic_source(mask: str, blob: str, blob_size: str, what: str,
-                           ind: str) -> list[str]:  # fmt: skip
+def scatter_dynamic_source(mask: str, blob: str, what: str, ind: str) -> list[str]:
     """Lines doing ``_rs.scatter_dynamic(mask, blob, what)`` inline (a generated handler's
-    push; ``blob_size``: an expression equal to ``len(blob)``): a mask already planned as
-    one chunk, with a blob of that chunk's size, is one store through the block's
-    memoryview; anything else (a first mask, several chunks, a refusal) goes through the
-    method."""
+    push): a mask already planned as one chunk is one store of the blob through the
+    block's memoryview, which refuses (``ValueError``, nothing written) a blob that is not
+    the chunk's size; anything else (a first mask, several chunks, a blob of another size:
+    its refusal by name) goes through the method."""
     return [
-        f"{ind}_sl = _rs_dyn.get(({mask}, {blob_size}))",
-        f"{ind}if _sl is not None:",
-        f"{ind}    _rs_mv[_sl] = {blob}",
+        f"{ind}try:",
+        f"{ind}    _rs_mv[_rs_dyn[{mask}]] = {blob}",
+        f"{ind}except (KeyError, ValueError):",
+        f"{ind}    _rs.scatter_dynamic({mask}, {blob}, {what})",
+        f"{ind}else:",
         f"{ind}    _rs.version = (_rs.version + 1) & {VERSION_MASK}",
         f"{ind}    _rs.scatters += 1",
-        f"{ind}else:",
-        f"{ind}    _rs.scatter_dynamic({mask}, {blob}, {what})",
     ]
