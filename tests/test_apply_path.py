@@ -59,7 +59,7 @@ CALLS = {"BindRenderState": 7, "DrawVbo": 6, "SetDynamicState": 8}
 #: bytecode instructions per applied record (wrapper + handler + lean form; issue 20: were
 #: 210, 121 and 299 with the record-building dynamic push, the resolve per bind, the dict
 #: counts and the recorder's per-record count); Python 3.11's instruction set
-OPCODES = {"BindRenderState": 117, "DrawVbo": 68, "SetDynamicState": 150}
+OPCODES = {"BindRenderState": 114, "DrawVbo": 65, "SetDynamicState": 147}
 
 
 @pytest.fixture(autouse=True)
@@ -605,6 +605,21 @@ def test_header_faults_keep_their_names() -> None:
         with pytest.raises(ProtocolCorruption) as exc:
             app.apply(raw)
         assert exc.value.reason == reason
+
+
+def test_an_entrys_events_carry_the_record_being_applied() -> None:
+    """The wrapper moves one counter (``ctx.seq``); the event ring follows it."""
+    from mgpipe.runtime.server.reverse import EventKind, read_events
+
+    rec = Recorder()
+    plain = rec.DrawVbo
+    rec.DrawVbo = lambda ctx, d: (ctx.events.gl_error(0x502), plain(ctx, d))[1]
+    pipe = Pipe(rec)
+    since = pipe.applier.ctx.seq
+    for _ in range(3):
+        pipe.applier.apply(pipe.steady("DrawVbo"))
+    evs, _ = read_events(pipe.applier.events, since, pipe.applier.ctx.seq)
+    assert [e.seq for e in evs if e.kind == EventKind.GlError] == [since + 1, since + 2, since + 3]
 
 
 # -- the lazy handlers refuse as the record-building ones do -------------------------------

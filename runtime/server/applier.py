@@ -128,6 +128,7 @@ class Applier:
         self.events = events if events is not None else EventRing()
         self.ctx.seq = 0
         self.ctx.events = self.events
+        self.events.follows = self.ctx  # its events stamped with ctx.seq (one counter)
         self.ctx.reply_capacity = self.mailbox.capacity
         tick = getattr(backend, "tick", None)
         self._tick = tick if callable(tick) else None
@@ -176,6 +177,7 @@ class Applier:
         order = ", ".join(f.path.lower() for f in lay.flat if f.path in wanted)
         # bytes(record) is record itself for bytes (what the monolith's remembered records
         # are): the one copy of anything else (a view of a ring the peer may write)
+        # the rest of the wrapper is the try's else: no jump past the handler
         src = (
             "def apply(record):\n"
             "    raw = bytes(record)\n"
@@ -183,24 +185,24 @@ class Applier:
             f"        {order} = _header(raw)\n"
             "    except _StructError:\n"
             "        raise _PC('Wire.Header') from None\n"
+            "    else:\n"
             # a record whose Size is its length (what every transport hands) is at least a
             # header long (the unpack read one): the full test only for any other
-            f"    if size != len(raw) or size % {record_align()}:\n"
-            f"        if size < {hdr} or size % {record_align()} or size > len(raw):\n"
-            "            raise _PC('Wire.Size')\n"
+            f"        if size != len(raw) or size % {record_align()}:\n"
+            f"            if size < {hdr} or size % {record_align()} or size > len(raw):\n"
+            "                raise _PC('Wire.Size')\n"
             # an opcode without a handler yet compiles it (_Handlers.__missing__)
-            "    handler = _handlers[op]\n"
+            "        handler = _handlers[op]\n"
         )
-        if self._tick is None:
-            src += ("    _ctx.seq = _ev.seq = _ctx.seq + 1\n"
-                    "    return handler(raw, size)\n")  # fmt: skip
+        if self._tick is None:  # the events follow ctx.seq (EventRing.follows)
+            src += ("        _ctx.seq += 1\n"
+                    "        return handler(raw, size)\n")  # fmt: skip
         else:
-            src += ("    seq = _ctx.seq + 1\n"
-                    "    _ctx.seq = _ev.seq = seq\n"
-                    "    out = handler(raw, size)\n"
-                    "    if not seq & 63:\n"
-                    "        _tick(_ctx)\n"
-                    "    return out\n")  # fmt: skip
+            src += ("        seq = _ctx.seq = _ctx.seq + 1\n"
+                    "        out = handler(raw, size)\n"
+                    "        if not seq & 63:\n"
+                    "            _tick(_ctx)\n"
+                    "        return out\n")  # fmt: skip
         ns: dict[str, Any] = {"_PC": ProtocolCorruption, "_handlers": self._handlers,
                               "_compile": self._compile, "_ctx": self.ctx, "_ev": self.events,
                               "_tick": self._tick, "_header": header.unpack_from,

@@ -232,7 +232,8 @@ class EventRing:
     """``SEG_EVENT``: control words then a power-of-two data ring (both halves share it).
 
     Server: :meth:`push` and the typed helpers (``ctx.events.gl_error(code)`` ...), each
-    stamped with :attr:`seq` (the applier sets it to the record being applied). Client:
+    stamped with the record being applied: :attr:`seq`, or the ``seq`` of the applier
+    context it :attr:`follows`. Client:
     :meth:`drain` (in ``runtime/client/reverse.py``'s reader, through :func:`read_events`).
     """
 
@@ -248,6 +249,9 @@ class EventRing:
             raise ValueError(f"SEG_EVENT: {len(self.buf)} bytes ({ctl} + a power of two)")
         self.capacity = cap
         self.seq = 0
+        #: an applier's context: where set, its ``seq`` (the record being applied) stamps
+        #: the events in place of :attr:`seq` (the applier then moves one counter a record)
+        self.follows: Any = None
         #: called once when a lossless event finds the ring full (monolith: the client's
         #: drain, on this thread; spawn: ring the reverse doorbell)
         self.on_full: Callable[[], None] | None = None
@@ -310,7 +314,8 @@ class EventRing:
             head += to_end
             pos = 0
         at = ctl + pos
-        hdr.pack_into(self.buf, at, int(kind), flags, len(body), self.seq)
+        seq = self.seq if self.follows is None else self.follows.seq
+        hdr.pack_into(self.buf, at, int(kind), flags, len(body), seq)
         self.buf[at + hdr.size : at + hdr.size + len(body)] = body
         self._store(w.head, head + total)  # publish after the bytes
         self.pushed += 1
