@@ -314,3 +314,69 @@ def test_ring_over_a_caller_buffer_and_control_area_is_shared_by_two_views() -> 
     assert producer.applied_seq == 40  # the consumer's release, seen through the control area
     producer.kill()
     assert consumer.dead
+
+
+# -- issue 20: the drain releases in batches (§11.6) ---------------------------------------------
+def _released_seen(n: int, every: int | None = None) -> tuple[list[int], Ring]:
+    """``applied_seq`` as the sink sees it at each of ``n`` records drained in one go."""
+    ring = Ring(1 << 14)
+    if every is not None:
+        ring.release_every = every
+    _published(ring, *[record_of_size(16, 1 + i % 5) for i in range(n)])
+    seen: list[int] = []
+    assert ring.drain(lambda rec: seen.append(ring.applied_seq)) == n
+    return seen, ring
+
+
+def test_the_drain_releases_every_64_records_and_when_dry() -> None:
+    seen, ring = _released_seen(200)
+    assert seen == [64 * (i // 64) for i in range(200)]  # released 3 times, not 200
+    assert ring.applied_seq == 200 and ring.tail == ring.head  # and once more when dry
+
+
+def test_control_a_release_per_record_goes_red() -> None:
+    """Planted: the release after every record (the drain's old shape) -> the pin's
+    sequence is the per-record one."""
+    seen, _ = _released_seen(200, every=1)
+    assert seen != [64 * (i // 64) for i in range(200)] and seen == list(range(200))
+
+
+def test_a_raising_sink_releases_every_record_before_its_own() -> None:
+    ring = Ring(1 << 14)
+    _published(ring, *[record_of_size(16) for _ in range(100)])
+
+    handed: list[int] = []
+
+    def sink(rec: memoryview) -> None:
+        handed.append(1)
+        if len(handed) == 71:
+            raise RuntimeError("sink")
+
+    with pytest.raises(RuntimeError):
+        ring.drain(sink)
+    assert ring.applied_seq == 70 and ring.tail == 70 * 16  # applied, released
+    assert ring._popped == 71  # its own record: popped, not released
+
+
+def test_a_parked_waiter_is_released_to_record_by_record() -> None:
+    """A producer parked on ``space_bell`` (wait_applied) is not kept waiting for the
+    batch: while it is parked, each applied record is released."""
+    ring = Ring(1 << 14, spin_s=0)
+    _published(ring, *[record_of_size(16) for _ in range(100)])
+    got: list[bool] = []
+    th = threading.Thread(target=lambda: got.append(ring.space_bell.wait(
+        lambda: ring.applied_seq >= 3, 5.0)))  # fmt: skip
+    th.start()
+    deadline = time.monotonic() + 5
+    while not ring.space_bell.parked and time.monotonic() < deadline:
+        time.sleep(0.001)
+    gate, handed = threading.Event(), []
+
+    def sink(rec: memoryview) -> None:
+        handed.append(1)
+        if len(handed) == 6:  # stuck on the 6th record until the waiter has its 3
+            th.join(5)
+            gate.set()
+
+    ring.drain(sink)
+    assert gate.is_set() and got == [True]

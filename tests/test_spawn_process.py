@@ -266,3 +266,36 @@ def test_a_backends_own_summary_crosses_and_answers_the_same_methods() -> None:
     assert remote.recording_digest() == rec.recording_digest()
     assert remote.to_json() == rec.to_json()
     assert not hasattr(RemoteBackend(backend_summary(rec, recording=False)), "to_json")
+
+
+def test_the_spawn_door_takes_values_by_position_and_reads_tail_past_its_end() -> None:
+    """Issue 20: the spawn door of a struct packer builds no argument list per record, and
+    a steady scene's doors look at the server's ``tail`` about once a lap, not per record
+    (the control for both is tests/test_transport.py's, on the same Ring and compile_door)."""
+    import dis
+    import struct
+
+    from mgpipe.runtime.client.api import Client
+    from mgpipe.runtime.harness.runner import STAGE_CAPACITY
+    from mgpipe.runtime.harness.scenes.core import blend_rep, blend_setup
+    from mgpipe.runtime.transport.spawn import SpawnTransport
+
+    t = SpawnTransport("recorder", stage_capacity=STAGE_CAPACITY, config={"summary": []})
+    door = t.door(16, struct.Struct("<HHI2I").pack_into, (3, 0, 16))
+    assert not any(i.opname == "CALL_FUNCTION_EX" for i in dis.get_instructions(door))
+    looks, real = [0], t.ring._refill
+
+    def counting(w: int) -> int:
+        looks[0] += 1
+        return real(w)
+
+    t.ring._refill = counting  # type: ignore[method-assign]
+    c = Client(None, t.stage, transport=t)  # type: ignore[arg-type]
+    blend_setup(c)
+    for _ in range(2000):
+        blend_rep(c)
+    t.wait_applied()
+    records = t.emit_seq
+    c.close()
+    assert not t.lost and records >= 4000
+    assert looks[0] <= records // 50, (looks[0], records)  # measured: 1 (no lap in 400 KiB)

@@ -25,13 +25,17 @@ single-record limit (``capacity // 2`` -> :class:`RingOverrun`).
 
 from __future__ import annotations
 
+import linecache
+import struct
 from collections.abc import Callable
+from string import Template
 from types import CellType, TracebackType
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..errors import TransportShutdown
 
-__all__ = ["Sink", "Record", "Transport", "Lifecycle", "as_record", "remembered"]
+__all__ = ["Sink", "Record", "Transport", "Lifecycle", "as_record", "remembered", "door_arity",
+           "compile_door"]
 
 Sink = Callable[[memoryview], object]
 Record = bytes | bytearray | memoryview
@@ -84,6 +88,52 @@ def door_cell(door: Callable[..., object]) -> CellType:
     while hasattr(door, "__wrapped__"):
         door = door.__wrapped__
     return door.__closure__[door.__code__.co_freevars.index("sent")]  # type: ignore[index]
+
+
+def door_arity(pack: Callable[..., None], prefix: tuple) -> int | None:
+    """How many values a door of ``pack`` takes after ``prefix``: a ``struct.Struct``'s
+    ``pack_into`` (the tables' one-C-call packers) knows its members; None for any other."""
+    fmt = getattr(pack, "__self__", None)
+    if not isinstance(fmt, struct.Struct) or getattr(pack, "__name__", "") != "pack_into":
+        return None
+    n = len(fmt.unpack(bytes(fmt.size))) - len(prefix)
+    return n if n >= 0 else None
+
+
+_DOORS = 0
+
+
+def compile_door(body: str, env: dict[str, Any], pack: Callable[..., None], prefix: tuple,
+                 name: str = "door") -> Callable[..., Any]:  # fmt: skip
+    """A door compiled from ``body`` (the source of ``def door($params): ...``, which packs
+    with ``pack(buffer, offset, $args)`` and counts in ``nonlocal sent``) for ``pack``'s
+    arity: where :func:`door_arity` knows it, the door takes its values by position and
+    hands ``pack`` the prefix and the values by position (no argument list is built per
+    record: a ``pack(b, o, *prefix, *values)`` call builds one, about 100 ns); otherwise
+    ``$params`` is ``*values`` and ``$args`` ``*prefix, *values``. ``env``'s names (and
+    ``pack``, ``prefix``, ``p0``...) are the door's closure cells, ``sent`` its count
+    (:func:`door_cell`)."""
+    global _DOORS
+    n = door_arity(pack, prefix)
+    env = {**env, "pack": pack, "prefix": prefix}
+    if n is None:
+        params, args = "*values", "*prefix, *values" if prefix else "*values"
+    else:
+        vs = [f"v{i}" for i in range(n)]
+        ps = [f"p{i}" for i in range(len(prefix))]
+        env.update(zip(ps, prefix))
+        params, args = ", ".join(vs), ", ".join(ps + vs)
+    names = sorted(env)
+    code = Template(body).substitute(params=params, args=args)
+    src = (f"def _make({', '.join(names)}):\n    sent = 0\n"
+           + "".join(f"    {line}\n" if line else "\n" for line in code.strip("\n").split("\n"))
+           + "    return door\n")  # fmt: skip
+    _DOORS += 1
+    filename = f"<mgpipe {name} {_DOORS}>"
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)  # tracebacks
+    ns: dict[str, Any] = {}
+    exec(compile(src, filename, "exec"), ns)  # noqa: S102 - our own template
+    return ns["_make"](*(env[k] for k in names))  # type: ignore[no-any-return]
 
 
 def as_record(record: Record) -> memoryview:

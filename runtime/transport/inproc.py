@@ -4,14 +4,80 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from ..errors import BarrierTimeout, SecondProducer, TransportShutdown
-from .base import Lifecycle, Record, Sink, as_record, remembered
+from .base import Lifecycle, Record, Sink, as_record, compile_door, remembered
 from .doorbell import DEFAULT_SPIN_S
-from .ring import _DATA_PARKED, _HEAD, _PUB, _TAIL, DEFAULT_TIMEOUT_S, Ring
+from .ring import _DATA_PARKED, _HEAD, _PUB, DEFAULT_TIMEOUT_S, Ring
 
 __all__ = ["InprocTransport"]
+
+# The doors' source (compiled per door by :func:`~.base.compile_door`). A record that
+# fits before ``ring._end`` is packed in place; any other takes the ring's own path.
+_DOOR = """
+def door($params):
+    nonlocal sent
+    if get_ident() != t._live:
+        t._enter()
+    w = ring._write
+    e = w + size
+    if e <= ring._end or e <= ring._refill(w):
+        pack(buf, w & mask, $args)
+        ring._write = e
+        seq = ring.emit_seq = ring.emit_seq + 1
+    else:
+        try:
+            view = ring.reserve(size, None, t._timeout)
+        except TransportShutdown as exc:
+            t._died(exc)
+        pack(view, 0, $args)
+        seq = ring.commit()
+        e = ring._write
+$publish
+    sent += 1
+    return seq
+"""
+#: a remembered record: its bytes copied, not packed (``values`` is the memory's key)
+_MEMO_DOOR = """
+def door(*values):
+    nonlocal sent
+    if get_ident() != t._live:
+        t._enter()
+    w = ring._write
+    e = w + size
+    if e <= ring._end or e <= ring._refill(w):
+        pos = w & mask
+        buf[pos : pos + size] = get(values) or fill(values)
+        ring._write = e
+        seq = ring.emit_seq = ring.emit_seq + 1
+    else:
+        try:
+            view = ring.reserve(size, None, t._timeout)
+        except TransportShutdown as exc:
+            t._died(exc)
+        view[:] = get(values) or fill(values)
+        seq = ring.commit()
+        e = ring._write
+$publish
+    sent += 1
+    return seq
+"""
+#: Ring.publish, inline: every record (publish_every 1: no test) ...
+_PUBLISH_EACH = """
+    ctl[_HEAD] = e
+    ctl[_PUB] = seq
+    if ctl[_DATA_PARKED]:
+        ring_bell()
+""".strip("\n")
+#: ... or every ``every`` records (the producer's own copy of published_seq: no slot read)
+_PUBLISH_EVERY = """
+    if seq - ring._published >= every:
+        ctl[_HEAD] = e
+        ctl[_PUB] = ring._published = seq
+        if ctl[_DATA_PARKED]:
+            ring_bell()
+""".strip("\n")
 
 
 class InprocTransport(Lifecycle):
@@ -122,61 +188,29 @@ class InprocTransport(Lifecycle):
              memo: int = 0) -> Callable[..., int]:  # fmt: skip
         """A compiled :meth:`put` for records of one ``size`` (the emitter's hot path):
         ``door(*values)`` packs ``pack(buf, pos, *prefix, *values)`` straight into the
-        ring's next bytes when the record fits before the end and the ring has room
-        (otherwise through :meth:`Ring.reserve`: the wrap pad, the wait for space),
-        commits, publishes per ``publish_every`` and counts it (``sent``, the emitter's
-        :func:`~.base.door_cell`), in one frame.
+        ring's next bytes when the record fits before :attr:`Ring._end` (the end of the
+        lap or of the space released when the producer last looked at ``tail``: one
+        comparison, ``tail`` read again only past it; then through :meth:`Ring.reserve`:
+        the wrap pad, the wait for space), commits, publishes per ``publish_every`` and
+        counts it (``sent``, the emitter's :func:`~.base.door_cell`), in one frame; a
+        struct packer's door takes its values by position (:func:`~.base.compile_door`).
         ``pack`` writes the header from the tables, so the commit's header check has
         nothing to catch here. ``memo`` > 0: records remembered by their values
         (:class:`~.base.remembered`), copied into the ring instead of packed."""
         ring = self._ring
         ring._check_size(size, None)
-        buf, ctl, mask, cap, every = (
-            ring._buf,
-            ring._ctl,
-            ring._mask,
-            ring.capacity,
-            self._publish_every,
-        )
-        get_ident, t = threading.get_ident, self
-        cache = remembered(size, pack, prefix, memo) if memo else None
-        get, fill = (cache.get, cache.fill) if cache is not None else (None, None)
-
-        sent = 0
-
-        def door(*values: Any) -> int:
-            nonlocal sent
-            if get_ident() != t._live:
-                t._enter()
-            w = ring._write
-            pos = w & mask
-            if size <= cap - pos and w - ctl[_TAIL] + size <= cap:
-                if cache is None:
-                    pack(buf, pos, *prefix, *values)
-                else:  # a remembered record: copied, not packed
-                    buf[pos : pos + size] = get(values) or fill(values)
-                ring._write = w = w + size
-                seq = ring.emit_seq = ring.emit_seq + 1
-            else:
-                try:
-                    view = ring.reserve(size, None, t._timeout)
-                except TransportShutdown as exc:
-                    t._died(exc)
-                if cache is None:
-                    pack(view, 0, *prefix, *values)
-                else:
-                    view[:] = get(values) or fill(values)
-                seq = ring.commit()
-                w = ring._write
-            if seq - ctl[_PUB] >= every:  # Ring.publish, inline
-                ctl[_HEAD] = w
-                ctl[_PUB] = seq
-                if ctl[_DATA_PARKED]:
-                    ring.data_bell.ring()
-            sent += 1
-            return seq
-
-        return door
+        every = self._publish_every
+        env = {"ring": ring, "buf": ring._buf, "ctl": ring._ctl, "mask": ring._mask,
+               "size": size, "every": every, "get_ident": threading.get_ident, "t": self,
+               "ring_bell": ring.data_bell.ring, "TransportShutdown": TransportShutdown,
+               "_HEAD": _HEAD, "_PUB": _PUB, "_DATA_PARKED": _DATA_PARKED}  # fmt: skip
+        publish = _PUBLISH_EACH if every == 1 else _PUBLISH_EVERY
+        if memo:
+            cache = remembered(size, pack, prefix, memo)
+            env.update(get=cache.get, fill=cache.fill)
+            return compile_door(_MEMO_DOOR.replace("$publish", publish), env, pack, (),
+                                "inproc memo door")  # fmt: skip
+        return compile_door(_DOOR.replace("$publish", publish), env, pack, prefix, "inproc door")
 
     def submit(self, record: Record) -> int:
         if threading.get_ident() != self._producer:

@@ -7,9 +7,23 @@ from types import CellType
 from typing import Any
 
 from ..wire.header import check_record
-from .base import Lifecycle, Record, Sink, as_record, door_cell, remembered
+from .base import Lifecycle, Record, Sink, as_record, compile_door, door_cell, remembered
 
 __all__ = ["MonolithTransport"]
+
+# The packed door's source (:func:`~.base.compile_door`): a sink that raises is recorded
+# with the record counted in the door's own cell (it was sent).
+_DOOR = """
+def door($params):
+    nonlocal sent
+    pack(scratch, 0, $args)
+    try:
+        t._to(ro[:size])
+    except BaseException as exc:
+        t._failed(exc, door_cell(door))
+        raise
+    sent += 1
+"""
 
 
 class MonolithTransport(Lifecycle):
@@ -98,17 +112,9 @@ class MonolithTransport(Lifecycle):
                     raise
                 sent += 1
 
-        else:
-
-            def door(*values: Any) -> None:
-                nonlocal sent
-                pack(scratch, 0, *prefix, *values)
-                try:
-                    t._to(ro[:size])
-                except BaseException as exc:
-                    t._failed(exc, cell)
-                    raise
-                sent += 1
+        else:  # packed: a struct packer's door takes its values by position
+            door = compile_door(_DOOR, {"t": t, "scratch": scratch, "ro": ro, "size": size,
+                                        "door_cell": door_cell}, pack, prefix, "monolith door")
 
         cell = door_cell(door)
         self._cells.append(cell)

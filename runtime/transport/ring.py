@@ -52,13 +52,18 @@ from ..wire.header import PAD_OP, record_align, check_record, header_size, pack_
 from ..wire.records import layout
 from .doorbell import DEFAULT_SPIN_S, Doorbell
 
-__all__ = ["DEFAULT_TIMEOUT_S", "CONTROL_SLOTS", "CONTROL_SIZE", "Ring"]
+__all__ = ["DEFAULT_TIMEOUT_S", "CONTROL_SLOTS", "CONTROL_SIZE", "RELEASE_EVERY", "Ring"]
 
 #: The control area's u64 slots, in order (see the module docstring).
 CONTROL_SLOTS = ("head", "tail", "published_seq", "applied_seq", "data_parked",
                  "space_parked", "dead")  # fmt: skip
 CONTROL_SIZE = 8 * len(CONTROL_SLOTS)
 _HEAD, _TAIL, _PUB, _APPLIED, _DATA_PARKED, _SPACE_PARKED, _DEAD = range(len(CONTROL_SLOTS))
+
+#: applied records between two releases of ``tail`` / ``applied_seq`` by :meth:`Ring.drain`
+#: (§11.6: "the consumer updates appliedSeq every 64 records"; it also releases whenever
+#: it leaves the drain and while the producer is parked waiting on it)
+RELEASE_EVERY = 64
 
 #: Budget of an ordinary verb / capacity wait (seed 001 §17.1: 30 s -> BarrierTimeout).
 DEFAULT_TIMEOUT_S = 30.0
@@ -115,6 +120,12 @@ class Ring:
         self._write = self._ctl[_HEAD]
         self._pending: tuple[int, int] | None = None  # (pad bytes, record bytes)
         self.emit_seq = self._ctl[_PUB]
+        #: the producer's copy of ``published_seq`` (what it last published: only it writes
+        #: the slot), and how far ``_write`` may run with no look at ``tail``: the end of
+        #: its lap or of the space released when last looked (:meth:`_refill`), whichever
+        #: is nearer -- both only ever behind the truth (``tail`` and laps only grow)
+        self._published = self.emit_seq
+        self._end = 0
         # consumer side
         self._read = self._ctl[_TAIL]
         self._popped = self._ctl[_APPLIED]
@@ -123,6 +134,8 @@ class Ring:
         self.space_bell = space_bell or Doorbell(spin_s, flags=self._ctl, slot=_SPACE_PARKED)
         #: set by the consumer's owner to stop :meth:`drain` before its next record
         self.halted = False
+        #: records :meth:`drain` applies between two releases (§11.6: "every 64")
+        self.release_every = RELEASE_EVERY
 
     # -- the shared cursors (control area) -----------------------------------
     @property
@@ -149,7 +162,7 @@ class Ring:
 
     @published_seq.setter
     def published_seq(self, value: int) -> None:
-        self._ctl[_PUB] = value
+        self._ctl[_PUB] = self._published = value
 
     @property
     def applied_seq(self) -> int:
@@ -171,6 +184,14 @@ class Ring:
 
     def _fits(self, size: int) -> bool:
         return (self._write - self.tail) + self._need(size) <= self.capacity
+
+    def _refill(self, w: int) -> int:
+        """Look at ``tail`` once: the new :attr:`_end` for the write cursor ``w`` (a
+        door's test is ``w + size <= _end``; past it, this, then :meth:`reserve`)."""
+        end = self._ctl[_TAIL] + self.capacity
+        lap = (w | self._mask) + 1  # the end of w's lap: a record never straddles it
+        self._end = end = lap if lap < end else end
+        return end
 
     def _check_size(self, size: int, op: int | None) -> None:
         if size > self.max_record:
@@ -230,7 +251,7 @@ class Ring:
         """Make every committed record visible (release ``head``); ring if the consumer is parked."""
         ctl = self._ctl
         ctl[_HEAD] = self._write
-        ctl[_PUB] = self.emit_seq
+        ctl[_PUB] = self._published = self.emit_seq
         if ctl[_DATA_PARKED]:  # the parked-flag protocol: ring only a parked waiter
             self.data_bell.ring()
 
@@ -300,51 +321,64 @@ class Ring:
             self.space_bell.ring()
 
     def drain(self, sink: Callable[[memoryview], object]) -> int:
-        """Hand every published record to ``sink`` in order, each released once the sink
-        returns (what :meth:`pop`, ``sink`` and :meth:`release` do per record, in one frame
-        with the cursors in locals): the number handed. Pads are skipped; a header no
-        producer writes marks the ring corrupt as :meth:`peek` does. A sink that raises
-        leaves its record popped and not released (as the pop / release loop did); once
-        :attr:`halted` is set, no further record is handed."""
+        """Hand every published record to ``sink`` in order (what :meth:`pop`, ``sink``
+        and :meth:`release` do, in one frame with the cursors in locals): the number
+        handed. Pads are skipped; a header no producer writes marks the ring corrupt as
+        :meth:`peek` does. Applied records are released every :attr:`release_every`,
+        at once while the producer is parked on ``space_bell`` (a wait for space or for
+        ``applied_seq``), and whenever the drain leaves (dry, halted, corrupt or raising):
+        a released record is always one the sink returned from (§11.6). A sink that
+        raises leaves its record popped and not released; once :attr:`halted` is set, no
+        further record is handed."""
         if self.corrupt is not None:
             raise ProtocolCorruption(self.corrupt)
         ctl, buf, ro, cap, mask = self._ctl, self._buf, self._ro, self.capacity, self._mask
         hdr, align, most, unpack = self._hdr_size, self._align, self.max_record, self._hunpack
-        i_op, i_size, bell = self._i_op, self._i_size, self.space_bell
-        handed = 0
+        i_op, i_size, every = self._i_op, self._i_size, self.release_every
         r, popped = self._read, self._popped
+        first, due = popped, popped + every
         head = ctl[_HEAD]
-        while True:
-            avail = head - r
-            if avail <= 0:
-                head = ctl[_HEAD]  # what was published while these were applied
-                if head - r <= 0:
-                    return handed
-                continue
-            pos = r & mask
-            to_end = cap - pos
-            if avail < hdr or to_end < hdr:
-                raise self._corrupt()
-            h = unpack(buf, pos)
-            op, size = h[i_op], h[i_size]
-            if (size < hdr or size % align or size > avail or size > most or size > to_end
-                    or (op == PAD_OP and size != to_end)):  # fmt: skip
-                raise self._corrupt()
-            r += size
-            self._read = r
-            if op == PAD_OP:
-                continue
-            if self.halted:  # the consumer was told to stop: this one stays published
-                self._read = r - size
-                return handed
-            popped += 1
-            self._popped = popped
-            sink(ro[pos : pos + size])
-            handed += 1
-            ctl[_TAIL] = r
-            ctl[_APPLIED] = popped
-            if ctl[_SPACE_PARKED]:
-                bell.ring()
+        try:
+            while True:
+                avail = head - r
+                if avail <= 0:
+                    head = ctl[_HEAD]  # what was published while these were applied
+                    if head - r <= 0:
+                        return popped - first
+                    continue
+                pos = r & mask
+                to_end = cap - pos
+                if avail < hdr or to_end < hdr:
+                    raise self._corrupt()
+                h = unpack(buf, pos)
+                op, size = h[i_op], h[i_size]
+                if (size < hdr or size % align or size > avail or size > most or size > to_end
+                        or (op == PAD_OP and size != to_end)):  # fmt: skip
+                    raise self._corrupt()
+                if op == PAD_OP:
+                    r += size
+                    continue
+                if self.halted:  # the consumer was told to stop: this one stays published
+                    return popped - first
+                try:
+                    sink(ro[pos : pos + size])
+                except BaseException:
+                    self._read, self._popped = r + size, popped + 1  # popped, not released
+                    raise
+                r += size
+                popped += 1
+                if popped >= due or ctl[_SPACE_PARKED]:
+                    self._read, self._popped = r, popped
+                    self.release()
+                    due = popped + every
+        finally:
+            if ctl[_APPLIED] != popped:  # every record the sink returned from
+                ctl[_TAIL] = r
+                ctl[_APPLIED] = popped
+                if ctl[_SPACE_PARKED]:
+                    self.space_bell.ring()
+            if self._popped <= popped:  # (a raising sink's record stays popped)
+                self._read, self._popped = r, popped
 
     def wait_readable(self, timeout: float = DEFAULT_TIMEOUT_S) -> bool:
         """Consumer wait for published bytes; False on timeout."""

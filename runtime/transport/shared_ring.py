@@ -92,40 +92,44 @@ class SharedRing(Ring):
         unpack, pack = self._hcodec.unpack_from, self._hcodec.pack
         i_op, _flags, i_size = self._hwhere
         align, buf, ctl = record_align(), self._buf, self._ctl
-        applied = pending = 0
+        r, popped = self._read, self._popped  # the cursors in locals, stored at each exit
+        first = popped
+        due = popped + release_every if release_every else -1  # 0: never released here
         head = ctl[_HEAD]
-        while True:
-            avail = head - self._read
-            if avail <= 0:
-                if avail < 0:
+        try:
+            while True:
+                avail = head - r
+                if avail <= 0:
+                    if avail < 0:
+                        raise self._corrupt("Ring.Cursor")
+                    head = ctl[_HEAD]  # what was published meanwhile
+                    if head == r:
+                        if release_every and popped + release_every != due:  # dry: release
+                            self._read, self._popped = r, popped  # applied (a raise: none)
+                            self.release()
+                        return popped - first
+                    continue
+                if avail > cap:
                     raise self._corrupt("Ring.Cursor")
-                head = ctl[_HEAD]  # what was published meanwhile
-                if head == self._read:
-                    if pending:  # dry: hand back what was applied (a raise hands back none)
-                        self.release()
-                    return applied
-                continue
-            if avail > cap:
-                raise self._corrupt("Ring.Cursor")
-            pos = self._read & mask
-            to_end = cap - pos
-            if avail < hdr or to_end < hdr:
-                raise self._corrupt()
-            raw = unpack(buf, pos)  # the one read of this header
-            op, size = raw[i_op], raw[i_size]
-            if (size < hdr or size % align or size > avail or size > most or size > to_end
-                    or (op == PAD_OP and size != to_end)):  # fmt: skip
-                raise self._corrupt()
-            self._read += size
-            if op == PAD_OP:
-                continue
-            self._popped += 1
-            apply(pack(*raw) + bytes(buf[pos + hdr : pos + size]))  # the one body read
-            applied += 1
-            if release_every:
-                pending += 1
-                if pending >= release_every:
+                pos = r & mask
+                to_end = cap - pos
+                if avail < hdr or to_end < hdr:
+                    raise self._corrupt()
+                raw = unpack(buf, pos)  # the one read of this header
+                op, size = raw[i_op], raw[i_size]
+                if (size < hdr or size % align or size > avail or size > most or size > to_end
+                        or (op == PAD_OP and size != to_end)):  # fmt: skip
+                    raise self._corrupt()
+                r += size
+                if op == PAD_OP:
+                    continue
+                popped += 1
+                apply(pack(*raw) + buf[pos + hdr : pos + size])  # the one body read (a copy)
+                if popped == due:
+                    self._read, self._popped = r, popped
                     self.release()
-                    pending = 0
-            if applied == limit:
-                return applied
+                    due = popped + release_every
+                if popped - first == limit:
+                    return limit
+        finally:
+            self._read, self._popped = r, popped

@@ -40,13 +40,12 @@ from typing import Any
 from ..schema import tables as _t
 from ..errors import PipeFatal, SecondProducer, TransportShutdown
 from ..wire.stage import StageSegment
-from .base import remembered
+from .base import compile_door, remembered
 from .control import CONTROL_ABI, decode, encode
 from .control_page import CONSUMER_PARKED, PRODUCER_PARKED, ControlPage
 from .framing import FrameReader, PeerClosed, ProtocolMismatch, send_frame
 from .handshake import SERVE_LOG_ENV
 from .process import Child, child_env
-from .ring import _PUB, _TAIL
 from .shared_ring import SharedRing, segment_size
 from .shm import SharedSegment
 from ..server.reverse import EventRing, ReplyMailbox
@@ -63,6 +62,73 @@ DEFAULT_PUBLISH_EVERY = 16
 DEFAULT_HANDSHAKE_S = 30.0
 #: seconds a torn-down child has to leave once its sockets are closed before it is killed.
 DEFAULT_GRACE_S = 1.0
+
+
+# The doors' source (compiled per door by :func:`~.base.compile_door`). A record that
+# fits before ``ring._end`` is packed in place; any other takes the ring's own path.
+_DOOR = """
+def door($params):
+    nonlocal sent
+    if not acquire(False):
+        raise SecondProducer("Transport.Producer")
+    try:
+        if t.lost or t._closed:
+            return t._after_close()
+        w = ring._write
+        e = w + size
+        if e <= ring._end or e <= ring._refill(w):
+            pack(buf, w & mask, $args)
+            ring._write = e
+            seq = ring.emit_seq = ring.emit_seq + 1
+        else:
+            try:
+                view = ring.reserve(size)
+                pack(view, 0, $args)
+                seq = ring.commit()
+            except _Latched:
+                return ring.emit_seq
+        if seq - ring._published >= every:
+            try:
+                ring.publish()
+            except _Latched:
+                return ring.emit_seq
+        sent += 1
+        return seq
+    finally:
+        release()
+"""
+#: a remembered record: its bytes copied, not packed (``values`` is the memory's key)
+_MEMO_DOOR = """
+def door(*values):
+    nonlocal sent
+    if not acquire(False):
+        raise SecondProducer("Transport.Producer")
+    try:
+        if t.lost or t._closed:
+            return t._after_close()
+        w = ring._write
+        e = w + size
+        if e <= ring._end or e <= ring._refill(w):
+            pos = w & mask
+            buf[pos : pos + size] = get(values) or fill(values)
+            ring._write = e
+            seq = ring.emit_seq = ring.emit_seq + 1
+        else:
+            try:
+                ring.reserve(size)[:] = get(values) or fill(values)
+                seq = ring.commit()
+            except _Latched:
+                return ring.emit_seq
+        if seq - ring._published >= every:
+            try:
+                ring.publish()
+            except _Latched:
+                return ring.emit_seq
+        sent += 1
+        return seq
+    finally:
+        release()
+"""
 
 
 class DeviceLost(PipeFatal):
@@ -274,63 +340,26 @@ class SpawnTransport:
     def door(self, size: int, pack: Any, prefix: tuple, memo: int = 0) -> Any:
         """A compiled :meth:`put` for records of one ``size`` (the emitter's hot path):
         the same checks, the record packed straight into the shared ring's next bytes when
-        it fits before the end and the ring has room (otherwise through
-        :meth:`Ring.reserve`), committed, published per ``publish_every``, counted
-        (``sent``, the emitter's :func:`~.base.door_cell`), in one frame (``pack`` writes the header from the tables). ``memo`` > 0:
-        records remembered by their values (:class:`~.base.remembered`), copied, not packed."""
+        it fits before :attr:`Ring._end` (the end of the lap or of the space released when
+        the producer last looked at ``tail``: ``tail`` is read again only past it;
+        otherwise through :meth:`Ring.reserve`), committed, published per
+        ``publish_every`` (against the producer's own copy of ``published_seq``: no
+        shared slot read per record), counted (``sent``, the emitter's
+        :func:`~.base.door_cell`), in one frame (``pack`` writes the header from the
+        tables; a struct packer's door takes its values by position:
+        :func:`~.base.compile_door`). ``memo`` > 0: records remembered by their values
+        (:class:`~.base.remembered`), copied, not packed."""
         ring = self.ring
         ring._check_size(size, None)
-        buf, ctl, mask, cap, every = (
-            ring._buf,
-            ring._ctl,
-            ring._mask,
-            ring.capacity,
-            self._publish_every,
-        )
-        acquire, release, t = self._producing.acquire, self._producing.release, self
-        cache = remembered(size, pack, prefix, memo) if memo else None
-        get, fill = (cache.get, cache.fill) if cache is not None else (None, None)
-
-        sent = 0
-
-        def door(*values: Any) -> int:
-            nonlocal sent
-            if not acquire(False):
-                raise SecondProducer("Transport.Producer")
-            try:
-                if t.lost or t._closed:
-                    return t._after_close()
-                w = ring._write
-                pos = w & mask
-                if size <= cap - pos and w - ctl[_TAIL] + size <= cap:
-                    if cache is None:
-                        pack(buf, pos, *prefix, *values)
-                    else:  # a remembered record: copied, not packed
-                        buf[pos : pos + size] = get(values) or fill(values)
-                    ring._write = w = w + size
-                    seq = ring.emit_seq = ring.emit_seq + 1
-                else:
-                    try:
-                        view = ring.reserve(size)
-                        if cache is None:
-                            pack(view, 0, *prefix, *values)
-                        else:
-                            view[:] = get(values) or fill(values)
-                        seq = ring.commit()
-                    except _Latched:
-                        return ring.emit_seq
-                    w = ring._write
-                if seq - ctl[_PUB] >= every:
-                    try:
-                        ring.publish()
-                    except _Latched:
-                        return ring.emit_seq
-                sent += 1
-                return seq
-            finally:
-                release()
-
-        return door
+        env = {"ring": ring, "buf": ring._buf, "mask": ring._mask, "size": size,
+               "every": self._publish_every, "acquire": self._producing.acquire,
+               "release": self._producing.release, "t": self, "_Latched": _Latched,
+               "SecondProducer": SecondProducer}  # fmt: skip
+        if memo:
+            cache = remembered(size, pack, prefix, memo)
+            env.update(get=cache.get, fill=cache.fill)
+            return compile_door(_MEMO_DOOR, env, pack, (), "spawn memo door")
+        return compile_door(_DOOR, env, pack, prefix, "spawn door")
 
     def submit(self, record: bytes | bytearray | memoryview) -> int:
         if not self._producing.acquire(False):  # two producers at once corrupt the ring
