@@ -259,13 +259,14 @@ class PushMemo(NamedTuple):
     """How a record of a ``PUSH_SOURCE`` call whose object's row is remembered (dispatch's
     row memo) repeats its push.
 
-    After the push lines ran: ``cond`` (source) holds where the push is the same again for
+    After the push lines ran: ``cond()`` (source; the tables are read when it is asked
+    for, never at import) holds where the push is the same again for
     the same live object; ``keep(obj)`` (source expressions over the push's locals and the
     object ``obj``) is what the push took from the object; ``hit(ind, names)`` the lines
     doing the push again from the locals ``names`` (one per ``keep``) and the record
     (``p``)."""
 
-    cond: str
+    cond: Callable[[], str]
     keep: Callable[[str], list[str]]
     hit: Callable[[str, list[str]], list[str]]
 
@@ -285,7 +286,7 @@ def _bind_memo_hit(ind: str, names: list[str]) -> list[str]:
 #: the record's two counters are read from the record
 PUSH_MEMO: dict[str, PushMemo] = {
     "BindRenderState": PushMemo(
-        f"type(_sub) is bytes and len(_sub) == {pipeline_subset_size()}",
+        lambda: f"type(_sub) is bytes and len(_sub) == {pipeline_subset_size()}",
         lambda obj: ["_sub", f"{obj}.handle"],
         _bind_memo_hit,
     ),

@@ -468,7 +468,7 @@ def _row_memo_store(call: str, site: Site, obj: str) -> list[str]:
     memo = PUSH_MEMO[call]
     head = _attr("p", site.paths[0])
     return [
-        f"    if {memo.cond}:",
+        f"    if {memo.cond()}:",
         f"        if len(_memo) >= {MEMO_LIMIT}:",
         "            _memo.clear()",
         f"        _memo[{head}.Slot] = (e, res, {', '.join(memo.keep(obj))})",
