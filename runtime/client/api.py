@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Mapping
+from functools import partial
 from types import TracebackType
 from typing import Any
 
@@ -141,6 +142,11 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
         self.draws = 0
         #: glEnable / glDisable: the render state's own (no frame of this class between)
         self.enable, self.disable = self.tr.rs.enable, self.tr.rs.disable
+        #: glViewport / glScissor: the render state's span setters with this class's finite
+        #: check compiled into their one frame (the methods below say the same, a frame longer)
+        rs = self.tr.rs
+        self.viewport = rs.span_setter("set_viewport", partial(number_args, "viewport"))
+        self.scissor = rs.span_setter("set_scissor_box", partial(number_args, "scissor"))
         b = _budgets.budgets()
         self._draw_limits = (b.draw_instances, b.draw_vertices)  # the draws' fast check
         self.frame_serial = 0
@@ -202,7 +208,7 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
     def disable(self, cap: str) -> None:  # and ``RenderState.disable`` over this
         self.tr.rs.set_capability(cap, False)
 
-    def viewport(self, x: float, y: float, w: float, h: float) -> None:
+    def viewport(self, x: float, y: float, w: float, h: float) -> None:  # see __init__
         try:  # no call on the hot path: v - v is 0 for a finite number, NaN for NaN / inf
             ok = (x - x) == (y - y) == (w - w) == (h - h) == 0
         except TypeError:
@@ -211,7 +217,7 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
             number_args("viewport", x, y, w, h)
         self.tr.rs.set_viewport(x, y, w, h)
 
-    def scissor(self, x: int, y: int, w: int, h: int) -> None:
+    def scissor(self, x: int, y: int, w: int, h: int) -> None:  # see __init__
         try:
             ok = (x - x) == (y - y) == (w - w) == (h - h) == 0
         except TypeError:

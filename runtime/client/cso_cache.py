@@ -133,7 +133,7 @@ class RenderStateCsoCache:
         self._dyn_chunks: tuple[tuple[int, int, int], ...] = tuple(
             (o, o + n, 1 << i) for i, (o, n) in enumerate(rs["dynamic_chunks"]))  # fmt: skip
         self._dyn_all = (1 << len(self._dyn_chunks)) - 1
-        #: a one-chunk dirty mask -> (index, offset, end): :meth:`_push_dynamic` looks it up
+        #: a one-chunk dirty mask -> (index, offset, end): :meth:`validate` looks it up
         self._dyn_one: dict[int, tuple[int, int, int]] = {
             bit: (i, o, e) for i, (o, e, bit) in enumerate(self._dyn_chunks)}  # fmt: skip
         #: every chunk: MobileGL's ABI has no ``...ChunkMaskAll`` constant, "all ones" is
@@ -221,8 +221,31 @@ class RenderStateCsoCache:
         else:
             self._answer_pipeline(rs, bound)
         v = rs.version_wide
-        if (rs.dyn_dirty and v != self._last_v) or self._pushed_dyn is None:
-            self._push_dynamic(rs)
+        dirty = rs.dyn_dirty
+        prev = self._pushed_dyn
+        if (dirty and v != self._last_v) or prev is None:
+            # SetDynamicState of the dirty chunks whose bytes moved since their last push: a
+            # one-chunk mask (a viewport, a blend colour ...) is looked up, its chunk's
+            # bytes the blob; any other gathered (:meth:`_gather_dynamic`)
+            one = self._dyn_one.get(dirty)
+            if one is not None and prev is not None:
+                rs.dyn_dirty = 0
+                i, o, e = one
+                data = rs._buf[o:e]
+                if data == prev[i]:
+                    dirty = 0
+                else:
+                    prev[i] = data
+            else:
+                dirty, data = self._gather_dynamic(rs)
+            if dirty:
+                stage = self._stage  # stage_blob's room rule, inline
+                if stage.limit - stage.used < len(data) + 8:
+                    self._room(len(data))
+                off, size, seg = stage.stage(data)
+                self._dyn_fast(dirty, v & rs._mask, off, size, seg)
+                self.stats.dynamic_pushes += 1
+                self._after_bind = False
         if self._after_bind:  # MobileGL follows a new CSO's bind with its dynamic state, empty too
             self._after_bind = False
             self._push_empty_dynamic(rs)
@@ -316,46 +339,26 @@ class RenderStateCsoCache:
         self._dyn_fast(0, rs.version_wide & rs._mask, off, size, seg)
         self.stats.dynamic_pushes += 1
 
-    def _push_dynamic(self, rs: RenderState) -> None:
-        """``SetDynamicState`` of the dirty chunks whose bytes moved since their last push.
-        A dirty mask of one chunk (a viewport, a blend colour ...) is looked up, not
-        looped over: its chunk's bytes are the blob."""
+    def _gather_dynamic(self, rs: RenderState) -> tuple[int, bytes]:
+        """(chunk mask, blob) of the dirty chunks whose bytes moved since their last push
+        (every chunk at the first push), the pushed bytes remembered; (0, b"") when none
+        moved."""
         prev = self._pushed_dyn
         dirty = rs.dyn_dirty
         rs.dyn_dirty = 0
         if prev is None:
             dirty = self._dyn_all
             prev = self._pushed_dyn = [b""] * len(self._dyn_chunks)
-        elif not dirty:
-            return
-        one = self._dyn_one.get(dirty)
-        if one is not None:
-            i, o, e = one
-            data = rs._buf[o:e]
-            if data == prev[i]:
-                return
-            prev[i] = data
-            mask = dirty
-        else:
-            block = rs._buf
-            mask, parts = 0, []
-            for i, (o, e, bit) in enumerate(self._dyn_chunks):
-                if dirty & bit:
-                    chunk = block[o:e]
-                    if chunk != prev[i]:
-                        prev[i] = chunk
-                        mask |= bit
-                        parts.append(chunk)
-            if not mask:
-                return
-            data = b"".join(parts)
-        stage = self._stage
-        if stage.limit - stage.used < len(data) + 8:
-            self._room(len(data))
-        off, size, seg = stage.stage(data)
-        self._dyn_fast(mask, rs.version_wide & rs._mask, off, size, seg)
-        self.stats.dynamic_pushes += 1
-        self._after_bind = False
+        block = rs._buf
+        mask, parts = 0, []
+        for i, (o, e, bit) in enumerate(self._dyn_chunks):
+            if dirty & bit:
+                chunk = block[o:e]
+                if chunk != prev[i]:
+                    prev[i] = chunk
+                    mask |= bit
+                    parts.append(chunk)
+        return mask, b"".join(parts)
 
     # -- teardown -----------------------------------------------------------
     def release_all(self) -> None:

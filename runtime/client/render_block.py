@@ -131,6 +131,40 @@ def _check(patch: tuple) -> tuple | None:
     return getter, wanted, None, stores, token(patch)
 
 
+@lru_cache(maxsize=None)
+def _span_code(arity: int, finite: bool, packs: bool) -> Any:
+    """The code of a span setter of ``arity`` arguments (:meth:`RenderBlock._span`): the
+    finite check first where ``finite``, then the kit's pack / compare / store /
+    accounting where ``packs`` (else the member write alone)."""
+    a = ", ".join(f"a{i}" for i in range(arity))
+    lines = [f"def put({a}):"]
+    if finite:
+        diffs = " == ".join(f"(a{i} - a{i})" for i in range(arity))
+        lines += ["    try:  # v - v: 0 for a finite number, NaN for NaN / inf",
+                  f"        ok = {diffs} == 0",
+                  "    except TypeError:  # not a number",
+                  "        ok = False",
+                  "    if not ok:",
+                  f"        refuse({a})"]  # fmt: skip
+    if not packs:
+        lines.append(f"    return general({a})")
+    else:
+        lines += ["    try:",
+                  f"        data = pack({a}) * repeat + suffix",
+                  "    except PACK_ERRORS:",
+                  f"        return general({a})",
+                  "    if buf[o:e] == data:",
+                  "        return None",
+                  "    mv[o:e] = data",
+                  "    block.dyn_dirty |= bit",
+                  "    if bump:",
+                  "        block.version_wide += 1",
+                  "        if bump == 3:",
+                  "            block.pipeline_version_wide += 1",
+                  "    return None"]  # fmt: skip
+    return compile("\n".join(lines) + "\n", f"<mgpipe span setter {arity}>", "exec")
+
+
 class RenderBlock:
     """The parameter block, its counters and what moved since the CSO cache last looked."""
 
@@ -288,32 +322,28 @@ class RenderBlock:
         if bump == 3 or (bump == 2 and pipe_moved):
             self.pipeline_version_wide += 1
 
-    def _span(self, kit: tuple, general: Callable[..., Any]) -> Callable[..., Any]:
+    def _span(self, kit: tuple, general: Callable[..., Any],
+              refuse: Callable[..., Any] | None = None) -> Callable[..., Any]:  # fmt: skip
         """The setter of a span kit (dynamic bytes in one chunk, see ``setter_kits``) as one
-        frame: its run packed from the arguments, compared and copied in one slice and
-        accounted as :meth:`_apply` does (no pipeline byte, no log); ``general(*args)``, the
-        setter's member write, where there is no kit or the packer refuses the arguments."""
+        compiled frame (:func:`_span_code`): its run packed from the arguments, compared
+        and copied in one slice and accounted as :meth:`_apply` does (no pipeline byte, no
+        log); ``general(*args)``, the setter's member write, where there is no kit or the
+        packer refuses the arguments. ``refuse``: the arguments must be finite numbers
+        first (``refuse(*args)`` raises the API's error for those that are not)."""
         if not kit:
-            return general
-        o, e, bit, bump, pack, repeat, suffix = kit
-        buf, mv = self._buf, self._mv
-
-        def put(*args: Any) -> Any:
-            try:
-                data = pack(*args) * repeat + suffix
-            except PACK_ERRORS:
-                return general(*args)
-            if buf[o:e] == data:
-                return None
-            mv[o:e] = data
-            self.dyn_dirty |= bit
-            if bump:
-                self.version_wide += 1
-                if bump == 3:
-                    self.pipeline_version_wide += 1
-            return None
-
-        return put
+            if refuse is None:
+                return general
+            o = e = bit = bump = pack = repeat = suffix = None
+            arity = general.__code__.co_argcount - 1  # a bound method's own arguments
+        else:
+            o, e, bit, bump, pack, repeat, suffix = kit
+            fmt = pack.__self__  # the kit's struct.Struct: one argument per value
+            arity = len(fmt.unpack(bytes(fmt.size)))
+        ns = {"general": general, "refuse": refuse, "pack": pack, "repeat": repeat,
+              "suffix": suffix, "buf": self._buf, "mv": self._mv, "o": o, "e": e, "bit": bit,
+              "bump": bump, "block": self, "PACK_ERRORS": PACK_ERRORS}  # fmt: skip
+        exec(_span_code(arity, refuse is not None, bool(kit)), ns)
+        return ns["put"]  # type: ignore[no-any-return]
 
     def _put_scalars(self, kit: tuple, values: tuple) -> bool:
         """A scalar patch kit (``setter_kits``): one value per member (enumerator names

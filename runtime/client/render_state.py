@@ -22,6 +22,7 @@ goes through (patches, dirty dynamic chunks, the pipeline log) are
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -114,9 +115,19 @@ class RenderState(RenderBlock):
         #: these names are their member writes, for what a packer refuses
         for name, setter in _SPAN_SETTERS:
             setattr(self, name, self._span(KITS[setter], getattr(self, name)))
+        #: the member writes behind them (a caller's own checked form: ``span_setter``)
+        self._span_general = {name: getattr(type(self), name).__get__(self)
+                              for name, _ in _SPAN_SETTERS}  # fmt: skip
         offset = self._span(KITS["SetPolygonOffset"],
                             lambda f, u, c: RenderState.set_polygon_offset(self, f, u))  # fmt: skip
         self.set_polygon_offset = lambda factor, units: offset(factor, units, 0.0)
+
+    def span_setter(self, name: str, refuse: Callable[..., Any]) -> Callable[..., Any]:
+        """The span setter ``name`` (``set_viewport`` ...) with the caller's finite check in
+        its one frame: ``refuse(*args)`` raises for arguments that are not finite numbers
+        (``Client.viewport`` / ``scissor``)."""
+        setter = dict(_SPAN_SETTERS)[name]
+        return self._span(KITS[setter], self._span_general[name], refuse)
 
     def _defaults(self, width: int, height: int) -> None:
         """GL initial state (no counter moves: this is construction); ``width`` x ``height``

@@ -57,6 +57,8 @@ class StageOverflow(PipeFatal):
 
 
 BlobRef = tuple[int, int, int]
+#: what :meth:`StageSegment.stage` copies as it is (anything else: its bytes, through a view)
+_RAW = frozenset((bytes, bytearray))
 
 
 def _ref_fields(ref: Any) -> BlobRef:
@@ -90,7 +92,7 @@ class StageSegment:
         self._buf = mv[:capacity]
         self._ro = self._buf.toreadonly()
         self.used = 0
-        self.high_water = 0
+        self._high = 0  # the highest ``used`` before the last rewind (:attr:`high_water`)
         #: bytes staged through :meth:`stage` since construction (the client's
         #: ``staged_bytes``)
         self.staged = 0
@@ -104,21 +106,16 @@ class StageSegment:
 
     def stage(self, data: bytes | bytearray | memoryview) -> BlobRef:
         """Copy ``data`` in; returns its ``(Offset, Size, Seg)``."""
-        if type(data) is not bytes and type(data) is not bytearray:
+        if data.__class__ not in _RAW:
             data = memoryview(data).cast("B")  # a typed view: its bytes
         offset = self.used
-        end = offset + len(data)
-        limit = self.limit
-        if end > limit:
-            raise StageOverflow(f"Stage.{len(data)}B")
+        size = len(data)
+        end = offset + size
+        if end > self.limit:
+            raise StageOverflow(f"Stage.{size}B")
         self._buf[offset:end] = data
-        used = end + (-end % self._align)
-        if used > limit:
-            used = limit
-        self.used = used
-        if used > self.high_water:
-            self.high_water = used
-        size = end - offset
+        # the window's ends are multiples of the alignment: the rounded end stays inside
+        self.used = end + (-end % self._align)
         self.staged += size
         return offset, size, self.seg
 
@@ -145,9 +142,18 @@ class StageSegment:
             raise StageOverflow(f"Stage.{len(data)}B")
         self._buf[offset:end] = data
 
+    @property
+    def high_water(self) -> int:
+        """The most of the segment ever in use (a rewind keeps its mark)."""
+        return max(self._high, self.used)
+
+    def _rewind(self) -> None:
+        self._high = self.high_water
+
     def reset(self) -> None:
         """Rewind the bump pointer to the window's base (only once everything staged in the
         window has been applied)."""
+        self._rewind()
         self.used = self.base
         self.resets += 1
 
@@ -155,12 +161,14 @@ class StageSegment:
         """Bump within region ``index`` of ``count`` equal regions (present credit: frame k
         stages into region k mod (credit + 1), free once present k - credit - 1 applied)."""
         size = self.capacity // count // self._align * self._align
+        self._rewind()
         self.base, self.limit, self.wide = index * size, index * size + size, count == 1
         self.used = self.base
         self.resets += 1
 
     def widen(self) -> None:
         """The whole segment, from 0 (everything staged has been applied)."""
+        self._rewind()
         self.base, self.limit, self.wide, self.used = 0, self.capacity, True, 0
         self.resets += 1
 
