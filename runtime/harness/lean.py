@@ -383,9 +383,13 @@ class LeanServer:
         self._range = struct.Struct("<" + layout(ranges).fmt)
         self._count_i = _index(ranges, "Count")
         self._tail_at = self._draw_fixed + (-self._draw_fixed % self._align)
-        self._rec_bind, self._rec_draw = be.BindRenderState, be.DrawVbo
-        self._counts, self._raws, self._blobs = be.counts, be.raw, be.blobs
+        #: the recorder's captures in their lean form (docs/BACKENDS.md §3), as the
+        #: project's handlers call them
+        self._rec_bind = be.BindRenderState.lean_form(ctx)
+        self._rec_draw = be.DrawVbo.lean_form(ctx)
+        self._rec_dyn = be.SetDynamicState.lean_form(ctx)
         self._dyn_plans: dict[int, tuple] = {}
+        self._accepted: set[bytes] = set()  # plain draws already checked, by their bytes
         self._ws = ctx.render_state
         self._view = ctx.stage.view
 
@@ -402,7 +406,7 @@ class LeanServer:
         if fn is None:
             return self._slow(raw)
         ctx = self.ctx
-        ctx.seq = ctx.events.seq = ctx.seq + 1
+        ctx.seq += 1  # its events follow ctx.seq (EventRing.follows)
         return fn(raw, size)
 
     __call__ = apply
@@ -425,8 +429,7 @@ class LeanServer:
         self._pipe = e.obj.data["pipeline"]
         ctx.render_state_cso = e.obj.handle
         ctx.render_state_version, ctx.pipeline_version = version, pv
-        ctx.raw = raw
-        return self._rec_bind(ctx, None)
+        return self._rec_bind(raw)
 
     def _set_dyn(self, raw: bytes, size: int) -> Any:
         if size != self._dyn_sz:
@@ -451,11 +454,11 @@ class LeanServer:
             ws.scatters += 1
         ctx = self.ctx
         ctx.dynamic_version = version
-        self._counts["SetDynamicState"] += 1
-        self._blobs[len(self._raws)] = [(off, bytes(blob))] if n else []
-        self._raws.append(raw)
+        self._rec_dyn(raw, off, bytes(blob) if n else b"")
 
     def _draw_vbo(self, raw: bytes, size: int) -> Any:
+        if raw in self._accepted:  # these bytes passed every check below (budgets fixed)
+            return self._rec_draw(raw)
         if size < self._draw_fixed:
             raise ProtocolCorruption("DrawVbo.Size")
         v = self._draw_p(raw, self._hsize)
@@ -471,9 +474,9 @@ class LeanServer:
         if inst > self._max_inst or count * inst > self._max_verts:
             self.ctx.seq -= 1
             return self._slow(raw)  # the budget's refusal, by name
-        ctx = self.ctx
-        ctx.raw = raw
-        return self._rec_draw(ctx, None)
+        if len(self._accepted) < 4096:
+            self._accepted.add(raw)
+        return self._rec_draw(raw)
 
 
 # -- the loops and their runs ---------------------------------------------------------
