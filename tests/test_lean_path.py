@@ -109,16 +109,11 @@ def test_the_projects_instructions_per_draw_stay_near_the_lean_paths(scene: str,
 def test_negative_control_a_forgotten_patch_check_turns_the_instructions_red(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """glEnable's remembered patch stored range by range (its one-call check dropped, the
-    general loop over the eight one-byte ranges): the instructions pin goes red."""
-    from mgpipe.runtime.client.render_block import RenderBlock
+    """glEnable's remembered patch stored range by range (no one-call check remembered:
+    the general loop over the eight one-byte ranges): the instructions pin goes red."""
+    from mgpipe.runtime.client import render_block
 
-    real = RenderBlock._apply
-
-    def unchecked(self: RenderBlock, row: object, patch: tuple, check: object = None) -> None:
-        real(self, row, patch, None)
-
-    monkeypatch.setattr(RenderBlock, "_apply", unchecked)
+    monkeypatch.setattr(render_block, "_check", lambda patch: None)
     got = _opcode_ratio("blend-toggle", "client")
     assert got > OPCODE_RATIO["blend-toggle", "client"], got
 

@@ -165,6 +165,57 @@ def _span_code(arity: int, finite: bool, packs: bool) -> Any:
     return compile("\n".join(lines) + "\n", f"<mgpipe span setter {arity}>", "exec")
 
 
+#: a remembered all-pipeline patch's apply (``check``: :func:`_check` + the row's bump group),
+#: written once and compiled into :meth:`RenderBlock._checked` and into the toggles
+#: (``_toggle_code``); its names: ``block``, its ``buf`` and ``PIPE_LOG_LIMIT``
+_CHECKED_BODY = """\
+    get, wanted, sl, stores, tok, bump = check
+    if get(buf) == wanted:
+        return None
+    if sl is not None:  # one (strided) slice: its one store
+        buf[sl] = stores
+    else:
+        for sl, b in stores:
+            buf[sl] = b
+    log = block.pipe_log
+    if log is not None:
+        if block._log_n < PIPE_LOG_LIMIT:
+            block.pipe_log = log + (tok,)
+            block._log_n += 1
+        else:
+            block.pipe_log = None
+    if bump:  # a pipeline byte moved: kBumpConditional bumps both, as kBumpBoth
+        block.version_wide += 1
+        if bump >= 2:
+            block.pipeline_version_wide += 1
+    return None
+"""
+
+
+@lru_cache(maxsize=None)
+def _checked_code() -> Any:
+    return compile("def checked(check):\n" + _CHECKED_BODY, "<mgpipe checked patch>", "exec")
+
+
+@lru_cache(maxsize=None)
+def _toggle_code(key: tuple) -> Any:
+    """``toggle(arg)``: the setter ``key[0]`` with ``arg`` and the constants ``key[1:]``
+    (``("SetCapability", True)``: glEnable) in one frame once its patch is remembered: the
+    memo's lookup, then the remembered patch applied inline (``_CHECKED_BODY``); the
+    setter itself (``general(arg)``) before that, the general apply for a patch of any
+    other kind."""
+    src = (
+        "def toggle(arg):\n"
+        "    try:\n"
+        f"        row, patch, check = memo[({key[0]!r}, arg, *{key[1:]!r})]\n"
+        "    except KeyError:\n"
+        "        return general(arg)\n"
+        "    if check is None:\n"
+        "        return block._apply(row, patch)\n" + _CHECKED_BODY
+    )
+    return compile(src, f"<mgpipe toggle {key[0]}>", "exec")
+
+
 class RenderBlock:
     """The parameter block, its counters and what moved since the CSO cache last looked."""
 
@@ -184,6 +235,15 @@ class RenderBlock:
         self._log_n = 0  # len(pipe_log), kept: no call per toggle
         self._mask = _counter_mask()
         self._memo: dict[tuple, tuple] = {}
+        self._checked = self._compiled(_checked_code(), "checked")
+
+    def _compiled(self, code: Any, name: str, **names: Any) -> Callable[..., Any]:
+        """The function ``name`` of ``code`` over this block (``block``, ``buf``, ``memo``,
+        ``PIPE_LOG_LIMIT`` and ``names``)."""
+        ns = {"block": self, "buf": self._buf, "memo": self._memo,
+              "PIPE_LOG_LIMIT": PIPE_LOG_LIMIT, **names}  # fmt: skip
+        exec(code, ns)
+        return ns[name]  # type: ignore[no-any-return]
 
     @property
     def version(self) -> int:
@@ -256,26 +316,7 @@ class RenderBlock:
         buf = self._buf
         dyn = 0
         if check is not None:  # all pipeline: the log takes its token, the row's bump
-            get, wanted, sl, stores, tok, bump = check
-            if get(buf) == wanted:
-                return
-            if sl is not None:  # one (strided) slice: its one store
-                buf[sl] = stores
-            else:
-                for sl, b in stores:
-                    buf[sl] = b
-            log = self.pipe_log
-            if log is not None:
-                if self._log_n < PIPE_LOG_LIMIT:
-                    self.pipe_log = log + (tok,)
-                    self._log_n += 1
-                else:
-                    self.pipe_log = None
-            if bump:  # a pipeline byte moved: kBumpConditional bumps both, as kBumpBoth
-                self.version_wide += 1
-                if bump >= 2:
-                    self.pipeline_version_wide += 1
-            return
+            return self._checked(check)
         else:
             tok = None
             moved = pipe_moved = False

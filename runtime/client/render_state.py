@@ -23,6 +23,7 @@ goes through (patches, dirty dynamic chunks, the pipeline log) are
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -30,7 +31,7 @@ import numpy as np
 from ..schema import tables as _t
 from ..schema.layouts import dtype as struct_dtype
 from .gl_tokens import GLToken
-from .render_block import PIPE_LOG_LIMIT, RenderBlock, row_patch_plan
+from .render_block import PIPE_LOG_LIMIT, RenderBlock, _toggle_code, row_patch_plan
 from .setter_kits import scalar_patch_kit, scalar_span_kit, span_kit, sub_kit
 from .setter_rows import (
     B8,
@@ -118,6 +119,12 @@ class RenderState(RenderBlock):
         #: the member writes behind them (a caller's own checked form: ``span_setter``)
         self._span_general = {name: getattr(type(self), name).__get__(self)
                               for name, _ in _SPAN_SETTERS}  # fmt: skip
+        #: glEnable / glDisable in one frame once their patch is remembered
+        #: (render_block._toggle_code; the methods below say the same, a frame longer)
+        self.enable = self._compiled(_toggle_code(("SetCapability", True)), "toggle",
+                                     general=partial(self.set_capability, enabled=True))  # fmt: skip
+        self.disable = self._compiled(_toggle_code(("SetCapability", False)), "toggle",
+                                      general=partial(self.set_capability, enabled=False))  # fmt: skip
         offset = self._span(KITS["SetPolygonOffset"],
                             lambda f, u, c: RenderState.set_polygon_offset(self, f, u))  # fmt: skip
         self.set_polygon_offset = lambda factor, units: offset(factor, units, 0.0)
@@ -305,8 +312,8 @@ class RenderState(RenderBlock):
         self._commit(self._row("SetPatchDefaultInnerLevel"), lambda: _put(v, (x, y)))
 
     def enable(self, cap: Cap) -> None:
-        """``set_capability(cap, True)``, one frame shorter once its patch is remembered
-        (``Client.enable`` is this bound method)."""
+        """``set_capability(cap, True)``, one frame shorter once its patch is remembered;
+        each instance compiles it into one frame (``__init__``: ``Client.enable`` is that)."""
         try:
             row, patch, check = self._memo[("SetCapability", cap, True)]
         except KeyError:
