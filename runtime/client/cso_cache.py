@@ -210,11 +210,11 @@ class RenderStateCsoCache:
                     stats.transition_hits += 1
                     self._lru.move_to_end(target)
                     if target is not bound:
-                        h = target.handle
+                        self.bound = h = target.handle
                         m = rs._mask  # the counters in the wire's width
-                        self._bind_fast(*h, rs.version_wide & m, rs.pipeline_version_wide & m)
+                        self._bind_fast(h[0], h[1], rs.version_wide & m,
+                                        rs.pipeline_version_wide & m)  # fmt: skip
                         self._bound = target
-                        self.bound = h
                         stats.binds += 1
             else:
                 self.stats.reuses += 1
