@@ -159,6 +159,9 @@ def install_per_setter(c: Client) -> None:
     # here they go through the wrapped set_capability, a push after each as well
     c.enable = functools.partial(rs.set_capability, enabled=True)  # type: ignore[method-assign]
     c.disable = functools.partial(rs.set_capability, enabled=False)  # type: ignore[method-assign]
+    # glViewport / glScissor are compiled span setters on the client: the class's methods
+    # call the render state's (wrapped) setters
+    del c.viewport, c.scissor
 
 
 def _after(setter: Callable[..., None], push: Callable[[], None]) -> Callable[..., None]:
