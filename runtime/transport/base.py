@@ -103,8 +103,44 @@ def door_arity(pack: Callable[..., None], prefix: tuple) -> int | None:
 _DOORS = 0
 
 
+#: a door's two writes of its record, ``$put`` at ``pos`` of the ring's ``buf`` and
+#: ``$put_view`` into a reserved ``view``: packed from its values, or (``memo``) a remembered
+#: record's bytes copied (``values`` the memory's key: :class:`remembered`)
+_PUTS = {
+    False: ("pack(buf, pos, $args)", "pack(view, 0, $args)"),
+    True: ("buf[pos : pos + size] = get(values) or fill(values)",
+           "view[:] = get(values) or fill(values)"),
+}
+
+
+#: a ring door's fast path (``$ring_put`` in its source, at the line's indentation): a record
+#: that fits before ``ring._end`` written in place (``$put``), the write cursor and
+#: ``emit_seq`` moved; the ``else:`` branch it opens is the door's own (the ring's path)
+RING_PUT = """\
+w = ring._write
+e = w + size
+if e <= ring._end or e <= ring._refill(w):
+    pos = w & mask
+    $put
+    ring._write = e
+    seq = ring.emit_seq = ring.emit_seq + 1
+else:"""
+
+
+def _expand(body: str, name: str, text: str) -> str:
+    """``body`` with each line ``<indent>$name`` replaced by ``text``'s lines at that indent."""
+    out = []
+    for line in body.split("\n"):
+        if line.strip() == "$" + name:
+            pad = line[: len(line) - len(line.lstrip())]
+            out += [pad + t for t in text.split("\n")]
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
 def compile_door(body: str, env: dict[str, Any], pack: Callable[..., None], prefix: tuple,
-                 name: str = "door") -> Callable[..., Any]:  # fmt: skip
+                 name: str = "door", memo: bool = False) -> Callable[..., Any]:  # fmt: skip
     """A door compiled from ``body`` (the source of ``def door($params): ...``, which packs
     with ``pack(buffer, offset, $args)`` and counts in ``nonlocal sent``) for ``pack``'s
     arity: where :func:`door_arity` knows it, the door takes its values by position and
@@ -112,9 +148,14 @@ def compile_door(body: str, env: dict[str, Any], pack: Callable[..., None], pref
     record: a ``pack(b, o, *prefix, *values)`` call builds one, about 100 ns); otherwise
     ``$params`` is ``*values`` and ``$args`` ``*prefix, *values``. ``env``'s names (and
     ``pack``, ``prefix``, ``p0``...) are the door's closure cells, ``sent`` its count
-    (:func:`door_cell`)."""
+    (:func:`door_cell`). ``$put`` / ``$put_view``: the record's write (:data:`_PUTS`); a
+    ``memo`` door copies a remembered record (``env``'s ``get`` and ``fill``), its values
+    the memory's key."""
     global _DOORS
-    n = door_arity(pack, prefix)
+    put, put_view = _PUTS[memo]
+    body = _expand(body, "ring_put", RING_PUT)
+    body = body.replace("$put_view", put_view).replace("$put", put)
+    n = None if memo else door_arity(pack, prefix)
     env = {**env, "pack": pack, "prefix": prefix}
     if n is None:
         params, args = "*values", "*prefix, *values" if prefix else "*values"

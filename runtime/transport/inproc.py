@@ -20,43 +20,13 @@ def door($params):
     nonlocal sent
     if get_ident() != t._live:
         t._enter()
-    w = ring._write
-    e = w + size
-    if e <= ring._end or e <= ring._refill(w):
-        pack(buf, w & mask, $args)
-        ring._write = e
-        seq = ring.emit_seq = ring.emit_seq + 1
-    else:
+    # base.RING_PUT: the record written in place; the lines below: its else: branch
+    $ring_put
         try:
             view = ring.reserve(size, None, t._timeout)
         except TransportShutdown as exc:
             t._died(exc)
-        pack(view, 0, $args)
-        seq = ring.commit()
-        e = ring._write
-$publish
-    sent += 1
-    return seq
-"""
-#: a remembered record: its bytes copied, not packed (``values`` is the memory's key)
-_MEMO_DOOR = """
-def door(*values):
-    nonlocal sent
-    if get_ident() != t._live:
-        t._enter()
-    w = ring._write
-    e = w + size
-    if e <= ring._end or e <= ring._refill(w):
-        pos = w & mask
-        buf[pos : pos + size] = get(values) or fill(values)
-        ring._write = e
-        seq = ring.emit_seq = ring.emit_seq + 1
-    else:
-        try:
-            view = ring.reserve(size, None, t._timeout)
-        except TransportShutdown as exc:
-            t._died(exc)
-        view[:] = get(values) or fill(values)
+        $put_view
         seq = ring.commit()
         e = ring._write
 $publish
@@ -208,8 +178,8 @@ class InprocTransport(Lifecycle):
         if memo:
             cache = remembered(size, pack, prefix, memo)
             env.update(get=cache.get, fill=cache.fill)
-            return compile_door(_MEMO_DOOR.replace("$publish", publish), env, pack, (),
-                                "inproc memo door")  # fmt: skip
+            return compile_door(_DOOR.replace("$publish", publish), env, pack, (),
+                                "inproc memo door", memo=True)  # fmt: skip
         return compile_door(_DOOR.replace("$publish", publish), env, pack, prefix, "inproc door")
 
     def submit(self, record: Record) -> int:

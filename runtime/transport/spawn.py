@@ -74,48 +74,11 @@ def door($params):
     try:
         if t.lost or t._closed:
             return t._after_close()
-        w = ring._write
-        e = w + size
-        if e <= ring._end or e <= ring._refill(w):
-            pack(buf, w & mask, $args)
-            ring._write = e
-            seq = ring.emit_seq = ring.emit_seq + 1
-        else:
+        # base.RING_PUT: the record written in place; the lines below: its else: branch
+        $ring_put
             try:
                 view = ring.reserve(size)
-                pack(view, 0, $args)
-                seq = ring.commit()
-            except _Latched:
-                return ring.emit_seq
-        if seq - ring._published >= every:
-            try:
-                ring.publish()
-            except _Latched:
-                return ring.emit_seq
-        sent += 1
-        return seq
-    finally:
-        release()
-"""
-#: a remembered record: its bytes copied, not packed (``values`` is the memory's key)
-_MEMO_DOOR = """
-def door(*values):
-    nonlocal sent
-    if not acquire(False):
-        raise SecondProducer("Transport.Producer")
-    try:
-        if t.lost or t._closed:
-            return t._after_close()
-        w = ring._write
-        e = w + size
-        if e <= ring._end or e <= ring._refill(w):
-            pos = w & mask
-            buf[pos : pos + size] = get(values) or fill(values)
-            ring._write = e
-            seq = ring.emit_seq = ring.emit_seq + 1
-        else:
-            try:
-                ring.reserve(size)[:] = get(values) or fill(values)
+                $put_view
                 seq = ring.commit()
             except _Latched:
                 return ring.emit_seq
@@ -358,7 +321,7 @@ class SpawnTransport:
         if memo:
             cache = remembered(size, pack, prefix, memo)
             env.update(get=cache.get, fill=cache.fill)
-            return compile_door(_MEMO_DOOR, env, pack, (), "spawn memo door")
+            return compile_door(_DOOR, env, pack, (), "spawn memo door", memo=True)
         return compile_door(_DOOR, env, pack, prefix, "spawn door")
 
     def submit(self, record: bytes | bytearray | memoryview) -> int:
