@@ -170,11 +170,13 @@ def _span_code(arity: int, finite: bool, packs: bool) -> Any:
 #: (``_toggle_code``); its names: ``block``, its ``buf`` and ``PIPE_LOG_LIMIT``
 _CHECKED_BODY = """\
     get, wanted, sl, stores, tok, bump = check
-    if get(buf) == wanted:
-        return None
-    if sl is not None:  # one (strided) slice: its one store
+    if sl is not None:  # one (strided) slice: compared and stored whole, no call
+        if buf[sl] == wanted:
+            return None
         buf[sl] = stores
     else:
+        if get(buf) == wanted:
+            return None
         for sl, b in stores:
             buf[sl] = b
     log = block.pipe_log
@@ -201,15 +203,21 @@ def _checked_code() -> Any:
 def _toggle_code(key: tuple) -> Any:
     """``toggle(arg)``: the setter ``key[0]`` with ``arg`` and the constants ``key[1:]``
     (``("SetCapability", True)``: glEnable) in one frame once its patch is remembered: the
-    memo's lookup, then the remembered patch applied inline (``_CHECKED_BODY``); the
+    memo's entry looked up by ``arg`` (``mine``: the entries the toggle took from the memo,
+    kept when the memo is cleared -- a patch depends on its arguments only), then the
+    remembered patch applied inline (``_CHECKED_BODY``); the
     setter itself (``general(arg)``) before that, the general apply for a patch of any
     other kind."""
     src = (
         "def toggle(arg):\n"
-        "    try:\n"
-        f"        row, patch, check = memo[({key[0]!r}, arg, *{key[1:]!r})]\n"
+        "    try:  # the memo's entries by ``arg`` alone (no key tuple built per call)\n"
+        "        row, patch, check = mine[arg]\n"
         "    except KeyError:\n"
-        "        return general(arg)\n"
+        "        out = general(arg)\n"
+        f"        entry = memo.get(({key[0]!r}, arg, *{key[1:]!r}))\n"
+        "        if entry is not None:\n"
+        "            mine[arg] = entry\n"
+        "        return out\n"
         "    if check is None:\n"
         "        return block._apply(row, patch)\n" + _CHECKED_BODY
     )
@@ -239,8 +247,8 @@ class RenderBlock:
 
     def _compiled(self, code: Any, name: str, **names: Any) -> Callable[..., Any]:
         """The function ``name`` of ``code`` over this block (``block``, ``buf``, ``memo``,
-        ``PIPE_LOG_LIMIT`` and ``names``)."""
-        ns = {"block": self, "buf": self._buf, "memo": self._memo,
+        ``PIPE_LOG_LIMIT``, ``mine``: a dict of the function's own, and ``names``)."""
+        ns = {"block": self, "buf": self._buf, "memo": self._memo, "mine": {},
               "PIPE_LOG_LIMIT": PIPE_LOG_LIMIT, **names}  # fmt: skip
         exec(code, ns)
         return ns[name]  # type: ignore[no-any-return]
