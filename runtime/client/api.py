@@ -22,7 +22,7 @@ import numpy as np
 
 from ..schema import layouts
 from ..schema import tables as _t
-from ..transport.base import Sink, Transport
+from ..transport.base import Sink, Transport, door_cell
 from ..transport.registry import DEFAULT_RING, TRANSPORTS, make_transport
 from ..wire.handle import NULL, Handle, default_framebuffer
 from ..wire.stage import StageSegment
@@ -139,7 +139,10 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
              "IndexResource.Slot", "IndexResource.Gen", "NumDraws"),
             ("Start", "Count", "IndexBias"), memo=DRAW_MEMO)  # fmt: skip
         self._restart_flag = _t.enum("MGPDrawFlagBit")["kDrawPrimitiveRestart"]
-        self.draws = 0
+        #: draws sent through the two draw doors count in the doors' own cells (no counter
+        #: per draw here); the other draw forms (draws.py) count here
+        self._draw_cells = (door_cell(self._draw_vbo), door_cell(self._draw_indexed))
+        self._draws_other = 0
         #: glEnable / glDisable: the render state's own (no frame of this class between)
         self.enable, self.disable = self.tr.rs.enable, self.tr.rs.disable
         #: glViewport / glScissor: the render state's span setters with this class's finite
@@ -153,6 +156,12 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
         self._draws_init()  # indirect and client-memory draws (draws.py)
 
     # -- counters -----------------------------------------------------------
+    @property
+    def draws(self) -> int:
+        """Draws sent (every form)."""
+        a, b = self._draw_cells
+        return a.cell_contents + b.cell_contents + self._draws_other
+
     @property
     def state(self) -> RenderState:
         return self.tr.rs
@@ -824,7 +833,6 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
         if tr.xfb is not None and tr.xfb.active:
             self._xfb_check(mode)
         self._draw_vbo(mode, instances, base_instance, rs.restart_index, 1, first, count)
-        self.draws += 1
         if tr.writable_points or tr.xfb is not None:  # no call on a draw that writes nothing
             self._after_draw(mode, count, instances)
 
@@ -867,7 +875,6 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
             flags = self._restart_flag
         self._draw_indexed(mode, index_size, flags, instances, base_instance, restart, ib[0],
                            ib[1], 1, offset // index_size, count, base_vertex)  # fmt: skip
-        self.draws += 1
         if tr.writable_points or tr.xfb is not None:  # no call on a draw that writes nothing
             self._after_draw(mode, count, instances)
 

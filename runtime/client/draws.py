@@ -233,7 +233,7 @@ class DrawsMixin:
         self._draw_indirect_vbo(mode, index_size, flags, 1, restart, ib[0], ib[1], 0xFFFFFFFF,
                                 0xFFFFFFFF, 0, buf.handle[0], buf.handle[1], NULL[0], NULL[1],
                                 offset, 0, stride, drawcount)  # fmt: skip
-        self.draws += 1
+        self._draws_other += 1
         if tr.buffer_bindings:  # the writable points' ranges join the pending set
             tr.note_gpu_writes(self.em.transport.emit_seq)
 
@@ -311,7 +311,7 @@ class DrawsMixin:
                    "MinIndex": first, "MaxIndex": max(first + count - 1, first),
                    "NumDraws": 1}  # fmt: skip
         self.em.emit("DrawVbo", payload, ([{"Start": first, "Count": count, "IndexBias": 0}],))
-        self.draws += 1
+        self._draws_other += 1
         if tr.buffer_bindings:
             tr.note_gpu_writes(self.em.transport.emit_seq)
 
@@ -366,7 +366,7 @@ class DrawsMixin:
             part = ranges[at : at + top]
             body = dict(payload, NumDraws=len(part))
             self.em.emit("DrawVbo", body, (part,) if host is None else (part, host))
-            self.draws += 1
+            self._draws_other += 1
         if self.tr.buffer_bindings:  # the writable points' ranges join the pending set
             self.tr.note_gpu_writes(self.em.transport.emit_seq)
 
