@@ -227,21 +227,24 @@ class RenderStateCsoCache:
             # SetDynamicState of the dirty chunks whose bytes moved since their last push: a
             # one-chunk mask (a viewport, a blend colour ...) is looked up, its chunk's
             # bytes the blob; any other gathered (:meth:`_gather_dynamic`)
-            one = self._dyn_one.get(dirty)
-            if one is not None and prev is not None:
+            try:
+                if prev is None:  # the first push: every chunk
+                    raise KeyError(dirty)
+                i, o, e = self._dyn_one[dirty]
+            except KeyError:
+                dirty, data = self._gather_dynamic(rs)
+            else:
                 rs.dyn_dirty = 0
-                i, o, e = one
                 data = rs._buf[o:e]
                 if data == prev[i]:
                     dirty = 0
                 else:
                     prev[i] = data
-            else:
-                dirty, data = self._gather_dynamic(rs)
             if dirty:
                 stage = self._stage  # stage_blob's room rule, inline
-                if stage.limit - stage.used < len(data) + 8:
-                    self._room(len(data))
+                n = len(data)
+                if stage.limit - stage.used < n + 8:
+                    self._room(n)
                 off, size, seg = stage.stage(data)
                 self._dyn_fast(dirty, v & rs._mask, off, size, seg)
                 self.stats.dynamic_pushes += 1

@@ -132,10 +132,11 @@ def _check(patch: tuple) -> tuple | None:
 
 
 @lru_cache(maxsize=None)
-def _span_code(arity: int, finite: bool, packs: bool) -> Any:
+def _span_code(arity: int, finite: bool, run: tuple | None) -> Any:
     """The code of a span setter of ``arity`` arguments (:meth:`RenderBlock._span`): the
-    finite check first where ``finite``, then the kit's pack / compare / store /
-    accounting where ``packs`` (else the member write alone)."""
+    finite check first where ``finite``, then, where the kit gives ``run`` (its offset,
+    end, chunk bit, bump group, repeat count and whether a suffix follows, compiled in as
+    constants), the pack / compare / store / accounting; else the member write alone."""
     a = ", ".join(f"a{i}" for i in range(arity))
     lines = [f"def put({a}):"]
     if finite:
@@ -146,22 +147,24 @@ def _span_code(arity: int, finite: bool, packs: bool) -> Any:
                   "        ok = False",
                   "    if not ok:",
                   f"        refuse({a})"]  # fmt: skip
-    if not packs:
+    if run is None:
         lines.append(f"    return general({a})")
-    else:
-        lines += ["    try:",
-                  f"        data = pack({a}) * repeat + suffix",
-                  "    except PACK_ERRORS:",
-                  f"        return general({a})",
-                  "    if buf[o:e] == data:",
-                  "        return None",
-                  "    mv[o:e] = data",
-                  "    block.dyn_dirty |= bit",
-                  "    if bump:",
-                  "        block.version_wide += 1",
-                  "        if bump == 3:",
-                  "            block.pipeline_version_wide += 1",
-                  "    return None"]  # fmt: skip
+        return compile("\n".join(lines) + "\n", f"<mgpipe span setter {arity}>", "exec")
+    o, e, bit, bump, repeat, suffixed = run
+    data = f"pack({a})" + (f" * {repeat}" if repeat != 1 else "") + (" + suffix" if suffixed else "")
+    lines += ["    try:",
+              f"        data = {data}",
+              "    except PACK_ERRORS:",
+              f"        return general({a})",
+              f"    if buf[{o}:{e}] == data:",
+              "        return None",
+              f"    mv[{o}:{e}] = data",
+              f"    block.dyn_dirty |= {bit}"]  # fmt: skip
+    if bump:
+        lines.append("    block.version_wide += 1")
+        if bump == 3:
+            lines.append("    block.pipeline_version_wide += 1")
+    lines.append("    return None")
     return compile("\n".join(lines) + "\n", f"<mgpipe span setter {arity}>", "exec")
 
 
@@ -382,16 +385,17 @@ class RenderBlock:
         if not kit:
             if refuse is None:
                 return general
-            o = e = bit = bump = pack = repeat = suffix = None
+            pack = suffix = run = None
             arity = general.__code__.co_argcount - 1  # a bound method's own arguments
         else:
             o, e, bit, bump, pack, repeat, suffix = kit
             fmt = pack.__self__  # the kit's struct.Struct: one argument per value
             arity = len(fmt.unpack(bytes(fmt.size)))
-        ns = {"general": general, "refuse": refuse, "pack": pack, "repeat": repeat,
-              "suffix": suffix, "buf": self._buf, "mv": self._mv, "o": o, "e": e, "bit": bit,
-              "bump": bump, "block": self, "PACK_ERRORS": PACK_ERRORS}  # fmt: skip
-        exec(_span_code(arity, refuse is not None, bool(kit)), ns)
+            run = (o, e, bit, bump, repeat, bool(suffix))
+        ns = {"general": general, "refuse": refuse, "pack": pack, "suffix": suffix,
+              "buf": self._buf, "mv": self._mv, "block": self,
+              "PACK_ERRORS": PACK_ERRORS}  # fmt: skip
+        exec(_span_code(arity, refuse is not None, run), ns)
         return ns["put"]  # type: ignore[no-any-return]
 
     def _put_scalars(self, kit: tuple, values: tuple) -> bool:
