@@ -12,6 +12,7 @@ from mgpipe.runtime.backends.recorder import Recorder
 from mgpipe.runtime.client.api import GL_TRIANGLES, Client
 from mgpipe.runtime.errors import SecondProducer
 from mgpipe.runtime.harness.measure import calls_per_draw
+from mgpipe.runtime.harness.runner import run_scene
 from mgpipe.runtime.schema import tables as t
 from mgpipe.runtime.server.applier import Applier
 from mgpipe.runtime.transport.doorbell import Doorbell
@@ -192,3 +193,20 @@ def test_draw_path_benchmark_runs_and_reports_every_scene() -> None:
         for transport in ("monolith", "inproc"):
             assert any(line.split()[:2] == [scene, transport] for line in out.stdout.splitlines())
     assert "whole-block control" in out.stdout
+
+
+def test_draws_count_through_draw_doors_their_caller_wrapped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Client.draws reads the draw doors' own count cells (no counter per draw): a caller
+    that wraps the doors the emitter hands out (an instrumenting or fuzzing layer) still
+    gets every draw counted, once."""
+    from mgpipe.runtime.client.emitter import Emitter
+
+    real = Emitter.fast
+
+    def wrapping(self: Emitter, *a: object, **k: object) -> object:
+        door = real(self, *a, **k)
+        return lambda *values: door(*values)
+
+    monkeypatch.setattr(Emitter, "fast", wrapping)
+    res = run_scene("blend-toggle", "recorder", "monolith", 10)
+    assert res.draws == 20

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..schema import layouts
 from ..schema import tables as _t
-from ..transport.base import Sink, Transport, door_cell
+from ..transport.base import Sink, Transport
 from ..transport.registry import DEFAULT_RING, TRANSPORTS, make_transport
 from ..wire.handle import NULL, Handle, default_framebuffer
 from ..wire.stage import StageSegment
@@ -132,16 +132,18 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
             "DrawVbo",
             ("Mode", "InstanceCount", "StartInstance", "RestartIndex", "NumDraws"),
             ("Start", "Count"), memo=DRAW_MEMO)  # fmt: skip
+        vbo_cell = self.em.last_cell
         #: the indexed form also carries Flags (kDrawPrimitiveRestart)
         self._draw_indexed = self.em.fast(
             "DrawVbo",
             ("Mode", "IndexSize", "Flags", "InstanceCount", "StartInstance", "RestartIndex",
              "IndexResource.Slot", "IndexResource.Gen", "NumDraws"),
             ("Start", "Count", "IndexBias"), memo=DRAW_MEMO)  # fmt: skip
+        indexed_cell = self.em.last_cell
         self._restart_flag = _t.enum("MGPDrawFlagBit")["kDrawPrimitiveRestart"]
         #: draws sent through the two draw doors count in the doors' own cells (no counter
         #: per draw here); the other draw forms (draws.py) count here
-        self._draw_cells = (door_cell(self._draw_vbo), door_cell(self._draw_indexed))
+        self._draw_cells = (vbo_cell, indexed_cell)
         self._draws_other = 0
         #: glEnable / glDisable: the render state's own (no frame of this class between)
         self.enable, self.disable = self.tr.rs.enable, self.tr.rs.disable

@@ -143,6 +143,12 @@ class Emitter:
         emit.direct = pk.direct is not None  # type: ignore[attr-defined]
         return emit
 
+    @property
+    def last_cell(self) -> CellType:
+        """The record-count cell of the door :meth:`fast` made last (the door's own: a
+        caller that wraps the door it was given still counts in it)."""
+        return self._cells[-1]
+
     def emit(
         self, call: str, payload: dict[str, Any] | None = None, tails: tuple = (),
         blob: bytes | None = None, *, wait: bool = True,
