@@ -16,10 +16,10 @@ from mgpipe.runtime.harness import lean
 #: per scene: (records per draw, wire bytes per draw, Python calls per draw on the client,
 #: the most it may take): measured at the commit that added this test, since the compiled
 #: toggles and span setters and the dynamic push in validate's frame 11.5 -> 10.5 and
-#: 21.0 -> 15.0
+#: 21.0 -> 14.0
 SHAPE = {
     "blend-toggle": (2.0, 104.0, 10.5),
-    "viewport-churn": (2.0, 120.0, 15.0),
+    "viewport-churn": (2.0, 120.0, 14.0),
 }
 CALLS_BOUND = 25.0  # issue 20: calls per draw <= 25 on both scenes
 
