@@ -106,32 +106,15 @@ class Pipe:
         return exc.value.reason
 
 
-def _calls(apply: Callable[[Any], Any], record: Any, n: int) -> int:
+def _events(hook: str, apply: Callable[[Any], Any], record: Any, n: int) -> int:
+    """Interpreter events while ``apply(record)`` runs ``n`` times: ``"profile"`` counts
+    Python calls (``call`` + ``c_call``), ``"trace"`` bytecode instructions."""
     count = 0
 
     def profile(frame: Any, event: str, arg: Any) -> None:
         nonlocal count
         if event == "call" or event == "c_call":
             count += 1
-
-    sys.setprofile(profile)
-    try:
-        for _ in range(n):
-            apply(record)
-    finally:
-        sys.setprofile(None)
-    return count
-
-
-def calls_per_record(pipe: Pipe, call: str) -> float:
-    record = pipe.steady(call)
-    apply = pipe.applier.apply
-    apply(record)  # compile the handler first
-    return (_calls(apply, record, 40) - _calls(apply, record, 10)) / 30
-
-
-def _opcodes(apply: Callable[[Any], Any], record: Any, n: int) -> int:
-    count = 0
 
     def trace(frame: Any, event: str, arg: Any) -> Any:
         nonlocal count
@@ -140,13 +123,24 @@ def _opcodes(apply: Callable[[Any], Any], record: Any, n: int) -> int:
             count += 1
         return trace
 
-    sys.settrace(trace)
+    if hook == "profile":
+        sys.setprofile(profile)
+    else:
+        sys.settrace(trace)
     try:
         for _ in range(n):
             apply(record)
     finally:
+        sys.setprofile(None)
         sys.settrace(None)
     return count
+
+
+def calls_per_record(pipe: Pipe, call: str) -> float:
+    record = pipe.steady(call)
+    apply = pipe.applier.apply
+    apply(record)  # compile the handler first
+    return (_events("profile", apply, record, 40) - _events("profile", apply, record, 10)) / 30
 
 
 def opcodes_per_record(pipe: Pipe, call: str) -> float:
@@ -154,7 +148,7 @@ def opcodes_per_record(pipe: Pipe, call: str) -> float:
     apply = pipe.applier.apply
     apply(record)  # compile the handler first
     apply(record)  # and remember what is remembered
-    return (_opcodes(apply, record, 40) - _opcodes(apply, record, 10)) / 30
+    return (_events("trace", apply, record, 40) - _events("trace", apply, record, 10)) / 30
 
 
 # -- calls and instructions per applied record -------------------------------------------
