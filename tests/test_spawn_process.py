@@ -273,7 +273,8 @@ def test_the_spawn_door_takes_values_by_position_and_reads_tail_past_its_end() -
     a steady scene's doors look at the server's ``tail`` about once a lap, not per record
     (the control for both is tests/test_transport.py's, on the same Ring and compile_door)."""
     import dis
-    import struct
+
+    from test_transport import _struct_packer  # a tables-headed record, one struct call
 
     from mgpipe.runtime.client.api import Client
     from mgpipe.runtime.harness.runner import STAGE_CAPACITY
@@ -281,7 +282,7 @@ def test_the_spawn_door_takes_values_by_position_and_reads_tail_past_its_end() -
     from mgpipe.runtime.transport.spawn import SpawnTransport
 
     t = SpawnTransport("recorder", stage_capacity=STAGE_CAPACITY, config={"summary": []})
-    door = t.door(16, struct.Struct("<HHI2I").pack_into, (3, 0, 16))
+    door = t.door(*_struct_packer())
     assert not any(i.opname == "CALL_FUNCTION_EX" for i in dis.get_instructions(door))
     looks, real = [0], t.ring._refill
 

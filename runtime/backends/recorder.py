@@ -203,7 +203,7 @@ class Recorder:
         """Records captured, by call (a copy, brought up to date from the captured records'
         opcodes when read: nothing is counted while a scene runs)."""
         if self._loaded is not None:
-            return self._loaded[1]
+            return _Tally(self._loaded[1])
         raws, counts = self.raw, self._counts
         if self._counted < len(raws):
             hdr, at, name = _op_reader()

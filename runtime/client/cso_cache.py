@@ -98,6 +98,21 @@ class _Cso:
         self.dead = False
 
 
+def gather_chunks(block: bytearray, dirty: int, prev: list, chunks: tuple) -> tuple[int, bytes]:
+    """(mask, blob) of the ``dirty`` chunks (``(offset, end, bit)`` each) of ``block`` whose
+    bytes differ from ``prev`` (their bytes last pushed, by index: updated here), in chunk
+    order; (0, b"") when none moved."""
+    mask, parts = 0, []
+    for i, (o, e, bit) in enumerate(chunks):
+        if dirty & bit:
+            chunk = block[o:e]
+            if chunk != prev[i]:
+                prev[i] = chunk
+                mask |= bit
+                parts.append(chunk)
+    return mask, b"".join(parts)
+
+
 class RenderStateCsoCache:
     def __init__(
         self,
@@ -352,16 +367,7 @@ class RenderStateCsoCache:
         if prev is None:
             dirty = self._dyn_all
             prev = self._pushed_dyn = [b""] * len(self._dyn_chunks)
-        block = rs._buf
-        mask, parts = 0, []
-        for i, (o, e, bit) in enumerate(self._dyn_chunks):
-            if dirty & bit:
-                chunk = block[o:e]
-                if chunk != prev[i]:
-                    prev[i] = chunk
-                    mask |= bit
-                    parts.append(chunk)
-        return mask, b"".join(parts)
+        return gather_chunks(rs._buf, dirty, prev, self._dyn_chunks)
 
     # -- teardown -----------------------------------------------------------
     def release_all(self) -> None:

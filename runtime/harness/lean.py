@@ -38,6 +38,7 @@ import xxhash
 
 from ..budgets import budgets
 from ..client.api import _DRAW_MODES, _U32, Client
+from ..client.cso_cache import gather_chunks
 from ..client.render_block import BUMP, PIPE_LOG_LIMIT
 from ..client.setter_rows import KITS
 from ..errors import HandleRefused, ProtocolCorruption
@@ -308,18 +309,10 @@ class LeanClient:
                 return
             prev[i] = data
             mask = dirty
-        else:
-            mask, parts = 0, []
-            for i, (o, e, bit) in enumerate(self.dyn_chunks):
-                if dirty & bit:
-                    chunk = buf[o:e]
-                    if chunk != prev[i]:
-                        prev[i] = chunk
-                        mask |= bit
-                        parts.append(chunk)
+        else:  # several chunks (never in these loops): the project's gather
+            mask, data = gather_chunks(buf, dirty, prev, self.dyn_chunks)
             if not mask:
                 return
-            data = b"".join(parts)
         stage = self.stage
         if stage.limit - stage.used < len(data) + 8:
             self._room(len(data))

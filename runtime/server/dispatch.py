@@ -38,11 +38,10 @@ from functools import lru_cache
 from types import CodeType
 
 from ..schema.layouts import path_name
-from ..schema.kinds import resource_kinds
+from ..schema.kinds import reissue_kinds, resource_kinds
 from ..wire.compiled import _HOST_SPAN, decoder_source
 from ..wire.records import layout
 from ..wire.spec import TailSpec, call_spec
-from ..schema.kinds import reissue_kinds
 from .apply_state import PREPARE, PREPARE_SOURCE, PUSH, PUSH_MEMO, PUSH_SOURCE
 from .handle_fields import KIND_FROM_RECORD, RESOURCE, Site, implicit_kinds, role, sites, table_of
 
@@ -412,14 +411,14 @@ def _row_memo_rule(call: str, use_sites: list[Site]) -> Site | None:
     repeats from what depends on the object alone (the rest it reads from the record), has
     no ``PREPARE``, no blob and no tail, and is not a context-state call (whose payload is
     kept); its one site is a handle of the payload that is never null (a null is refused:
-    it is never remembered) and not the default framebuffer."""
+    it is never remembered) and of no implicit kind (the default framebuffer's among them)."""
     spec = call_spec(call)
     if (MEMO_LIMIT <= 0 or call not in PUSH_MEMO or call not in PUSH_SOURCE or call in PREPARE
             or spec.cls == STATE_CLASS or spec.blob_paths or spec.tails or len(use_sites) != 1):  # fmt: skip
         return None
     site = use_sites[0]
     if (site.tail is not None or site.nullable or len(site.paths) != 1
-            or site.kind in implicit_kinds() or site.kind in ("Framebuffer", KIND_FROM_RECORD)):  # fmt: skip
+            or site.kind in implicit_kinds() or site.kind == KIND_FROM_RECORD):  # fmt: skip
         return None
     refs = _payload_refs(spec.payload)
     head = ".".join(str(k) for k in site.paths[0])
