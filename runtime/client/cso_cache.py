@@ -241,15 +241,18 @@ class RenderStateCsoCache:
         if (dirty and v != self._last_v) or prev is None:
             # SetDynamicState of the dirty chunks whose bytes moved since their last push: a
             # one-chunk mask (a viewport, a blend colour ...) is looked up, its chunk's
-            # bytes the blob; any other gathered (:meth:`_gather_dynamic`)
+            # bytes the blob; any other gathered (:func:`gather_chunks`)
+            rs.dyn_dirty = 0
             try:
                 if prev is None:  # the first push: every chunk
                     raise KeyError(dirty)
                 i, o, e = self._dyn_one[dirty]
-            except KeyError:
-                dirty, data = self._gather_dynamic(rs)
+            except KeyError:  # several chunks (or the first push), gathered
+                if prev is None:
+                    dirty = self._dyn_all
+                    prev = self._pushed_dyn = [b""] * len(self._dyn_chunks)
+                dirty, data = gather_chunks(rs._buf, dirty, prev, self._dyn_chunks)
             else:
-                rs.dyn_dirty = 0
                 data = rs._buf[o:e]
                 if data == prev[i]:
                     dirty = 0
@@ -356,18 +359,6 @@ class RenderStateCsoCache:
         off, size, seg = self._stage_blob(b"")
         self._dyn_fast(0, rs.version_wide & rs._mask, off, size, seg)
         self.stats.dynamic_pushes += 1
-
-    def _gather_dynamic(self, rs: RenderState) -> tuple[int, bytes]:
-        """(chunk mask, blob) of the dirty chunks whose bytes moved since their last push
-        (every chunk at the first push), the pushed bytes remembered; (0, b"") when none
-        moved."""
-        prev = self._pushed_dyn
-        dirty = rs.dyn_dirty
-        rs.dyn_dirty = 0
-        if prev is None:
-            dirty = self._dyn_all
-            prev = self._pushed_dyn = [b""] * len(self._dyn_chunks)
-        return gather_chunks(rs._buf, dirty, prev, self._dyn_chunks)
 
     # -- teardown -----------------------------------------------------------
     def release_all(self) -> None:
