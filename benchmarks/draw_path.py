@@ -98,16 +98,26 @@ def floors(n: int, repeat: int,
 def print_floors(n: int, repeat: int, transports: tuple[str, ...] = lean.TRANSPORTS) -> None:
     check_identity(max(n // 10, 20))
     floor = lean.floor_us()
+    ring = lean.ring_floor_us()
     print(f"20-call floor: {floor:.3f} us (20 calls of an empty function, this process)")
+    print(f"ring hand-off floor: {ring:.3f} us per draw = {ring / floor:.1f}x the 20-call floor "
+          "(two records written and drained, nothing checked: lean.ring_floor_us)")  # fmt: skip
     print(f"{'scene':<15} {'transport':<9} {'side':<6} {'project':>8} {'lean':>7} "
           f"{'x lean':>7} {'x floor':>8} {'lean x':>7} {'bound':>6}")  # fmt: skip
     print(f"{'':<15} {'':<9} {'':<6} {'us/draw':>8} {'us/draw':>7} {'<=1.5':>7} "
           f"{'project':>8} {'floor':>7} {'floor':>6}")  # fmt: skip
-    for scene, transport, side, p, q, r in floors(n, repeat, transports):
+    rows = floors(n, repeat, transports)
+    for scene, transport, side, p, q, r in rows:
         bound = FLOOR_BOUND[side]
         ok = "ok" if r <= LEAN_BOUND and p / floor <= bound else "OVER"
         print(f"{scene:<15} {transport:<9} {side:<6} {p:>8.2f} {q:>7.2f} {r:>6.2f}x "
               f"{p / floor:>7.1f}x {q / floor:>6.1f}x {bound:>5.0f}x {ok}")  # fmt: skip
+    for scene, transport, side, _, q, _ in rows:  # what a ring row cannot go below
+        if transport == "monolith" and side == "client":
+            print(f"{scene}: inproc's client (both threads in this process) >= lean monolith "
+                  f"client + ring hand-off"
+                  f" = {q + ring:.2f} us = {(q + ring) / floor:.1f}x the floor "
+                  f"(bound {FLOOR_BOUND['client']:.0f}x)")  # fmt: skip
     print(f"{'per draw (monolith)':<24} {'calls':>7} {'lean':>6} {'opcodes':>8} {'lean':>6} "
           f"{'ratio':>6}")  # fmt: skip
     for scene, (_, _, per) in lean.LOOPS.items():

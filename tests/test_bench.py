@@ -178,15 +178,15 @@ def test_planted_slow_a_goes_red_in_a_real_run(tmp_path: Path):
     import time
 
     def spin(c) -> None:
-        validate = c.tr.cso.validate  # runs before every draw
+        draw = c.draw_arrays  # every draw of the workload
 
-        def slow(rs) -> None:
+        def slow(*args, **kwargs) -> None:
             end = time.thread_time_ns() + 3_000_000
             while time.thread_time_ns() < end:
                 pass
-            validate(rs)
+            draw(*args, **kwargs)
 
-        c.tr.cso.validate = slow
+        c.draw_arrays = slow
 
     sizes = {"BlendToggle": Sizes(16, 3, 1)}
     honest, _ = run(

@@ -31,6 +31,8 @@ from .answers import AnswersMixin
 from .compute import ComputeCalls
 from .draws import DrawsMixin
 from .emitter import Emitter
+from .cso_cache import RenderStateCsoCache
+from .inline import inline_call
 from .gl_errors import (DRAW_MODE_VALUES as _DRAW_MODES, ClientError, count_arg, draw_mode,
                         enum_arg, live, number_args, reflection_record)
 from .reverse import link_for
@@ -822,19 +824,13 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
             self._draw_args("draw_arrays", mode, first, count, instances, base_instance)
         if self._client_arrays:  # client vertex arrays: their bytes ship first (draws.py)
             return self._draw_client(mode, first, count, instances, base_instance)
-        tr = self.tr
         if self._persistent:  # live persistent maps push their blocks at validate (§12)
             self.push_persistent()
-        rs, cso = tr.rs, tr.cso
-        if tr.gen != tr.draw_gen or tr.textures_pending:
-            tr.validate("DrawVbo")
-        elif rs.version_wide != cso.quiet_version:
-            cso.validate(rs)  # no binding moved since the last draw: the render state did
-        else:  # nothing moved at all: validate's rule-1 answer, without the call
-            cso.stats.reuses += 1
+        self._validate_draw()  # inlined (the end of this module)
+        tr = self.tr
         if tr.xfb is not None and tr.xfb.active:
             self._xfb_check(mode)
-        self._draw_vbo(mode, instances, base_instance, rs.restart_index, 1, first, count)
+        self._draw_vbo(mode, instances, base_instance, tr.rs.restart_index, 1, first, count)
         if tr.writable_points or tr.xfb is not None:  # no call on a draw that writes nothing
             self._after_draw(mode, count, instances)
 
@@ -863,10 +859,7 @@ class Client(AnswersMixin, ComputeCalls, DrawsMixin):
             raise ValueError(f"index offset {offset} is not a multiple of {index_size}")
         if self._persistent:
             self.push_persistent()
-        if tr.gen != tr.draw_gen or tr.textures_pending:
-            tr.validate("DrawVbo")
-        else:
-            tr.cso.validate(tr.rs)
+        self._validate_draw()  # inlined (the end of this module)
         if tr.xfb is not None and tr.xfb.active:
             self._xfb_check(mode)
         ib = tr.index_buffer.handle
@@ -1108,3 +1101,13 @@ def _sampler_bytes(params: Mapping[str, Any]) -> bytes:
     for k, v in {**_SAMPLER_DEFAULTS, **params}.items():  # a name reads through its enum
         rec[k] = _t.enum(_sampler_member(k)["type"])[v] if isinstance(v, str) else v
     return rec.tobytes()
+
+
+#: the direct draws with the draw's validate -- its gate, the CSO cache's validate and the
+#: stage copy of the dynamic push -- in their own frame (the steady-state draw's calls
+#: saved: :mod:`.inline`; each stays written once, in draws.py, cso_cache.py, stage.py)
+_VALIDATE_INLINE = (("cso.validate(rs)", RenderStateCsoCache, "validate",
+                     (("off, size, seg = stage.stage(data)", StageSegment, "stage"),)),)  # fmt: skip
+for _name in ("draw_arrays", "draw_elements"):
+    setattr(Client, _name, inline_call(getattr(Client, _name), "self._validate_draw()", Client,
+                                       "_validate_draw", inner=_VALIDATE_INLINE))  # fmt: skip

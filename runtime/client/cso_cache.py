@@ -114,6 +114,16 @@ def gather_chunks(block: bytearray, dirty: int, prev: list, chunks: tuple) -> tu
 
 
 class RenderStateCsoCache:
+    #: slots: the draws run :meth:`validate`'s body inline for this class (api.py), so a
+    #: ``validate`` set on one instance would never be called -- it is refused instead
+    __slots__ = (
+        "_after_bind", "_alloc", "_bind_fast", "_bound", "_create_fast", "_delete_fast",
+        "_dyn_all", "_dyn_chunks", "_dyn_fast", "_dyn_one", "_emit", "_kind", "_last_pv",
+        "_last_v", "_lru", "_map", "_mask_all", "_pipe_chunks", "_pushed_dyn", "_room",
+        "_rule2", "_stage", "_stage_blob", "_transitions", "_whole_block", "bound",
+        "capacity", "quiet_version", "stats",
+    )  # fmt: skip
+
     def __init__(
         self,
         emitter: CsoEmitter,

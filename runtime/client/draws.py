@@ -109,13 +109,18 @@ class DrawsMixin:
         self.vertex_bytes_shipped = 0
 
     def _validate_draw(self) -> None:
-        """The draw's validate, gated as the direct draws gate it: the whole push only when
-        a binding moved since the last draw, else the render state's CSO check."""
+        """Every draw's validate: the whole push only when a binding moved since the last
+        draw, else the render state's CSO check, and not even that call when nothing moved
+        (validate's rule-1 answer, counted here). The direct draws run this body, and
+        validate's, in their own frame (api.py: :func:`~.inline.inline_call`)."""
         tr = self.tr
+        rs, cso = tr.rs, tr.cso
         if tr.gen != tr.draw_gen or tr.textures_pending:
             tr.validate("DrawVbo")
+        elif rs.version_wide != cso.quiet_version:
+            cso.validate(rs)
         else:
-            tr.cso.validate(tr.rs)
+            cso.stats.reuses += 1
 
     # -- the client's copy of a buffer's bytes ---------------------------------------
     @staticmethod

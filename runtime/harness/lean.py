@@ -62,6 +62,7 @@ __all__ = [
     "calls_per_draw",
     "opcodes_per_draw",
     "floor_us",
+    "ring_floor_us",
     "equal_streams",
 ]
 
@@ -672,6 +673,59 @@ def floor_us(calls: int = 20, n: int = 100_000, repeat: int = 5) -> float:
         t0 = time.process_time_ns()
         ns["loop"](n)
         us = (time.process_time_ns() - t0) / n / 1e3
+        best = us if best is None else min(best, us)
+    assert best is not None
+    return best
+
+
+def ring_floor_us(n: int = 100_000, repeat: int = 5, batch: int = 256) -> float:
+    """Microseconds per draw of the least a ring transport adds to a draw of these loops
+    (best of ``repeat``): its two records -- a BindRenderState packed by the tables' packer,
+    a remembered DrawVbo's bytes copied -- written into a ring buffer with the write cursor
+    moved, then drained in the same thread (each header read, a view of the record handed
+    to a sink that does nothing), ``batch`` draws at a time. Nothing is checked, nothing
+    published or parked, no second thread: no ring transport does less per draw, so the
+    lean client plus this is a floor for the inproc and spawn rows."""
+    bind = packer("BindRenderState", ("Cso.Slot", "Cso.Gen", "Version", "PipelineVersion"))
+    draw_pk = packer("DrawVbo", ("Mode", "IndexSize", "InstanceCount", "StartInstance",
+                                 "RestartIndex", "IndexResource.Slot", "IndexResource.Gen",
+                                 "NumDraws"), ("Start", "Count", "IndexBias"))  # fmt: skip
+    if bind.direct is None or draw_pk.direct is None:
+        raise _t.TablesError("ring floor: the packers are not in memory order")
+    draw = bytearray(draw_pk.size)
+    draw_pk.direct(draw, 0, *draw_pk.prefix, 4, 0, 1, 0, 0, 0, 0, 1, 0, 3, 0)
+    record = bytes(draw)
+    hdr = layout("MGPWireRecHeader")
+    size_i = [f.path for f in hdr.flat].index("Size")
+    src = (
+        "def loop(rounds):\n"
+        "    for _ in range(rounds):\n"
+        "        w = 0\n"
+        "        for v in range(batch):\n"
+        "            pack(buf, w, *prefix, 1, 1, v, v)\n"
+        "            w += bsize\n"
+        "            buf[w : w + dsize] = record\n"
+        "            w += dsize\n"
+        "        r = 0\n"
+        "        while r < w:\n"
+        "            size = unpack(buf, r)[size_i]\n"
+        "            sink(ro[r : r + size])\n"
+        "            r += size\n"
+    )
+    buf = bytearray((bind.size + len(record)) * batch)
+    ns: dict[str, Any] = {
+        "pack": bind.direct, "prefix": bind.prefix, "bsize": bind.size, "record": record,
+        "dsize": len(record), "batch": batch, "buf": buf, "ro": memoryview(buf).toreadonly(),
+        "unpack": struct.Struct("<" + hdr.fmt).unpack_from, "size_i": size_i,
+        "sink": lambda view: None,
+    }  # fmt: skip
+    exec(compile(src, "<lean ring floor>", "exec"), ns)  # noqa: S102 - our own loop
+    rounds = max(n // batch, 1)
+    best = None
+    for _ in range(repeat):
+        t0 = time.process_time_ns()
+        ns["loop"](rounds)
+        us = (time.process_time_ns() - t0) / (rounds * batch) / 1e3
         best = us if best is None else min(best, us)
     assert best is not None
     return best

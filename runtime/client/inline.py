@@ -1,0 +1,201 @@
+"""Inline a method's body at one call site of another (the draws' validate, issue 20).
+
+A CPython call costs a frame: on the steady-state draw, ``cso.validate(rs)`` is about a
+tenth of the client's time. :func:`inline_call` builds a copy of a host function whose
+statement ``obj.method(arg, ...)`` is replaced by the callee's own body -- read from its
+source, so the callee stays the one place its logic is written -- behind a guard that
+the object is of the class the body was read from (any other object, such as a bench
+strategy standing where the cache stands, takes the call as written):
+
+    if obj.__class__ is <class>:
+        <the callee's body, ``self`` renamed to obj, its parameters to the arguments,
+         its own locals prefixed so they cannot meet the host's>
+    else:
+        obj.method(arg, ...)
+
+What the callee may be: a plain function whose statements return nothing (no ``return``,
+``yield``, ``global``, ``nonlocal``, nested function, class or ``super()``), called with
+plain names as its arguments; its module's globals are reached under prefixed names
+added to the host's module. Anything else is :class:`InlineError` at import, never a
+different program. The copy's source (``ast.unparse``) is in ``linecache`` under its
+own file name, so a traceback through it shows its lines.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import linecache
+import textwrap
+from collections.abc import Callable
+from types import FunctionType
+from typing import Any
+
+__all__ = ["InlineError", "inline_call"]
+
+_FORBIDDEN = (ast.Return, ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal,
+              ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)  # fmt: skip
+
+
+class InlineError(RuntimeError):
+    """The callee or its call site is not of the shape :func:`inline_call` inlines."""
+
+
+def _function_ast(fn: Callable[..., Any]) -> ast.FunctionDef:
+    try:
+        src = textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError) as exc:
+        raise InlineError(f"{fn.__qualname__}: no source to inline ({exc})") from None
+    node = ast.parse(src).body[0]
+    if not isinstance(node, ast.FunctionDef):
+        raise InlineError(f"{fn.__qualname__}: not a plain function")
+    return node
+
+
+def _is_site(stmt: ast.stmt, site: str) -> bool:
+    return isinstance(stmt, (ast.Expr, ast.Assign)) and ast.unparse(stmt) == site
+
+
+class _Rename(ast.NodeTransformer):
+    def __init__(self, names: dict[str, str]) -> None:
+        self.names = names
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:  # noqa: N802 (ast's visitor name)
+        new = self.names.get(node.id)
+        return ast.copy_location(ast.Name(new, node.ctx), node) if new else node
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> ast.AST:  # noqa: N802
+        if node.name in self.names:
+            node.name = self.names[node.name]
+        self.generic_visit(node)
+        return node
+
+
+def _body(callee: FunctionType, call: ast.Call, host_names: set[str], prefix: str,
+          inner: tuple) -> tuple[list[ast.stmt], ast.expr | None, dict[str, Any]]:  # fmt: skip
+    """The callee's statements renamed for the site ``call`` (its ``inner`` sites inlined
+    first), the value of its final ``return`` (None: it has none), and the globals they
+    need (by their new names)."""
+    node = _function_ast(callee)
+    what = callee.__qualname__
+    a = node.args
+    if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
+        raise InlineError(f"{what}: only plain positional parameters inline")
+    params = [p.arg for p in a.args]
+    args = [call.func.value, *call.args]  # type: ignore[attr-defined]
+    if call.keywords or len(args) != len(params) or not all(isinstance(x, ast.Name) for x in args):
+        raise InlineError(f"{what}: the call must pass plain names, one per parameter")
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # the docstring
+    result = None
+    if body and isinstance(body[-1], ast.Return):  # a final return: the site's value
+        result, body = body[-1].value or ast.Constant(None), body[:-1]
+    needed: dict[str, Any] = {}
+    for site, cls, method, *deeper in inner:  # (site, cls, method[, its own inner sites])
+        needed.update(_splice(body, site, cls, method, callee.__globals__, *deeper))
+    stores: set[str] = set()
+    loads: set[str] = set()
+    for sub in (n for stmt in [*body, ast.Expr(result or ast.Constant(None))] for n in ast.walk(stmt)):
+        if isinstance(sub, _FORBIDDEN):
+            raise InlineError(f"{what}: {type(sub).__name__} at line {sub.lineno} "
+                              "does not inline")  # fmt: skip
+        if isinstance(sub, ast.Name):
+            (stores if isinstance(sub.ctx, ast.Store) else loads).add(sub.id)
+            if sub.id == "super":
+                raise InlineError(f"{what}: super() does not inline")
+        elif isinstance(sub, ast.ExceptHandler) and sub.name:
+            stores.add(sub.name)
+    names = {p: x.id for p, x in zip(params, args)}  # type: ignore[attr-defined]
+    first: list[ast.stmt] = []
+    for p in params:
+        if p in stores:  # a parameter it assigns: a local of its own, bound to the argument
+            first.append(ast.parse(f"{prefix}{p} = {names[p]}").body[0])
+    names.update((n, f"{prefix}{n}") for n in stores)
+    for n in sorted(loads - stores - set(params)):
+        if n in needed:
+            continue  # an inner site's own global (already renamed)
+        if n in callee.__globals__:
+            names[n] = f"{prefix}{n}"
+            needed[names[n]] = callee.__globals__[n]
+        elif not hasattr(builtins, n):
+            raise InlineError(f"{what}: the name {n!r} is not defined")
+    renamed = {v for k, v in names.items() if k not in params or k in stores}
+    clash = renamed & host_names
+    if clash:
+        raise InlineError(f"{what}: its renamed names {sorted(clash)} meet the host's")
+    ren = _Rename(names)
+    return first + [ren.visit(s) for s in body], result and ren.visit(result), needed
+
+
+def _splice(stmts_root: list[ast.stmt], site: str, cls: type, method: str,
+            g: dict[str, Any], inner: tuple = ()) -> dict[str, Any]:  # fmt: skip
+    """Replace the one statement ``site`` under ``stmts_root`` with the guarded inline
+    body of ``cls.method`` (see the module docstring); the globals it needs."""
+    found: list[tuple[list[ast.stmt], int]] = []
+    for root in stmts_root:
+        for parent in ast.walk(root):
+            for field in ("body", "orelse", "finalbody"):
+                stmts = getattr(parent, field, None)
+                if isinstance(stmts, list):
+                    found += [(stmts, i) for i, s in enumerate(stmts)
+                              if isinstance(s, ast.stmt) and _is_site(s, site)]  # fmt: skip
+    found += [(stmts_root, i) for i, s in enumerate(stmts_root) if _is_site(s, site)]
+    if len(found) != 1:
+        raise InlineError(f"{len(found)} statements {site!r} (one expected)")
+    stmts, i = found[0]
+    stmt = stmts[i]
+    call = stmt.value  # type: ignore[attr-defined]
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+            and call.func.attr == method and isinstance(call.func.value, ast.Name)):  # fmt: skip
+        raise InlineError(f"{site!r} is not obj.{method}(...)")
+    host_names = {n.id for root in stmts_root for n in ast.walk(root) if isinstance(n, ast.Name)}
+    prefix = f"_{method.lstrip('_')}_"
+    body, result, needed = _body(getattr(cls, method), call, host_names, prefix, inner)
+    if isinstance(stmt, ast.Assign):
+        if result is None:
+            raise InlineError(f"{site!r}: {cls.__qualname__}.{method} returns nothing at its end")
+        body.append(ast.Assign(stmt.targets, result))
+    cls_name = f"{prefix}class"
+    if g.get(cls_name, cls) is not cls:
+        raise InlineError(f"the name {cls_name!r} is taken")
+    needed[cls_name] = cls
+    guard = ast.parse(f"if {call.func.value.id}.__class__ is {cls_name}:\n    pass\n"
+                      "else:\n    pass").body[0]  # fmt: skip
+    guard.body, guard.orelse = body, [stmt]  # type: ignore[attr-defined]
+    stmts[i] = guard
+    return needed
+
+
+def inline_call(host: FunctionType, site: str, cls: type, method: str,
+                inner: tuple = ()) -> FunctionType:  # fmt: skip
+    """``host`` with its one statement ``site`` (``"cso.validate(rs)"``, or an assignment
+    of the call's value, ``"a, b = obj.method(x)"``) running ``cls.method``'s body inline
+    when the object is a ``cls``; ``inner``: ``(site, cls, method)`` triples inlined into
+    that body first, in order, each with its own ``inner`` as a fourth item if it has
+    one (see the module docstring)."""
+    tree = _function_ast(host)
+    tree.decorator_list, tree.returns = [], None  # annotations would run at def time
+    for a in ast.walk(tree.args):
+        if isinstance(a, ast.arg):
+            a.annotation = None
+    g = host.__globals__
+    try:
+        needed = _splice(tree.body, site, cls, method, g, inner)
+    except InlineError as exc:
+        raise InlineError(f"{host.__qualname__}: {exc}") from None
+    src = ast.unparse(ast.fix_missing_locations(ast.Module([tree], [])))
+    filename = f"<mgpipe inlined {host.__qualname__}: {cls.__qualname__}.{method}>"
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    for name, value in needed.items():
+        if g.get(name, value) is not value:
+            raise InlineError(f"{host.__module__}: the name {name!r} is taken")
+        g[name] = value
+    ns: dict[str, Any] = {}
+    exec(compile(src, filename, "exec"), g, ns)  # noqa: S102 - our own sources, rewritten
+    fn: FunctionType = ns[host.__name__]
+    fn.__defaults__, fn.__kwdefaults__ = host.__defaults__, host.__kwdefaults__
+    fn.__doc__, fn.__qualname__, fn.__module__ = host.__doc__, host.__qualname__, host.__module__
+    fn.__wrapped__ = host  # type: ignore[attr-defined]
+    return fn
