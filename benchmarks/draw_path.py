@@ -7,7 +7,11 @@ steady-state scene (blend-toggle, viewport-churn), transport and side, the proje
 CPU per draw, the lean path's (a second implementation of the same loops over the same
 tables that sends byte-identical records -- checked here, record for record, before any
 timing), their ratio (the median of paired rounds; target <= 1.5x), and both in units of a 20-plain-call floor
-measured in this process (targets: client <= 4x, round trip <= 10x); then Python calls
+measured in this process (targets: client <= 4x, round trip <= 10x), with the ring
+hand-off floor (``lean.ring_floor_us``: two records written and drained with nothing
+checked) and what it puts under the ring rows: an inproc client (both threads in this
+process) costs at least the lean monolith client plus the whole hand-off, a spawn client
+at least the lean monolith client plus its produce half; then Python calls
 per draw of each and bytecode instructions per draw of each (monolith: deterministic,
 the figure a hot-path change moves on a busy machine as on a quiet one). On spawn the lean client writes the project server's ring
 (the lean path has no server process): its round column is lean client + project server.
@@ -98,10 +102,12 @@ def floors(n: int, repeat: int,
 def print_floors(n: int, repeat: int, transports: tuple[str, ...] = lean.TRANSPORTS) -> None:
     check_identity(max(n // 10, 20))
     floor = lean.floor_us()
-    ring = lean.ring_floor_us()
+    ring = {part: lean.ring_floor_us(part=part) for part in ("both", "produce")}
     print(f"20-call floor: {floor:.3f} us (20 calls of an empty function, this process)")
-    print(f"ring hand-off floor: {ring:.3f} us per draw = {ring / floor:.1f}x the 20-call floor "
-          "(two records written and drained, nothing checked: lean.ring_floor_us)")  # fmt: skip
+    print(f"ring hand-off floor: {ring['both']:.3f} us per draw = {ring['both'] / floor:.1f}x "
+          f"the 20-call floor, its produce half {ring['produce']:.3f} us = "
+          f"{ring['produce'] / floor:.1f}x (two records written and drained, nothing "
+          "checked: lean.ring_floor_us)")  # fmt: skip
     print(f"{'scene':<15} {'transport':<9} {'side':<6} {'project':>8} {'lean':>7} "
           f"{'x lean':>7} {'x floor':>8} {'lean x':>7} {'bound':>6}")  # fmt: skip
     print(f"{'':<15} {'':<9} {'':<6} {'us/draw':>8} {'us/draw':>7} {'<=1.5':>7} "
@@ -114,10 +120,11 @@ def print_floors(n: int, repeat: int, transports: tuple[str, ...] = lean.TRANSPO
               f"{p / floor:>7.1f}x {q / floor:>6.1f}x {bound:>5.0f}x {ok}")  # fmt: skip
     for scene, transport, side, _, q, _ in rows:  # what a ring row cannot go below
         if transport == "monolith" and side == "client":
-            print(f"{scene}: inproc's client (both threads in this process) >= lean monolith "
-                  f"client + ring hand-off"
-                  f" = {q + ring:.2f} us = {(q + ring) / floor:.1f}x the floor "
-                  f"(bound {FLOOR_BOUND['client']:.0f}x)")  # fmt: skip
+            for ring_row, part in (("inproc", "both"), ("spawn", "produce")):
+                least = q + ring[part]
+                print(f"{scene}: {ring_row} client >= lean monolith client + ring "
+                      f"{'hand-off' if part == 'both' else 'produce half'} = {least:.2f} us = "
+                      f"{least / floor:.1f}x the floor (bound {FLOOR_BOUND['client']:.0f}x)")  # fmt: skip
     print(f"{'per draw (monolith)':<24} {'calls':>7} {'lean':>6} {'opcodes':>8} {'lean':>6} "
           f"{'ratio':>6}")  # fmt: skip
     for scene, (_, _, per) in lean.LOOPS.items():

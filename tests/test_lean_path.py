@@ -161,7 +161,10 @@ def test_the_floor_is_twenty_calls() -> None:
 def test_the_ring_floor_writes_and_drains_the_tables_records() -> None:
     """The ring hand-off floor runs over the tables' own packers (a layout that moved a
     member out of memory order would make it a TablesError, not a cheaper loop)."""
-    assert lean.ring_floor_us(n=2000, repeat=1) > 0
+    for part in ("both", "produce", "drain"):
+        assert lean.ring_floor_us(n=2000, repeat=1, part=part) > 0
+    with pytest.raises(ValueError, match="part 'half'"):
+        lean.ring_floor_us(part="half")
 
 
 def test_the_bench_reports_the_floor_and_guards_the_identity(

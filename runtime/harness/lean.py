@@ -678,14 +678,19 @@ def floor_us(calls: int = 20, n: int = 100_000, repeat: int = 5) -> float:
     return best
 
 
-def ring_floor_us(n: int = 100_000, repeat: int = 5, batch: int = 256) -> float:
+def ring_floor_us(n: int = 100_000, repeat: int = 5, batch: int = 256,
+                  part: str = "both") -> float:  # fmt: skip
     """Microseconds per draw of the least a ring transport adds to a draw of these loops
     (best of ``repeat``): its two records -- a BindRenderState packed by the tables' packer,
     a remembered DrawVbo's bytes copied -- written into a ring buffer with the write cursor
-    moved, then drained in the same thread (each header read, a view of the record handed
-    to a sink that does nothing), ``batch`` draws at a time. Nothing is checked, nothing
-    published or parked, no second thread: no ring transport does less per draw, so the
-    lean client plus this is a floor for the inproc and spawn rows."""
+    moved (``part="produce"``: this alone), then drained in the same thread (each header
+    read, a view of the record handed to a sink that does nothing; ``"drain"``: this
+    alone), ``batch`` draws at a time. Nothing is checked, nothing published or parked, no
+    second thread: no ring transport does less per draw, so the lean client plus this is a
+    floor for the inproc rows (both parts in one process) and, with the produce part, for
+    spawn's client."""
+    if part not in ("both", "produce", "drain"):
+        raise ValueError(f"part {part!r} is not both, produce or drain")
     bind = packer("BindRenderState", ("Cso.Slot", "Cso.Gen", "Version", "PipelineVersion"))
     draw_pk = packer("DrawVbo", ("Mode", "IndexSize", "InstanceCount", "StartInstance",
                                  "RestartIndex", "IndexResource.Slot", "IndexResource.Gen",
@@ -697,21 +702,23 @@ def ring_floor_us(n: int = 100_000, repeat: int = 5, batch: int = 256) -> float:
     record = bytes(draw)
     hdr = layout("MGPWireRecHeader")
     size_i = [f.path for f in hdr.flat].index("Size")
-    src = (
-        "def loop(rounds):\n"
-        "    for _ in range(rounds):\n"
+    produce = (
         "        w = 0\n"
         "        for v in range(batch):\n"
         "            pack(buf, w, *prefix, 1, 1, v, v)\n"
         "            w += bsize\n"
         "            buf[w : w + dsize] = record\n"
         "            w += dsize\n"
+    )
+    drain = (
         "        r = 0\n"
         "        while r < w:\n"
         "            size = unpack(buf, r)[size_i]\n"
         "            sink(ro[r : r + size])\n"
         "            r += size\n"
     )
+    src = "def loop(rounds):\n    for _ in range(rounds):\n"
+    src += {"both": produce + drain, "produce": produce, "drain": "        w = full\n" + drain}[part]
     buf = bytearray((bind.size + len(record)) * batch)
     ns: dict[str, Any] = {
         "pack": bind.direct, "prefix": bind.prefix, "bsize": bind.size, "record": record,
@@ -720,6 +727,11 @@ def ring_floor_us(n: int = 100_000, repeat: int = 5, batch: int = 256) -> float:
         "sink": lambda view: None,
     }  # fmt: skip
     exec(compile(src, "<lean ring floor>", "exec"), ns)  # noqa: S102 - our own loop
+    if part == "drain":  # the records it drains, written once
+        ns["full"] = len(buf)
+        exec(compile("def fill():\n    for _ in range(1):\n" + produce, "<lean ring fill>",
+                     "exec"), ns)  # fmt: skip # noqa: S102
+        ns["fill"]()
     rounds = max(n // batch, 1)
     best = None
     for _ in range(repeat):
