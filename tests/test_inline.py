@@ -206,6 +206,22 @@ def test_the_inlined_draw_sends_what_the_draw_as_written_sends() -> None:
     assert streams[0] == streams[1] and len(streams[0]) > 40
 
 
+def test_the_inlined_indexed_draw_sends_what_the_draw_as_written_sends() -> None:
+    """glDrawElements the same way: toggles and scissor boxes between indexed draws."""
+    streams = []
+    for fn in (Client.draw_elements, Client.draw_elements.__wrapped__):
+        out: list[bytes] = []
+        c = _client(sink=out)
+        c.bind_index_buffer(c.create_buffer(bytes(12)))
+        for i in range(30):
+            (c.enable if i % 2 else c.disable)("Blend")
+            if i % 4 == 0:
+                c.scissor(0, 0, 32 + i, 32)
+            fn(c, GL_TRIANGLES, 3, 2, 2 * (i % 3))
+        streams.append(out)
+    assert streams[0] == streams[1] and len(streams[0]) > 30
+
+
 def test_negative_control_a_validate_that_returns_early_is_refused_at_load() -> None:
     """A return in the middle of validate (which the inliner cannot turn into a jump)
     stops the module from building the inlined draw: named, not inlined wrong."""
