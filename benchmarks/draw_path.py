@@ -68,9 +68,7 @@ def row(scene: str, transport: str, n: int) -> str:
             f"{s['wire_bytes'] / d:>8.1f}")  # fmt: skip
 
 
-#: the issue's bounds: project / lean, and x the 20-call floor per side
-LEAN_BOUND = 1.5
-FLOOR_BOUND = {"client": 4.0, "round": 10.0}
+LEAN_BOUND, FLOOR_BOUND = lean.LEAN_BOUND, lean.FLOOR_BOUND  # issue 20's bounds
 
 
 def check_identity(n: int) -> None:
@@ -110,7 +108,7 @@ def print_floors(n: int, repeat: int, transports: tuple[str, ...] = lean.TRANSPO
           "checked: lean.ring_floor_us)")  # fmt: skip
     print(f"{'scene':<15} {'transport':<9} {'side':<6} {'project':>8} {'lean':>7} "
           f"{'x lean':>7} {'x floor':>8} {'lean x':>7} {'bound':>6}")  # fmt: skip
-    print(f"{'':<15} {'':<9} {'':<6} {'us/draw':>8} {'us/draw':>7} {'<=1.5':>7} "
+    print(f"{'':<15} {'':<9} {'':<6} {'us/draw':>8} {'us/draw':>7} {f'<={LEAN_BOUND}':>7} "
           f"{'project':>8} {'floor':>7} {'floor':>6}")  # fmt: skip
     rows = floors(n, repeat, transports)
     for scene, transport, side, p, q, r in rows:

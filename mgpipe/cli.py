@@ -220,6 +220,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exit_code_for(refusal("MISSING-MODULE", f"no module named {exc.name!r} "
                                      f"({_command(args)}), expected mgpipe's dependencies "
                                      "installed: `pip install -e .` (or `pip install -e '.[test]'`)"))  # fmt: skip
+    except RuntimeError as exc:  # a runtime module that cannot build its inlined hot path
+        located = getattr(exc, "located", None)  # (runtime/client/inline.py: InlineError)
+        if located is None:
+            raise
+        return exit_code_for(GenError(*located))
     except LookupError as exc:  # the generated tables module cannot be used
         if type(exc).__name__ != "TablesError":
             raise

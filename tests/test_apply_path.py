@@ -202,7 +202,8 @@ def _old_wrapper(self: Applier) -> Callable[[Any], object]:
            "    except KeyError:\n        handler = _compile(op)\n"
            "    seq = _ctx.seq + 1\n    _ctx.seq = _ev.seq = seq\n"
            "    return handler(raw, size)\n")  # fmt: skip
-    ns = dict(_REAL_COMPILE_APPLY(self).__globals__)  # the real wrapper's names
+    ns = dict(_REAL_COMPILE_APPLY(self).__globals__)  # the real wrapper's names, and
+    ns |= {"_compile": self._compile, "_ev": self.events}  # the two it no longer reads
     exec(compile(src, "<old apply>", "exec"), ns)
     return ns["apply"]
 

@@ -150,31 +150,30 @@ class Recorder:
         first = getters[0]
         if len(getters) == 1:
 
+            def capture(raw: bytes, offset: int, blob: bytes) -> None:
+                """What the capture keeps of a record with one blob reference: its bytes,
+                and the reference's ``Offset`` with its bytes (none for an empty one)."""
+                blobs[len(raws)] = [(offset, blob)] if blob else []
+                append(raw)
+
             def entry_with_blob(ctx: Any, d: Any) -> None:
                 if self.stage_capacity is None:
                     self.stage_capacity = ctx.stage.capacity
                 ref = first(d.payload)
+                blob = b""
                 if ref.Size:
                     # the reference's bytes are the decoded record's blob (a copy of the
                     # same stage bytes): no second view, no second copy
                     blob = d.blob
                     if type(blob) is not bytes:
                         blob = bytes(ctx.stage.view((ref.Offset, ref.Size, ref.Seg)))
-                    blobs[len(raws)] = [(ref.Offset, blob)]
-                else:
-                    blobs[len(raws)] = []
-                append(ctx.raw)
+                capture(ctx.raw, ref.Offset, blob)
 
             def lean_form(ctx: Any) -> Any:
-                """The capture the server calls with the record's bytes, the blob
-                reference's ``Offset`` and its bytes (a copy): what the entry keeps."""
+                """:func:`capture` itself, which the server calls with the record's bytes,
+                the blob reference's ``Offset`` and its bytes (a copy)."""
                 if self.stage_capacity is None:
                     self.stage_capacity = ctx.stage.capacity
-
-                def capture(raw: bytes, offset: int, blob: bytes) -> None:
-                    blobs[len(raws)] = [(offset, blob)] if blob else []
-                    append(raw)
-
                 return capture
 
             entry_with_blob.lean_form = lean_form  # type: ignore[attr-defined]

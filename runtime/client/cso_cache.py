@@ -271,7 +271,7 @@ class RenderStateCsoCache:
             if dirty:
                 stage = self._stage  # stage_blob's room rule, inline
                 n = len(data)
-                if stage.limit - stage.used < n + 8:
+                if stage.limit - stage.used < n + stage.granule:
                     self._room(n)
                 off, size, seg = stage.stage(data)
                 self._dyn_fast(dirty, v & rs._mask, off, size, seg)

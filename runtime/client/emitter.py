@@ -78,9 +78,10 @@ class Emitter:
     def room(self, nbytes: int) -> None:
         """Make ``nbytes`` of stage space (drain, then rewind: the stage reset rule)."""
         stage = self.stage
-        if stage.free < nbytes + 8:
+        need = nbytes + stage.granule
+        if stage.free < need:
             self.waiter(self.transport.emit_seq, "Stage.Drain")
-            if stage.limit - stage.base >= nbytes + 8:
+            if stage.limit - stage.base >= need:
                 stage.reset()
             else:  # larger than a frame's region: the whole segment (this frame drains)
                 stage.widen()
@@ -96,7 +97,7 @@ class Emitter:
     def stage_blob(self, data: bytes) -> BlobRef:
         """Stage a blob a fast record names (room first: the stage reset rule)."""
         stage = self.stage
-        if stage.limit - stage.used < len(data) + 8:  # ``stage.free``, without the call
+        if stage.limit - stage.used < len(data) + stage.granule:  # :meth:`room`'s test inline
             self.room(len(data))
         return stage.stage(data)
 

@@ -312,21 +312,13 @@ class RenderState(RenderBlock):
         self._commit(self._row("SetPatchDefaultInnerLevel"), lambda: _put(v, (x, y)))
 
     def enable(self, cap: Cap) -> None:
-        """``set_capability(cap, True)``, one frame shorter once its patch is remembered;
-        each instance compiles it into one frame (``__init__``: ``Client.enable`` is that)."""
-        try:
-            row, patch, check = self._memo[("SetCapability", cap, True)]
-        except KeyError:
-            return self.set_capability(cap, True)
-        self._apply(row, patch, check)
+        """``set_capability(cap, True)``; each instance has it as one compiled frame
+        (``__init__``: ``Client.enable`` is that one)."""
+        self.set_capability(cap, True)
 
     def disable(self, cap: Cap) -> None:
         """``set_capability(cap, False)`` (see :meth:`enable`)."""
-        try:
-            row, patch, check = self._memo[("SetCapability", cap, False)]
-        except KeyError:
-            return self.set_capability(cap, False)
-        self._apply(row, patch, check)
+        self.set_capability(cap, False)
 
     def set_capability(self, cap: Cap, enabled: B8) -> None:
         try:

@@ -354,7 +354,8 @@ class Tracker(TrackerCompute):
             self._pushed["program"] = h
 
     def _create_program(self, prog: Program) -> None:
-        total = sum(len(b) + 8 for b in prog.spirv.values()) + len(prog.reflection) + 8
+        g = self.em.stage.granule  # each blob's end rounded up (the stage's room rule)
+        total = sum(len(b) + g for b in prog.spirv.values()) + len(prog.reflection) + g
         self.em.room(total)
         stages: list[dict[str, int]] = [{} for _ in range(_program_stage_count())]
         mask = 0

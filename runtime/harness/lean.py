@@ -63,6 +63,8 @@ __all__ = [
     "opcodes_per_draw",
     "floor_us",
     "ring_floor_us",
+    "LEAN_BOUND",
+    "FLOOR_BOUND",
     "equal_streams",
 ]
 
@@ -158,6 +160,14 @@ class ring_doors:  # noqa: N801
         return door
 
 
+#: the members the lean doors pack (in memory order: one C call per record): a bind's,
+#: and a direct draw's payload and one draw range
+_BIND_NAMES = ("Cso.Slot", "Cso.Gen", "Version", "PipelineVersion")
+_DRAW_NAMES = (("Mode", "IndexSize", "InstanceCount", "StartInstance", "RestartIndex",
+                "IndexResource.Slot", "IndexResource.Gen", "NumDraws"),
+               ("Start", "Count", "IndexBias"))  # fmt: skip
+
+
 def _cap_patch(client: Client, cap: str, enabled: bool) -> tuple:
     """(slice, bytearray) stores of the capability write, and the row's bump group."""
     rs = client.tr.rs
@@ -195,19 +205,18 @@ class LeanClient:
         self.content = {k: (e.subset, e.handle) for k, e in cso._map.items()}
         self.pipe_chunks = tuple((o, o + n) for o, n in cso._pipe_chunks)
         self.dyn_chunks = cso._dyn_chunks
+        #: one-chunk mask -> (index, offset, end): the lean path's own (a second
+        #: implementation: a control that empties the cache's leaves this one standing)
         self._dyn_one = {bit: (i, o, e) for i, (o, e, bit) in enumerate(self.dyn_chunks)}
         self.pushed = list(cso._pushed_dyn)
         self.stage = client.em.stage
         self._room = client.em.room
         self._limits = client._draw_limits
         self.restart = rs.restart_index
-        self._bind = _door(doors, "BindRenderState",
-                           ("Cso.Slot", "Cso.Gen", "Version", "PipelineVersion"))  # fmt: skip
+        self._bind = _door(doors, "BindRenderState", _BIND_NAMES)
         self._dyn = _door(doors, "SetDynamicState",
                           ("ChunkMask", "Version", "Blob.Offset", "Blob.Size", "Blob.Seg"))  # fmt: skip
-        pk = packer("DrawVbo", ("Mode", "IndexSize", "InstanceCount", "StartInstance",
-                                "RestartIndex", "IndexResource.Slot", "IndexResource.Gen",
-                                "NumDraws"), ("Start", "Count", "IndexBias"))  # fmt: skip
+        pk = packer("DrawVbo", *_DRAW_NAMES)
         #: draw records remembered by their values (the project's draw doors do the same)
         self._draw_pack, self._draws = pk.pack_into, {}
         self._draw_buf = bytearray(pk.size)
@@ -315,7 +324,7 @@ class LeanClient:
             if not mask:
                 return
         stage = self.stage
-        if stage.limit - stage.used < len(data) + 8:
+        if stage.limit - stage.used < len(data) + stage.granule:
             self._room(len(data))
         off, n, seg = stage.stage(data)
         self._dyn(mask, self.vw & self._mask, off, n, seg)
@@ -487,6 +496,10 @@ WARM = 4
 
 
 TRANSPORTS = ("monolith", "inproc", "spawn")
+#: issue 20's bounds: project / lean path; and x the 20-call floor (:func:`floor_us`), per
+#: side -- what benchmarks/draw_path.py and the bench's floor table print against
+LEAN_BOUND = 1.5
+FLOOR_BOUND = {"client": 4.0, "round": 10.0}
 #: the profile function :func:`calls_per_draw` sets around the measured loop only
 _PROFILE: Callable[..., None] | None = None
 #: the trace function :func:`opcodes_per_draw` sets around the measured loop only
@@ -681,62 +694,67 @@ def floor_us(calls: int = 20, n: int = 100_000, repeat: int = 5) -> float:
 def ring_floor_us(n: int = 100_000, repeat: int = 5, batch: int = 256,
                   part: str = "both") -> float:  # fmt: skip
     """Microseconds per draw of the least a ring transport adds to a draw of these loops
-    (best of ``repeat``): its two records -- a BindRenderState packed by the tables' packer,
-    a remembered DrawVbo's bytes copied -- written into a ring buffer with the write cursor
-    moved (``part="produce"``: this alone), then drained in the same thread (each header
-    read, a view of the record handed to a sink that does nothing; ``"drain"``: this
-    alone), ``batch`` draws at a time. Nothing is checked, nothing published or parked, no
-    second thread: no ring transport does less per draw, so the lean client plus this is a
-    floor for the inproc rows (both parts in one process) and, with the produce part, for
+    (best of ``repeat``): its two records -- the BindRenderState packed by the tables'
+    packer, the DrawVbo a remembered record copied (both as a blend-toggle draw of the
+    project sends them) -- written into a ring buffer with the write cursor moved
+    (``part="produce"``: this alone), then drained in the same thread (each header read,
+    a view of the record handed to a sink that does nothing; ``"drain"``: this alone),
+    ``batch`` draws at a time. Nothing is checked, nothing published or parked, no second
+    thread: no ring transport does less per draw, so the lean client plus this is a floor
+    for the inproc rows (both parts in one process) and, with the produce part, for
     spawn's client."""
     if part not in ("both", "produce", "drain"):
         raise ValueError(f"part {part!r} is not both, produce or drain")
-    bind = packer("BindRenderState", ("Cso.Slot", "Cso.Gen", "Version", "PipelineVersion"))
-    draw_pk = packer("DrawVbo", ("Mode", "IndexSize", "InstanceCount", "StartInstance",
-                                 "RestartIndex", "IndexResource.Slot", "IndexResource.Gen",
-                                 "NumDraws"), ("Start", "Count", "IndexBias"))  # fmt: skip
-    if bind.direct is None or draw_pk.direct is None:
-        raise _t.TablesError("ring floor: the packers are not in memory order")
-    draw = bytearray(draw_pk.size)
-    draw_pk.direct(draw, 0, *draw_pk.prefix, 4, 0, 1, 0, 0, 0, 0, 1, 0, 3, 0)
-    record = bytes(draw)
+    bind = packer("BindRenderState", _BIND_NAMES)
+    if bind.direct is None:
+        raise _t.TablesError("ring floor: BindRenderState's packer is not in memory order")
+    _, _, sent = run("blend-toggle", "project", "round", 2)  # a steady draw's two records
     hdr = layout("MGPWireRecHeader")
+    unpack = struct.Struct("<" + hdr.fmt).unpack_from
+    op_i = [f.path for f in hdr.flat].index("Op")
     size_i = [f.path for f in hdr.flat].index("Size")
-    produce = (
-        "        w = 0\n"
-        "        for v in range(batch):\n"
-        "            pack(buf, w, *prefix, 1, 1, v, v)\n"
-        "            w += bsize\n"
-        "            buf[w : w + dsize] = record\n"
-        "            w += dsize\n"
+    draw_op = call_spec("DrawVbo").opcode
+    record = next(r for r in reversed(sent) if unpack(r, 0)[op_i] == draw_op)
+    # the bind's values (Cso, Version, PipelineVersion) vary per draw as the counters do
+    src = (
+        "def produce():\n"
+        "    w = 0\n"
+        "    for v in range(batch):\n"
+        "        pack(buf, w, *prefix, 1, 1, v, v)\n"
+        "        w += bsize\n"
+        "        buf[w : w + dsize] = record\n"
+        "        w += dsize\n"
+        "    return w\n"
+        "def drain(w):\n"
+        "    r = 0\n"
+        "    while r < w:\n"
+        "        size = unpack(buf, r)[size_i]\n"
+        "        sink(ro[r : r + size])\n"
+        "        r += size\n"
+        "def both(rounds, w):\n"
+        "    for _ in range(rounds):\n"
+        "        drain(produce())\n"
+        "def only_produce(rounds, w):\n"
+        "    for _ in range(rounds):\n"
+        "        produce()\n"
+        "def only_drain(rounds, w):\n"
+        "    for _ in range(rounds):\n"
+        "        drain(w)\n"
     )
-    drain = (
-        "        r = 0\n"
-        "        while r < w:\n"
-        "            size = unpack(buf, r)[size_i]\n"
-        "            sink(ro[r : r + size])\n"
-        "            r += size\n"
-    )
-    src = "def loop(rounds):\n    for _ in range(rounds):\n"
-    src += {"both": produce + drain, "produce": produce, "drain": "        w = full\n" + drain}[part]
     buf = bytearray((bind.size + len(record)) * batch)
     ns: dict[str, Any] = {
         "pack": bind.direct, "prefix": bind.prefix, "bsize": bind.size, "record": record,
         "dsize": len(record), "batch": batch, "buf": buf, "ro": memoryview(buf).toreadonly(),
-        "unpack": struct.Struct("<" + hdr.fmt).unpack_from, "size_i": size_i,
-        "sink": lambda view: None,
+        "unpack": unpack, "size_i": size_i, "sink": lambda view: None,
     }  # fmt: skip
-    exec(compile(src, "<lean ring floor>", "exec"), ns)  # noqa: S102 - our own loop
-    if part == "drain":  # the records it drains, written once
-        ns["full"] = len(buf)
-        exec(compile("def fill():\n    for _ in range(1):\n" + produce, "<lean ring fill>",
-                     "exec"), ns)  # fmt: skip # noqa: S102
-        ns["fill"]()
+    exec(compile(src, "<lean ring floor>", "exec"), ns)  # noqa: S102 - our own loops
+    loop = ns[{"both": "both", "produce": "only_produce", "drain": "only_drain"}[part]]
+    full = ns["produce"]()  # the records a drain alone reads, written once
     rounds = max(n // batch, 1)
     best = None
     for _ in range(repeat):
         t0 = time.process_time_ns()
-        ns["loop"](rounds)
+        loop(rounds, full)
         us = (time.process_time_ns() - t0) / (rounds * batch) / 1e3
         best = us if best is None else min(best, us)
     assert best is not None

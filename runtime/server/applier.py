@@ -204,9 +204,8 @@ class Applier:
                     "            _tick(_ctx)\n"
                     "        return out\n")  # fmt: skip
         ns: dict[str, Any] = {"_PC": ProtocolCorruption, "_handlers": self._handlers,
-                              "_compile": self._compile, "_ctx": self.ctx, "_ev": self.events,
-                              "_tick": self._tick, "_header": header.unpack_from,
-                              "_StructError": struct.error}  # fmt: skip
+                              "_ctx": self.ctx, "_tick": self._tick,
+                              "_header": header.unpack_from, "_StructError": struct.error}  # fmt: skip
         exec(compile(src, "<mgpipe apply>", "exec"), ns)
         return ns["apply"]
 

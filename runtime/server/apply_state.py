@@ -30,7 +30,7 @@ from ..schema import tables as _t
 from ..schema.kinds import resource_kinds
 from ..wire.codec import Decoded
 from .context import ServerContext, ServerObject
-from .working_state import (build_pipeline_subset, pipeline_subset_size, scatter_dynamic_source,
+from .working_state import (build_pipeline_subset, pending_subset_test, scatter_dynamic_source,
                             scatter_namespace, scatter_pending_source, scatter_pipeline_source)
 
 __all__ = ["PREPARE", "PREPARE_SOURCE", "PUSH", "PUSH_SOURCE", "PUSH_MEMO", "PushMemo",
@@ -286,7 +286,7 @@ def _bind_memo_hit(ind: str, names: list[str]) -> list[str]:
 #: the record's two counters are read from the record
 PUSH_MEMO: dict[str, PushMemo] = {
     "BindRenderState": PushMemo(
-        lambda: f"type(_sub) is bytes and len(_sub) == {pipeline_subset_size()}",
+        lambda: pending_subset_test("_sub"),
         lambda obj: ["_sub", f"{obj}.handle"],
         _bind_memo_hit,
     ),

@@ -43,6 +43,7 @@ __all__ = [
     "scatter_pipeline_source",
     "scatter_dynamic_source",
     "scatter_pending_source",
+    "pending_subset_test",
     "scatter_namespace",
 ]
 
@@ -239,12 +240,18 @@ def scatter_pending_source(subset: str, ind: str) -> list[str]:
     ]
 
 
+def pending_subset_test(subset: str) -> str:
+    """The source test that ``subset`` may be kept as the pending bind as it is: a full
+    ``bytes`` subset (anything else goes through :meth:`WorkingRenderState.scatter_pipeline`)."""
+    return f"type({subset}) is bytes and len({subset}) == {pipeline_subset_size()}"
+
+
 def scatter_pipeline_source(subset: str, ind: str) -> list[str]:
     """Lines doing ``_rs.scatter_pipeline(subset)`` inline (a generated handler's push): the
     lazy bind of a full ``bytes`` subset, anything else through the method."""
     return [
         f"{ind}_sub = {subset}",
-        f"{ind}if type(_sub) is bytes and len(_sub) == {pipeline_subset_size()}:",
+        f"{ind}if {pending_subset_test('_sub')}:",
         *scatter_pending_source("_sub", ind + "    "),
         f"{ind}else:",
         f"{ind}    _rs.scatter_pipeline(_sub)",

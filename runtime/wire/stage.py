@@ -87,6 +87,9 @@ class StageSegment:
         if mv.readonly or len(mv) < capacity:
             raise ValueError(f"stage buffer must be writable and hold {capacity} bytes")
         self.capacity = capacity
+        #: the most a blob takes of the window past its own bytes (its end rounded up to
+        #: the alignment, ``kMGPipeRecordAlign``): a room rule asks ``n + granule`` per blob
+        self.granule = align
         self.seg = stage_seg_id()
         self._seg_none = _t.constant("kMGHostSpanSegNone")
         self._buf = mv[:capacity]
